@@ -1,0 +1,860 @@
+#!/usr/bin/env node
+// burnlink: command-line client of the burnlink API (send, get, status, burn).
+// Node.js 18 or later, no dependencies. Encryption happens here; the server
+// only ever sees ciphertext, and the key travels in the link's #fragment.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import tty from 'node:tty';
+
+export const VERSION = '0.1.0';
+
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+const DEFAULT_TIMEOUT_S = 30;
+const MAX_PLAINTEXT = 2 * 1024 * 1024;   // 2 MiB of text and file bytes together
+const MAX_FILES = 20;
+const MAX_RESPONSE = 16 * 1024 * 1024;  // a retrieval of 2 MiB is ~3 MiB of JSON
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+
+const EXIT_OK = 0;
+const EXIT_FAIL = 1;    // API, network, decryption or file-writing failure
+const EXIT_USAGE = 2;   // bad command line or unreadable input
+
+const HELP = `burnlink ${VERSION}: share a secret through a one-time link.
+
+Usage:
+  burnlink [OPTIONS] [TEXT | -]       send TEXT (or standard input) and print the link
+  burnlink get [OPTIONS] LINK         open a secret link: text to stdout, files to a directory
+  burnlink status [OPTIONS] RECEIPT   show the state of a secret from its receipt link
+  burnlink burn [OPTIONS] LINK        destroy a secret now (receipt link or secret link)
+
+Sending:
+  With no TEXT (or with "-") the secret is read from standard input, byte for
+  byte, trailing newline included. With --file and no TEXT, only the files are
+  sent unless "-" asks for standard input too. The text, the file contents and
+  the file names and types are encrypted here with AES-256-GCM under a new
+  random key; the server receives only ciphertext. The key is put in the
+  link's #key=... fragment, which browsers never send to the server. Exactly
+  one line is printed on standard output: the link.
+  To send text that looks like a command (e.g. "get"), write: burnlink -- get
+
+  --ttl SECONDS          lifetime: seconds, or a number with s, m, h or d
+                         (1800 to 7776000 s = 30m to 90d; default 1 day)
+  --views N|unlimited    how many times the link can be opened (1 to 999,
+                         default 1); "unlimited" = until it expires
+  -p, --passphrase P     also require passphrase P to open the link
+                         ("-" = prompt without echo on the terminal)
+  --passphrase-file F    read the passphrase from file F (one trailing
+                         newline is removed)
+  -f, --file PATH        attach a file (repeatable, at most 20; 2 MiB in
+                         total with the text)
+  --undeletable          recipients cannot burn the link (the receipt can)
+  --api-key KEY          attribute the secret to your account (prefer the
+                         BURNLINK_API_KEY variable: options are visible to
+                         other users in "ps")
+  --url URL              the burnlink site (default: $BURNLINK_URL, else
+                         ${DEFAULT_URL}); the API is at URL/api
+  --json                 print the API's create response, plus "link" (the
+                         full link with its key), as JSON
+
+Receiving (get):
+  -o, --output-dir DIR   where attached files are written (default: the
+                         current directory). Names are reduced to a plain file
+                         name inside DIR; an existing file is never replaced:
+                         the new one is saved as "name (1).ext" instead
+  --force                replace existing regular files (never follows symlinks)
+  -p, --passphrase P     passphrase, if the secret has one (asked on the
+  --passphrase-file F    terminal when missing and a terminal is available)
+  --json                 print {text, files, viewsRemaining} as JSON
+  The metadata is checked first (it costs no view); then the secret is
+  retrieved, which uses up one view, decrypted, and the text is written to
+  standard output exactly as it was sent.
+
+status and burn:
+  --json                 print the API's response as JSON
+  burn with a secret link that has a passphrase needs -p or --passphrase-file.
+
+Common:
+  --timeout SECONDS      give up on a request after this long (default ${DEFAULT_TIMEOUT_S})
+  -h, --help             this help
+  -V, --version          print the version
+
+Environment:
+  BURNLINK_URL           default for --url
+  BURNLINK_API_KEY       API key for sending (safer than --api-key)
+
+Exit status: 0 success, 1 API, network or decryption error, 2 usage error.
+Errors are one line on standard error with the API's code, hint and requestId.
+`;
+
+/* ---------- errors ---------- */
+
+class CliError extends Error {
+	constructor(message, exitCode = EXIT_FAIL) {
+		super(message);
+		this.exitCode = exitCode;
+	}
+}
+
+class UsageError extends CliError {
+	constructor(message) {
+		super(message, EXIT_USAGE);
+	}
+}
+
+// An error body from the API: {error, code, hint, requestId}.
+class ApiError extends CliError {
+	constructor(status, body, retryAfter) {
+		super(oneLine(body.error || `HTTP ${status}`));
+		this.status = status;
+		this.code = body.code;
+		this.hint = body.hint;
+		this.requestId = body.requestId;
+		this.retryAfter = retryAfter;
+	}
+}
+
+// Replaces control characters so that a message stays on one line.
+function oneLine(s) {
+	return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+}
+
+function formatError(err) {
+	if (err instanceof ApiError) {
+		let line = `burnlink: error: ${err.message} (${err.code ? oneLine(err.code) + ', ' : ''}HTTP ${err.status})`;
+		if (err.hint) line += `; hint: ${oneLine(err.hint)}`;
+		if (err.retryAfter) line += `; retry after ${oneLine(err.retryAfter)} s`;
+		if (err.requestId) line += `; requestId: ${oneLine(err.requestId)}`;
+		return line;
+	}
+	if (err instanceof UsageError)
+		return `burnlink: usage: ${oneLine(err.message)} (see burnlink --help)`;
+	return `burnlink: error: ${oneLine(err.message)}`;
+}
+
+/* ---------- command line ---------- */
+
+// Every option: its name, whether it takes a value, and the commands that accept it.
+const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn';
+const OPTIONS = {
+	'ttl':             { value: true,  cmds: [SEND] },
+	'views':           { value: true,  cmds: [SEND] },
+	'passphrase':      { value: true,  cmds: [SEND, GET, BURN], short: 'p' },
+	'passphrase-file': { value: true,  cmds: [SEND, GET, BURN] },
+	'file':            { value: true,  cmds: [SEND], short: 'f', repeat: true },
+	'undeletable':     { value: false, cmds: [SEND] },
+	'api-key':         { value: true,  cmds: [SEND] },
+	'url':             { value: true,  cmds: [SEND] },
+	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
+	'output-dir':      { value: true,  cmds: [GET], short: 'o' },
+	'force':           { value: false, cmds: [GET] },
+	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN] },
+	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'h' },
+	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'V' },
+};
+const SHORT = Object.fromEntries(Object.entries(OPTIONS)
+	.filter(([, o]) => o.short).map(([name, o]) => [o.short, name]));
+
+// Parses argv into {cmd, opts, args}; throws UsageError.
+export function parseArgs(argv) {
+	const opts = {};
+	const args = [];
+	let cmd = null;
+	let endOfOptions = false;
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		if (endOfOptions || a === '-' || !a.startsWith('-')) {
+			if (cmd === null && !endOfOptions && args.length === 0 &&
+			    [GET, STATUS, BURN].includes(a))
+				cmd = a;
+			else
+				args.push(a);
+			continue;
+		}
+		if (a === '--') {
+			endOfOptions = true;
+			continue;
+		}
+		let name, value;
+		if (a.startsWith('--')) {
+			const eq = a.indexOf('=');
+			name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+			if (eq >= 0)
+				value = a.slice(eq + 1);
+		} else {
+			name = SHORT[a[1]];
+			if (!name)
+				throw new UsageError(`unknown option ${a}`);
+			if (a.length > 2)
+				value = a.slice(2);
+		}
+		const spec = OPTIONS[name];
+		if (!spec)
+			throw new UsageError(`unknown option --${oneLine(name)}`);
+		if (spec.value) {
+			if (value === undefined) {
+				if (i + 1 >= argv.length)
+					throw new UsageError(`--${name} needs a value`);
+				value = argv[++i];
+			}
+		} else if (value !== undefined) {
+			throw new UsageError(`--${name} takes no value`);
+		} else {
+			value = true;
+		}
+		if (spec.repeat)
+			(opts[name] ||= []).push(value);
+		else if (name in opts && name !== 'help' && name !== 'version')
+			throw new UsageError(`--${name} given twice`);
+		else
+			opts[name] = value;
+	}
+	cmd ||= SEND;
+	if (opts.help || opts.version)
+		return { cmd, opts, args };
+	for (const name of Object.keys(opts))
+		if (!OPTIONS[name].cmds.includes(cmd))
+			throw new UsageError(cmd === SEND
+				? `--${name} is for "burnlink get"`
+				: `--${name} does not apply to "burnlink ${cmd}"`);
+	if (opts.passphrase !== undefined && opts['passphrase-file'] !== undefined)
+		throw new UsageError('give --passphrase or --passphrase-file, not both');
+	if (cmd === SEND && args.length > 1)
+		throw new UsageError('give the secret as one argument (quote it), or on standard input');
+	if (cmd !== SEND && args.length !== 1)
+		throw new UsageError(`"burnlink ${cmd}" takes exactly one link`);
+	return { cmd, opts, args };
+}
+
+// "3600", "30m", "12h", "7d" → seconds.
+function parseTtl(s) {
+	const m = /^(\d{1,10})([smhd]?)$/i.exec(s);
+	if (!m)
+		throw new UsageError(`--ttl must be a whole number of seconds, or a number with s, m, h or d (got "${oneLine(s)}")`);
+	const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2].toLowerCase()];
+	return Number(m[1]) * unit;
+}
+
+function parseViews(s) {
+	if (/^unlimited$/i.test(s))
+		return null;
+	if (!/^\d{1,10}$/.test(s))
+		throw new UsageError(`--views must be a whole number or "unlimited" (got "${oneLine(s)}")`);
+	return Number(s);
+}
+
+function parseTimeout(s) {
+	if (s === undefined)
+		return DEFAULT_TIMEOUT_S * 1000;
+	if (!/^\d{1,6}(\.\d+)?$/.test(s) || Number(s) <= 0)
+		throw new UsageError(`--timeout must be a positive number of seconds (got "${oneLine(s)}")`);
+	return Math.ceil(Number(s) * 1000);
+}
+
+// The site URL from --url, BURNLINK_URL or the default, without a trailing slash.
+function siteUrl(opt) {
+	const raw = opt ?? (process.env.BURNLINK_URL || DEFAULT_URL);
+	let u;
+	try {
+		u = new URL(raw);
+	} catch {
+		throw new UsageError(`not a URL: "${oneLine(raw)}"`);
+	}
+	if (u.protocol !== 'http:' && u.protocol !== 'https:')
+		throw new UsageError(`the URL must start with http:// or https:// (got "${oneLine(raw)}")`);
+	if (u.search || u.hash || u.username || u.password)
+		throw new UsageError(`the URL must be the site address only, e.g. https://burnlink.example (got "${oneLine(raw)}")`);
+	return (u.origin + u.pathname).replace(/\/+$/, '');
+}
+
+// Splits a link {site}/secret/<key>#key=... or {site}/receipt/<key> into its parts.
+export function parseLink(link, kinds) {
+	let u;
+	try {
+		u = new URL(link);
+	} catch {
+		throw new UsageError(`not a link: "${oneLine(link)}"`);
+	}
+	if (u.protocol !== 'http:' && u.protocol !== 'https:')
+		throw new UsageError(`the link must start with http:// or https://`);
+	const m = /^(.*)\/(secret|receipt)\/([A-Za-z0-9_-]+)\/?$/.exec(u.pathname);
+	if (!m || !kinds.includes(m[2]))
+		throw new UsageError(`expected a ${kinds.map(k => `/${k}/…`).join(' or ')} link, got "${oneLine(link)}"`);
+	let fragmentKey = null;
+	for (const part of u.hash.replace(/^#/, '').split('&'))
+		if (part.startsWith('key='))
+			fragmentKey = decodeURIComponent(part.slice(4));
+	return { site: u.origin + m[1], kind: m[2], id: m[3], fragmentKey };
+}
+
+/* ---------- encoding and encryption ---------- */
+
+function b64url(buf) {
+	return Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+// Decodes the link key: url-safe (or standard) base64 of 32 bytes, padding optional.
+export function decodeKey(s) {
+	if (typeof s !== 'string' || !/^[A-Za-z0-9_\-+/]{43}=?$/.test(s))
+		throw new UsageError('the #key=… part of the link is damaged (expected 43 base64 characters); copy the whole link');
+	const std = s.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/') + '=';
+	const key = Buffer.from(std, 'base64');
+	if (key.length !== KEY_BYTES)
+		throw new UsageError('the #key=… part of the link is damaged; copy the whole link');
+	return key;
+}
+
+// Strict base64: only canonical strings decode.
+function b64decode(s, what) {
+	if (typeof s !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0)
+		throw new CliError(`the server sent a malformed ${what}`);
+	return Buffer.from(s, 'base64');
+}
+
+// AES-256-GCM with a fresh 12-byte IV; the tag is appended (the WebCrypto layout).
+export function seal(key, plain) {
+	const iv = crypto.randomBytes(IV_BYTES);
+	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+	const ct = Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
+	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
+}
+
+export function unseal(key, item, what) {
+	if (!item || typeof item !== 'object')
+		throw new CliError(`the server sent a malformed ${what}`);
+	const iv = b64decode(item.iv, `${what} IV`);
+	const data = b64decode(item.ciphertext, what);
+	if (iv.length !== IV_BYTES || data.length < TAG_BYTES)
+		throw new CliError(`the server sent a malformed ${what}`);
+	try {
+		const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
+		d.setAuthTag(data.subarray(data.length - TAG_BYTES));
+		return Buffer.concat([d.update(data.subarray(0, data.length - TAG_BYTES)), d.final()]);
+	} catch {
+		throw new CliError(`cannot decrypt the ${what}: the key in the link does not match (was the link copied completely?)`);
+	}
+}
+
+// A filename or mimeType on retrieval: a plain string or {ciphertext, iv}.
+function unsealString(key, v, what) {
+	if (typeof v === 'string')
+		return v;
+	if (v === null || v === undefined)
+		return '';
+	return unseal(key, v, what).toString('utf8');
+}
+
+const MIME_TYPES = {
+	txt: 'text/plain', text: 'text/plain', log: 'text/plain', md: 'text/markdown',
+	csv: 'text/csv', html: 'text/html', htm: 'text/html', css: 'text/css',
+	js: 'text/javascript', mjs: 'text/javascript', json: 'application/json',
+	xml: 'application/xml', yaml: 'application/yaml', yml: 'application/yaml',
+	pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip',
+	tar: 'application/x-tar', '7z': 'application/x-7z-compressed',
+	png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
+	webp: 'image/webp', svg: 'image/svg+xml',
+	pem: 'application/x-pem-file', crt: 'application/x-x509-ca-cert',
+	doc: 'application/msword',
+	docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+	xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+	odt: 'application/vnd.oasis.opendocument.text',
+	mp3: 'audio/mpeg', mp4: 'video/mp4',
+};
+
+export function mimeTypeOf(name) {
+	const ext = path.extname(name).slice(1).toLowerCase();
+	return MIME_TYPES[ext] || 'application/octet-stream';
+}
+
+// Reduces a name chosen by the sender to a plain file name: no directories,
+// no control or bidirectional-override characters, no leading dots, not empty,
+// at most 255 bytes.
+export function safeFileName(name, index) {
+	let s = String(name).normalize('NFC');
+	s = s.split(/[/\\]/).pop();
+	s = s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_');
+	s = s.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+	if (s === '')
+		s = `file-${index + 1}`;
+	while (Buffer.byteLength(s) > 255) {
+		const ext = path.extname(s);
+		const stem = s.slice(0, s.length - ext.length);
+		s = stem.length > 1 ? [...stem].slice(0, -1).join('') + ext : [...s].slice(0, -1).join('');
+	}
+	return s;
+}
+
+/* ---------- HTTP ---------- */
+
+const NET_ERRORS = {
+	ECONNREFUSED: 'connection refused',
+	ECONNRESET: 'connection reset',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'host name lookup failed',
+	EHOSTUNREACH: 'host unreachable',
+	ENETUNREACH: 'network unreachable',
+	ETIMEDOUT: 'connection timed out',
+	EPIPE: 'connection closed by the server',
+};
+
+// One HTTP request with a deadline; resolves {status, headers, body}.
+function httpRequest(method, url, { headers = {}, body = null, timeoutMs }) {
+	return new Promise((resolve, reject) => {
+		const u = new URL(url);
+		const mod = u.protocol === 'https:' ? https : http;
+		const ac = new AbortController();
+		let timedOut = false;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			ac.abort();
+		}, timeoutMs);
+		const fail = err => {
+			clearTimeout(timer);
+			if (timedOut)
+				reject(new CliError(`no answer from ${u.origin} within ${timeoutMs / 1000} s (use --timeout to wait longer)`));
+			else if (err instanceof CliError)
+				reject(err);
+			else {
+				const why = NET_ERRORS[err.code] || (/CERT|SSL|TLS/.test(err.code || '')
+					? `TLS certificate problem (${err.code})` : err.message || String(err));
+				reject(new CliError(`cannot reach ${u.origin}: ${why}`));
+			}
+		};
+		const h = { 'Accept': 'application/json', 'User-Agent': `burnlink-cli/${VERSION}`, ...headers };
+		if (body !== null)
+			h['Content-Length'] = Buffer.byteLength(body);
+		let req;
+		try {
+			req = mod.request(u, { method, headers: h, signal: ac.signal }, res => {
+				const chunks = [];
+				let size = 0;
+				res.on('data', c => {
+					size += c.length;
+					if (size > MAX_RESPONSE)
+						req.destroy(new CliError(`the answer from ${u.origin} is too large`));
+					else
+						chunks.push(c);
+				});
+				res.on('error', fail);
+				res.on('end', () => {
+					clearTimeout(timer);
+					if (!res.complete)
+						return fail(new CliError(`the connection to ${u.origin} broke off`));
+					resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) });
+				});
+			});
+		} catch (err) {
+			return fail(err);
+		}
+		req.on('error', fail);
+		req.end(body === null ? undefined : body);
+	});
+}
+
+// Calls the API; returns the parsed JSON of a 2xx answer, throws ApiError otherwise.
+async function api(method, url, { json, apiKey, timeoutMs }) {
+	const headers = {};
+	let body = null;
+	if (json !== undefined) {
+		headers['Content-Type'] = 'application/json';
+		body = JSON.stringify(json);
+	}
+	if (apiKey)
+		headers['Authorization'] = `Bearer ${apiKey}`;
+	const res = await httpRequest(method, url, { headers, body, timeoutMs });
+	let parsed = null;
+	try {
+		parsed = JSON.parse(res.body.toString('utf8'));
+	} catch {
+		/* not JSON: reported below */
+	}
+	if (res.status >= 200 && res.status < 300 && parsed && typeof parsed === 'object')
+		return parsed;
+	if (parsed && typeof parsed === 'object' && (parsed.code || parsed.error))
+		throw new ApiError(res.status, parsed, res.headers['retry-after']);
+	throw new CliError(`unexpected answer from ${url}: HTTP ${res.status}${parsed ? '' : ', not JSON'} (is this a burnlink site?)`);
+}
+
+/* ---------- input ---------- */
+
+async function readStdin() {
+	if (process.stdin.isTTY)
+		process.stderr.write('burnlink: type the secret, then press Ctrl-D on a new line\n');
+	const chunks = [];
+	let size = 0;
+	for await (const c of process.stdin) {
+		size += c.length;
+		if (size > MAX_PLAINTEXT)
+			throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`);
+		chunks.push(c);
+	}
+	return Buffer.concat(chunks);
+}
+
+function readInputFile(p, what) {
+	try {
+		const st = fs.statSync(p);
+		if (!st.isFile())
+			throw new UsageError(`${what} "${oneLine(p)}" is not a regular file`);
+		if (st.size > MAX_PLAINTEXT)
+			throw new UsageError(`${what} "${oneLine(p)}" is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`);
+		return fs.readFileSync(p);
+	} catch (err) {
+		if (err instanceof CliError)
+			throw err;
+		throw new UsageError(`cannot read ${what} "${oneLine(p)}": ${err.code || err.message}`);
+	}
+}
+
+// Reads a line from the terminal without echo. Returns null when no terminal exists.
+function promptHidden(question) {
+	let fd;
+	try {
+		fd = fs.openSync('/dev/tty', 'r+');
+	} catch {
+		return null;
+	}
+	return new Promise((resolve, reject) => {
+		const input = new tty.ReadStream(fd);
+		fs.writeSync(fd, question);
+		input.setRawMode(true);
+		input.setEncoding('utf8');
+		let answer = '';
+		const finish = (value, err) => {
+			input.setRawMode(false);
+			input.removeAllListeners('data');
+			fs.writeSync(fd, '\n');
+			input.destroy();
+			if (err)
+				reject(err);
+			else
+				resolve(value);
+		};
+		input.on('data', chunk => {
+			for (const ch of chunk) {
+				if (ch === '\r' || ch === '\n')
+					return finish(answer);
+				if (ch === '\u0003')
+					return finish(null, new CliError('interrupted', 130));
+				if (ch === '\u0004') {
+					if (answer === '')
+						return finish(null, new CliError('no passphrase entered', EXIT_USAGE));
+					return finish(answer);
+				}
+				if (ch === '\u007f' || ch === '\b')
+					answer = [...answer].slice(0, -1).join('');
+				else if (ch === '\u0015')
+					answer = '';
+				else if (ch >= ' ')
+					answer += ch;
+			}
+		});
+	});
+}
+
+// The passphrase from -p, --passphrase-file or a prompt ("-p -"); undefined if none.
+async function passphraseFrom(opts, { confirm }) {
+	if (opts['passphrase-file'] !== undefined) {
+		const s = readInputFile(opts['passphrase-file'], 'passphrase file').toString('utf8').replace(/\r?\n$/, '');
+		if (s === '')
+			throw new UsageError('the passphrase file is empty');
+		return s;
+	}
+	if (opts.passphrase === '-')
+		return askPassphrase(confirm);
+	if (opts.passphrase === '')
+		throw new UsageError('the passphrase is empty');
+	return opts.passphrase;
+}
+
+async function askPassphrase(confirm) {
+	const p = await promptHidden('Passphrase: ');
+	if (p === null)
+		throw new UsageError('no terminal to ask for the passphrase on; use --passphrase-file');
+	if (p === '')
+		throw new UsageError('no passphrase entered');
+	if (confirm && (await promptHidden('Passphrase (again): ')) !== p)
+		throw new UsageError('the two passphrases differ');
+	return p;
+}
+
+function warnIfClear(url, what) {
+	const u = new URL(url);
+	const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(u.hostname);
+	if (u.protocol === 'http:' && !loopback)
+		process.stderr.write(`burnlink: warning: ${u.origin} is not HTTPS; the ${what} travels unencrypted\n`);
+}
+
+/* ---------- commands ---------- */
+
+async function cmdSend(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const site = siteUrl(opts.url);
+	const body = {};
+	if (opts.ttl !== undefined)
+		body.ttl = parseTtl(opts.ttl);
+	if (opts.views !== undefined)
+		body.maxViews = parseViews(opts.views);
+	if (opts.undeletable)
+		body.deletable = false;
+	const apiKey = opts['api-key'] ?? process.env.BURNLINK_API_KEY ?? '';
+
+	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
+	if (files.length > MAX_FILES)
+		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
+
+	let text = null;
+	if (args.length === 1 && args[0] !== '-')
+		text = Buffer.from(args[0], 'utf8');
+	else if (args.length === 1 || files.length === 0)
+		text = await readStdin();
+	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
+	if (total > MAX_PLAINTEXT)
+		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
+	if ((!text || text.length === 0) && files.length === 0)
+		throw new UsageError('the secret is empty');
+
+	const passphrase = await passphraseFrom(opts, { confirm: true });
+	if (passphrase !== undefined)
+		body.passphrase = passphrase;
+	if (passphrase !== undefined || apiKey)
+		warnIfClear(site, passphrase !== undefined ? 'passphrase' : 'API key');
+
+	const key = crypto.randomBytes(KEY_BYTES);
+	if (text && text.length > 0)
+		body.text = seal(key, text);
+	if (files.length > 0)
+		body.files = files.map(f => ({
+			filename: seal(key, Buffer.from(f.name, 'utf8')),
+			mimeType: seal(key, Buffer.from(mimeTypeOf(f.name), 'utf8')),
+			data: seal(key, f.data),
+		}));
+
+	const fragment = `#key=${b64url(key)}`;
+	key.fill(0);
+	const res = await api('POST', `${site}/api/secrets`, { json: body, apiKey, timeoutMs });
+	if (typeof res.secretUrl !== 'string')
+		throw new CliError('the server answered without a secretUrl');
+	return { res, link: res.secretUrl.replace(/#.*$/, '') + fragment };
+}
+
+async function runSend(opts, args) {
+	const out = await cmdSend(opts, args);
+	if (opts.json)
+		await writeOut(JSON.stringify({ ...out.res, link: out.link }, null, 2) + '\n');
+	else
+		await writeOut(out.link + '\n');
+	if (!opts.json && process.stderr.isTTY && typeof out.res.metadataUrl === 'string')
+		process.stderr.write(`burnlink: receipt (for "burnlink status" and "burnlink burn"): ${out.res.metadataUrl}\n`);
+}
+
+async function cmdGet(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const link = parseLink(args[0], ['secret']);
+	if (link.fragmentKey === null)
+		throw new UsageError('the link has no #key=… part; copy the whole link');
+	const key = decodeKey(link.fragmentKey);
+	const outDir = path.resolve(opts['output-dir'] ?? '.');
+	try {
+		if (!fs.statSync(outDir).isDirectory())
+			throw new Error('ENOTDIR');
+		fs.accessSync(outDir, fs.constants.W_OK);
+	} catch {
+		throw new UsageError(`the output directory "${oneLine(outDir)}" does not exist or is not writable`);
+	}
+	let passphrase = await passphraseFrom(opts, { confirm: false });
+	const url = `${link.site}/api/secrets/${link.id}`;
+
+	const meta = await api('GET', url, { timeoutMs });
+	let prompted = false;
+	if (meta.hasPassphrase && passphrase === undefined) {
+		passphrase = await promptHidden('Passphrase: ');
+		if (passphrase === null)
+			throw new UsageError('this secret needs a passphrase: use --passphrase or --passphrase-file');
+		prompted = true;
+	}
+	let res;
+	for (let attempt = 1; ; attempt++) {
+		try {
+			res = await api('POST', url, {
+				json: meta.hasPassphrase ? { passphrase } : {}, timeoutMs,
+			});
+			break;
+		} catch (err) {
+			if (!(prompted && err instanceof ApiError && err.code === 'INVALID_PASSPHRASE' && attempt < 3))
+				throw err;
+			process.stderr.write('burnlink: wrong passphrase, try again\n');
+			passphrase = await promptHidden('Passphrase: ');
+		}
+	}
+
+	// Decrypt everything before writing anything.
+	const text = res.text ? unseal(key, res.text, 'text') : null;
+	const files = (Array.isArray(res.files) ? res.files : []).map((f, i) => {
+		const name = unsealString(key, f.filename, 'file name');
+		return {
+			original: name,
+			name: safeFileName(name, i),
+			mimeType: unsealString(key, f.mimeType, 'file type'),
+			data: unseal(key, f.data, 'file'),
+		};
+	});
+	key.fill(0);
+
+	const written = files.map(f => {
+		const where = writeFileSafely(outDir, f.name, f.data, !!opts.force);
+		if (f.name !== f.original)
+			process.stderr.write(`burnlink: the file name "${oneLine(f.original)}" was unsafe; using "${f.name}"\n`);
+		if (path.basename(where) !== f.name)
+			process.stderr.write(`burnlink: "${f.name}" exists; saved as "${path.basename(where)}"\n`);
+		process.stderr.write(`burnlink: wrote ${where} (${f.data.length} bytes)\n`);
+		return { filename: f.original, path: where, mimeType: f.mimeType, size: f.data.length };
+	});
+
+	if (opts.json) {
+		await writeOut(JSON.stringify({
+			text: text === null ? null : text.toString('utf8'),
+			files: written,
+			viewsRemaining: res.viewsRemaining ?? null,
+		}, null, 2) + '\n');
+	} else if (text !== null) {
+		await writeOut(text);
+	}
+}
+
+// Creates dir/name without following symlinks and without replacing anything
+// (unless force, and then only a regular file); on a clash, tries "name (n).ext".
+// Returns the path written.
+export function writeFileSafely(dir, name, data, force) {
+	const ext = path.extname(name);
+	const stem = name.slice(0, name.length - ext.length);
+	const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW } = fs.constants;
+	for (let n = 0; n < 1000; n++) {
+		const candidate = n === 0 ? name : `${stem} (${n})${ext}`;
+		const target = path.join(dir, candidate);
+		if (path.dirname(target) !== dir)
+			throw new CliError(`refusing to write outside ${dir}`);
+		let fd;
+		try {
+			fd = fs.openSync(target, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW || 0), 0o600);
+		} catch (err) {
+			if (err.code !== 'EEXIST')
+				throw new CliError(`cannot write ${target}: ${err.code || err.message}`);
+			if (force && n === 0) {
+				const st = fs.lstatSync(target);
+				if (st.isFile()) {
+					try {
+						fd = fs.openSync(target, O_WRONLY | O_TRUNC | (O_NOFOLLOW || 0));
+					} catch {
+						fd = undefined;
+					}
+				}
+			}
+			if (fd === undefined)
+				continue;
+		}
+		try {
+			fs.writeSync(fd, data);
+		} catch (err) {
+			throw new CliError(`cannot write ${target}: ${err.code || err.message}`);
+		} finally {
+			fs.closeSync(fd);
+		}
+		return target;
+	}
+	throw new CliError(`cannot find a free name for "${name}" in ${dir}`);
+}
+
+async function cmdStatus(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const link = parseLink(args[0], ['receipt', 'secret']);
+	const meta = await api('GET', `${link.site}/api/secrets/${link.id}`, { timeoutMs });
+	if (opts.json)
+		return writeOut(JSON.stringify(meta, null, 2) + '\n');
+	const yesNo = v => (v ? 'yes' : 'no');
+	const lines = [];
+	const row = (label, value) => lines.push(`${(label + ':').padEnd(16)}${value}`);
+	row('state', meta.state ?? (meta.exists ? 'active' : 'gone'));
+	if (meta.createdAt)
+		row('created', meta.createdAt);
+	row('expires', meta.expiresAt ?? 'unknown');
+	const limit = meta.maxViews === null ? 'unlimited' : meta.maxViews;
+	if (meta.viewCount !== undefined)
+		row('views', `${meta.viewCount} of ${limit}` +
+			(meta.viewsRemaining === null || meta.viewsRemaining === undefined ? '' : ` (${meta.viewsRemaining} left)`));
+	else
+		row('views left', meta.viewsRemaining === null ? 'unlimited' : `${meta.viewsRemaining} of ${limit}`);
+	if (meta.lastViewedAt !== undefined)
+		row('last viewed', meta.lastViewedAt ?? 'never');
+	row('passphrase', yesNo(meta.hasPassphrase));
+	if (meta.deletable !== undefined)
+		row('recipient burn', meta.deletable ? 'allowed' : 'not allowed');
+	return writeOut(lines.map(oneLine).join('\n') + '\n');
+}
+
+async function cmdBurn(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const link = parseLink(args[0], ['receipt', 'secret']);
+	const url = `${link.site}/api/secrets/${link.id}`;
+	let passphrase = await passphraseFrom(opts, { confirm: false });
+	if (link.kind === 'secret' && passphrase === undefined) {
+		const meta = await api('GET', url, { timeoutMs });
+		if (meta.hasPassphrase) {
+			passphrase = await promptHidden('Passphrase: ');
+			if (passphrase === null)
+				throw new UsageError('this secret has a passphrase: burning it with the secret link needs --passphrase or --passphrase-file (the receipt link needs none)');
+		}
+	}
+	const res = await api('DELETE', url, {
+		json: passphrase === undefined ? undefined : { passphrase }, timeoutMs,
+	});
+	return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'burned\n');
+}
+
+/* ---------- output and main ---------- */
+
+function writeOut(data) {
+	return new Promise((resolve, reject) => {
+		process.stdout.write(data, err => (err ? reject(err) : resolve()));
+	});
+}
+
+export async function main(argv) {
+	const { cmd, opts, args } = parseArgs(argv);
+	if (opts.help)
+		return writeOut(HELP);
+	if (opts.version)
+		return writeOut(`burnlink ${VERSION}\n`);
+	switch (cmd) {
+	case GET: return cmdGet(opts, args);
+	case STATUS: return cmdStatus(opts, args);
+	case BURN: return cmdBurn(opts, args);
+	default: return runSend(opts, args);
+	}
+}
+
+const isMain = (() => {
+	try {
+		return fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname);
+	} catch {
+		return false;
+	}
+})();
+
+if (isMain) {
+	process.stdout.on('error', err => {
+		if (err.code === 'EPIPE')
+			process.exit(EXIT_OK);
+	});
+	main(process.argv.slice(2)).then(
+		() => { process.exitCode = EXIT_OK; },
+		err => {
+			process.stderr.write(formatError(err) + '\n');
+			process.exitCode = err instanceof CliError ? err.exitCode : EXIT_FAIL;
+		});
+}
