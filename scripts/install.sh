@@ -1,0 +1,143 @@
+#!/bin/sh
+# install.sh: lay out a deployable burnlink tree (`make install`).
+# Usage: scripts/install.sh DESTDIR PREFIX
+#
+#   PREFIX/htdocs/    document root: pages, assets, robots.txt, .htaccess
+#   PREFIX/cgi-bin/   the programs (create, metadata, retrieve, delete), .htaccess
+#   PREFIX/bin/       cleanup (the hourly cron job)
+#   PREFIX/var/       the database and the install secret, mode 0700, owned by
+#                     the user the programs run as; outside the document root
+#   PREFIX/etc/       lighttpd.conf, apache-vhost.conf, nginx.conf, crontab and
+#                     burnlink.env, filled in with this tree's paths
+#
+# Environment:
+#   BURNLINK_USER     owner of var/ (the user the web server runs CGI programs
+#                     as). Default when run as root: www-data if it exists.
+#   BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES   written into the configuration
+#   BURNLINK_BIN      where the built programs are (default: the tree itself)
+#   BURNLINK_WWW      the pages to install (default: www/)
+# An upgrade (install over an existing tree) keeps var/ and keeps any
+# configuration file that was edited after install, writing the new one beside
+# it as NAME.new.
+set -eu
+
+[ $# -eq 2 ] || { echo "usage: install.sh DESTDIR PREFIX" >&2; exit 2; }
+destdir=$1
+prefix=$2
+case "$prefix" in
+/*) ;;
+*) echo "install.sh: PREFIX must be an absolute path (got '$prefix')" >&2; exit 2 ;;
+esac
+prefix=${prefix%/}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${BURNLINK_BIN:-$top}
+case "$bin" in /*) ;; *) bin=$top/$bin ;; esac
+# BURNLINK_BIN names either a build directory holding cgi-bin/ or cgi-bin itself.
+if [ -x "$bin/cgi-bin/create" ]; then cgidir=$bin/cgi-bin; crondir=$bin/cron
+else cgidir=$bin; crondir=$bin/../cron; fi
+[ -x "$crondir/cleanup" ] || crondir=$top/cron
+www=${BURNLINK_WWW:-$top/www}
+
+say() { [ -n "${BURNLINK_QUIET:-}" ] || echo "install.sh: $*"; }
+
+for p in create metadata retrieve delete; do
+	[ -x "$cgidir/$p" ] || { echo "install.sh: $cgidir/$p is missing (run make)" >&2; exit 1; }
+done
+[ -f "$www/index.html" ] || { echo "install.sh: $www/index.html is missing" >&2; exit 1; }
+
+if [ -z "${BURNLINK_USER+x}" ]; then
+	BURNLINK_USER=
+	[ "$(id -u)" = 0 ] && id -u www-data >/dev/null 2>&1 && BURNLINK_USER=www-data
+fi
+
+root=$destdir$prefix
+umask 022
+mkdir -p "$root/htdocs" "$root/cgi-bin" "$root/bin" "$root/etc/.installed"
+
+# Install a configuration file; keep one edited since the last install (the
+# pristine copies live in etc/.installed/).
+put_conf() { # put_conf NEW DEST
+	pristine=$root/etc/.installed/$(echo "${2#"$root"/}" | tr / _)
+	if [ -f "$2" ] && ! cmp -s "$1" "$2" && ! { [ -f "$pristine" ] && cmp -s "$2" "$pristine"; }; then
+		cp "$1" "$2.new"
+		chmod 644 "$2.new"
+		echo "install.sh: kept your edited $2; the new version is $2.new" >&2
+	else
+		cp "$1" "$2"
+		chmod 644 "$2"
+	fi
+	cp "$1" "$pristine"
+}
+
+# Pages.
+(cd "$www" && find . -type d) | while IFS= read -r d; do mkdir -p "$root/htdocs/$d"; done
+(cd "$www" && find . -type f ! -name '.htaccess') | while IFS= read -r f; do
+	cp "$www/$f" "$root/htdocs/$f"
+	chmod 644 "$root/htdocs/$f"
+done
+find "$root/htdocs" -type d -exec chmod 755 {} +
+
+# Programs: copied to a new name and renamed, so a running request never sees
+# a half-written file.
+for p in create metadata retrieve delete; do
+	cp "$cgidir/$p" "$root/cgi-bin/.$p.new"
+	chmod 755 "$root/cgi-bin/.$p.new"
+	mv -f "$root/cgi-bin/.$p.new" "$root/cgi-bin/$p"
+done
+if [ -x "$crondir/cleanup" ]; then
+	cp "$crondir/cleanup" "$root/bin/.cleanup.new"
+	chmod 755 "$root/bin/.cleanup.new"
+	mv -f "$root/bin/.cleanup.new" "$root/bin/cleanup"
+else
+	echo "install.sh: warning: cron/cleanup is not built; bin/cleanup not installed" >&2
+fi
+
+# The data directory: outside the document root, private to the programs' user.
+if [ ! -d "$root/var" ]; then
+	mkdir -p "$root/var"
+fi
+chmod 700 "$root/var"
+if [ -n "$BURNLINK_USER" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		chown -R "$BURNLINK_USER:$(id -gn "$BURNLINK_USER")" "$root/var"
+	elif [ "$(id -un)" != "$BURNLINK_USER" ]; then
+		echo "install.sh: warning: not root; give $root/var to $BURNLINK_USER yourself" >&2
+	fi
+fi
+
+# Generated configuration, with this tree's paths.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+BURNLINK_DB=$prefix/var/burnlink.db
+BURNLINK_SECRET_FILE=$prefix/var/secret.key
+export BURNLINK_DB BURNLINK_SECRET_FILE
+passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
+[ -n "${BURNLINK_SITE_URL:-}" ] && passenv="$passenv BURNLINK_SITE_URL"
+[ -n "${BURNLINK_TRUSTED_PROXIES:-}" ] && passenv="$passenv BURNLINK_TRUSTED_PROXIES"
+export BL_PASSENV="$passenv"
+export BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' BL_SERVERNAME=${BURNLINK_SERVER_NAME:-burnlink.example.org}
+export BL_DOCROOT="$prefix/htdocs" BL_CGIBIN="$prefix/cgi-bin" BL_DATADIR="$prefix/var"
+export BL_LOGDIR=/var/log/lighttpd BL_ACCESSLOG=/var/log/lighttpd/access.log BL_RUNDIR=/run BL_USER="${BURNLINK_USER:-www-data}" BL_PREFIX="$prefix"
+export BL_FCGIWRAP_SOCKET=/run/fcgiwrap.socket
+gen="$top/scripts/genconf.sh"
+sh "$gen" "$top/conf/cgi-bin.htaccess.in" >"$tmp/cgi-bin.htaccess"
+cp "$www/.htaccess" "$tmp/htdocs.htaccess"
+sh "$gen" "$top/conf/lighttpd.conf.in" >"$tmp/lighttpd.conf"
+sh "$gen" "$top/conf/apache-vhost.conf.in" >"$tmp/apache-vhost.conf"
+sh "$gen" "$top/conf/nginx.conf.in" >"$tmp/nginx.conf"
+sh "$gen" "$top/cron/crontab.example" >"$tmp/crontab"
+{
+	echo "# burnlink: the programs' settings, for the cron job and nginx (fcgiwrap)."
+	for n in $passenv; do eval "echo \"$n=\$$n\""; done
+} >"$tmp/burnlink.env"
+
+put_conf "$tmp/htdocs.htaccess" "$root/htdocs/.htaccess"
+put_conf "$tmp/cgi-bin.htaccess" "$root/cgi-bin/.htaccess"
+for f in lighttpd.conf apache-vhost.conf nginx.conf crontab burnlink.env; do
+	put_conf "$tmp/$f" "$root/etc/$f"
+done
+
+say "installed into $root"
+say "document root: $prefix/htdocs   programs: $prefix/cgi-bin   data: $prefix/var (owner ${BURNLINK_USER:-$(id -un)})"
+say "cron job: $prefix/etc/crontab; server configuration: $prefix/etc/ (see INSTALL)"

@@ -1,0 +1,371 @@
+// server.mjs: start a real web server (lighttpd or Apache) over the burnlink tree
+// for a test, on a free loopback port, from configuration generated into a
+// temporary directory, with a fresh database; stop it (and everything it
+// started) afterwards, also when the test process exits or is interrupted.
+//
+//   import { startServer } from '../lib/server.mjs';
+//   const srv = await startServer({ server: 'lighttpd' });  // or 'apache', 'htaccess'
+//   const res = await fetch(srv.base + '/api/secrets', { method: 'POST', ... });
+//   srv.accessLog();  // the access log text, read now
+//   await srv.stop();
+//
+// Options:
+//   server  'lighttpd' | 'apache' | 'htaccess' (Apache, AllowOverride All over a
+//           tree laid out by scripts/install.sh, serving through its .htaccess
+//           files alone). Default: $BURNLINK_SERVER, else 'lighttpd'.
+//   env     extra environment variables for the programs (e.g.
+//           BURNLINK_TRUSTED_PROXIES, BURNLINK_SITE_URL).
+//   binDir  the directory holding the programs (create, metadata, retrieve,
+//           delete). Default: $BURNLINK_BIN (e.g. build/asan, relative to the
+//           repository), else the repository's cgi-bin/.
+//   wwwDir  the document root. Default: the repository's www/.
+//   db      an explicit database path (its directory must be writable by the
+//           server's user; see `user`). Not used with 'htaccess', whose
+//           database is the installed tree's var/burnlink.db.
+//
+// Returned: { base, port, host, server, dir, db, docroot, cgiBin, user,
+//             errorLogPath, accessLogPath, accessLog(), errorLog(), stop() }.
+// When the tests run as root the server (and so the programs) run as www-data,
+// and the database directory is given to that user.
+
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const KINDS = new Set(['lighttpd', 'apache', 'htaccess']);
+const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
+const START_TIMEOUT_MS = 15000;
+const STOP_TIMEOUT_MS = 5000;
+// Passed through to the programs when set, so the sanitizer build can be steered.
+const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ'];
+
+const live = new Set();
+const tmpDirs = new Set();
+let hooksInstalled = false;
+
+// A free TCP port on the loopback interface (bound, then released).
+export function freePort(host = '127.0.0.1') {
+	return new Promise((resolve, reject) => {
+		const s = net.createServer();
+		s.unref();
+		s.once('error', reject);
+		s.listen(0, host, () => {
+			const { port } = s.address();
+			s.close(() => resolve(port));
+		});
+	});
+}
+
+// One HTTP request sent exactly as given (no URL normalisation, so paths such as
+// "/api/secrets/../x" reach the server unchanged). Resolves to
+// { status, headers, body (Buffer), text, json() }.
+export function rawRequest(base, { method = 'GET', path: p = '/', headers = {}, body } = {}) {
+	const u = new URL(base);
+	return new Promise((resolve, reject) => {
+		const req = http.request({
+			host: u.hostname, port: u.port, method, path: p, headers, agent: false,
+		}, (res) => {
+			const chunks = [];
+			res.on('data', (c) => chunks.push(c));
+			res.on('end', () => {
+				const buf = Buffer.concat(chunks);
+				resolve({
+					status: res.statusCode,
+					headers: res.headers,
+					rawHeaders: res.rawHeaders,
+					body: buf,
+					text: buf.toString('utf8'),
+					json: () => JSON.parse(buf.toString('utf8')),
+				});
+			});
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.setTimeout(30000, () => req.destroy(new Error(`${method} ${p}: timeout`)));
+		if (body !== undefined) req.end(body); else req.end();
+	});
+}
+
+function userExists(name) {
+	try {
+		execFileSync('id', ['-u', name], { stdio: 'ignore' });
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function idOf(name) {
+	return {
+		uid: Number(execFileSync('id', ['-u', name]).toString().trim()),
+		gid: Number(execFileSync('id', ['-g', name]).toString().trim()),
+	};
+}
+
+function readText(p) {
+	try {
+		return fs.readFileSync(p, 'utf8');
+	} catch {
+		return '';
+	}
+}
+
+function killGroup(pgid, sig) {
+	try {
+		process.kill(-pgid, sig);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function groupAlive(pgid) {
+	try {
+		process.kill(-pgid, 0);
+		return true;
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
+}
+
+function installHooks() {
+	if (hooksInstalled) return;
+	hooksInstalled = true;
+	process.on('exit', () => {
+		for (const s of live) s.killNow();
+		if (process.env.BURNLINK_KEEP_TMP) return;
+		for (const d of tmpDirs) {
+			try {
+				fs.rmSync(d, { recursive: true, force: true });
+			} catch {
+				// best effort
+			}
+		}
+	});
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+		process.once(sig, () => {
+			for (const s of live) s.killNow();
+			process.kill(process.pid, sig);
+		});
+	}
+}
+
+function genconf(template, vars, out) {
+	const text = execFileSync('sh', [path.join(ROOT, 'scripts/genconf.sh'), path.join(ROOT, 'conf', template)], {
+		env: { PATH: process.env.PATH, ...vars },
+		encoding: 'utf8',
+	});
+	fs.writeFileSync(out, text);
+}
+
+function findApacheModDir() {
+	for (const d of ['/usr/lib/apache2/modules', '/usr/lib64/httpd/modules', '/usr/lib/httpd/modules', '/usr/libexec/apache2']) {
+		if (fs.existsSync(path.join(d, 'mod_rewrite.so'))) return d;
+	}
+	throw new Error('server.mjs: Apache modules not found (is apache2 installed?)');
+}
+
+function findBinary(names) {
+	for (const n of names) {
+		for (const d of ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/sbin']) {
+			const p = path.join(d, n);
+			if (fs.existsSync(p)) return p;
+		}
+	}
+	throw new Error(`server.mjs: ${names[0]} not found (run: sh scripts/deps.sh test)`);
+}
+
+// Start one server; resolves once it answers HTTP.
+export async function startServer(opts = {}) {
+	const kind = opts.server || process.env.BURNLINK_SERVER || 'lighttpd';
+	if (!KINDS.has(kind)) throw new Error(`server.mjs: unknown server ${kind}`);
+	installHooks();
+
+	const binDir = path.resolve(ROOT, opts.binDir || process.env.BURNLINK_BIN || 'cgi-bin');
+	for (const p of PROGRAMS) {
+		if (!fs.existsSync(path.join(binDir, p))) {
+			throw new Error(`server.mjs: ${path.join(binDir, p)} is missing (run make)`);
+		}
+	}
+	const host = '127.0.0.1';
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `burnlink-${kind}-`));
+	tmpDirs.add(dir);
+	const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+	const user = asRoot && userExists('www-data') ? 'www-data' : '';
+	const logDir = path.join(dir, 'log');
+	const runDir = path.join(dir, 'run');
+	const confDir = path.join(dir, 'conf');
+	for (const d of [logDir, runDir, confDir]) fs.mkdirSync(d);
+	fs.chmodSync(dir, 0o755);
+	for (const d of [logDir, runDir, confDir]) fs.chmodSync(d, 0o755);
+	const own = (p) => {
+		if (!user) return;
+		const { uid, gid } = idOf(user);
+		fs.chownSync(p, uid, gid);
+	};
+
+	// lighttpd opens its logs after dropping privileges.
+	own(logDir);
+
+	// The program environment.
+	const progEnv = {};
+	for (const k of PASS_THROUGH) if (process.env[k] !== undefined) progEnv[k] = process.env[k];
+
+	let docroot, cgiBin, db, siteTemplate;
+	if (kind === 'htaccess') {
+		const prefix = path.join(dir, 'site');
+		execFileSync('sh', [path.join(ROOT, 'scripts/install.sh'), '', prefix], {
+			cwd: ROOT,
+			env: {
+				...process.env,
+				BURNLINK_BIN: binDir,
+				BURNLINK_WWW: path.resolve(ROOT, opts.wwwDir || 'www'),
+				BURNLINK_USER: user,
+				BURNLINK_QUIET: '1',
+			},
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
+		docroot = path.join(prefix, 'htdocs');
+		cgiBin = path.join(prefix, 'cgi-bin');
+		db = path.join(prefix, 'var', 'burnlink.db');
+		siteTemplate = 'apache-shared.conf.in';
+		Object.assign(progEnv, opts.env || {});
+		delete progEnv.BURNLINK_DB;
+		delete progEnv.BURNLINK_SECRET_FILE;
+	} else {
+		docroot = path.resolve(ROOT, opts.wwwDir || 'www');
+		cgiBin = binDir;
+		const dataDir = path.join(dir, 'data');
+		fs.mkdirSync(dataDir, { mode: 0o700 });
+		own(dataDir);
+		db = opts.db ? path.resolve(opts.db) : path.join(dataDir, 'burnlink.db');
+		if (opts.db && user && path.resolve(path.dirname(db)).startsWith(os.tmpdir() + path.sep)) {
+			own(path.dirname(db));
+		}
+		Object.assign(progEnv, {
+			BURNLINK_DB: db,
+			BURNLINK_SECRET_FILE: path.join(dataDir, 'secret.key'),
+		}, opts.env || {});
+		siteTemplate = 'apache-vhost.conf.in';
+	}
+
+	const port = await freePort(host);
+	const vars = {
+		BL_HOST: host,
+		BL_PORT: String(port),
+		BL_VHOST: `${host}:${port}`,
+		BL_SERVERNAME: host,
+		BL_DOCROOT: docroot,
+		BL_CGIBIN: cgiBin,
+		BL_DATADIR: path.dirname(db),
+		BL_LOGDIR: logDir,
+		// A piped logger: lighttpd writes each line at once (a log file is buffered).
+		BL_ACCESSLOG: `|exec cat >> ${path.join(logDir, 'access.log')}`,
+		BL_RUNDIR: runDir,
+		BL_USER: user,
+		BL_PASSENV: Object.keys(progEnv).join(' '),
+		...progEnv,
+	};
+
+	let argv, bin;
+	if (kind === 'lighttpd') {
+		const conf = path.join(confDir, 'lighttpd.conf');
+		genconf('lighttpd.conf.in', vars, conf);
+		bin = findBinary(['lighttpd']);
+		argv = ['-D', '-f', conf];
+	} else {
+		const site = path.join(confDir, 'site.conf');
+		const conf = path.join(confDir, 'httpd.conf');
+		genconf(siteTemplate, vars, site);
+		genconf('apache-httpd.conf.in', { ...vars, BL_SITE_CONF: site, BL_APACHE_MODDIR: findApacheModDir() }, conf);
+		bin = findBinary(['apache2', 'httpd']);
+		argv = ['-d', runDir, '-f', conf, '-DFOREGROUND'];
+	}
+
+	const outPath = path.join(logDir, 'stdout.log');
+	const out = fs.openSync(outPath, 'a');
+	const child = spawn(bin, argv, {
+		cwd: dir,
+		detached: true,	// its own process group: stop() ends the programs too
+		stdio: ['ignore', out, out],
+		env: { PATH: process.env.PATH || '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' },
+	});
+	fs.closeSync(out);
+	const pgid = child.pid;
+	let exited = false;
+	let exitInfo = null;
+	const exitPromise = new Promise((resolve) => {
+		child.once('exit', (code, signal) => {
+			exited = true;
+			exitInfo = { code, signal };
+			resolve();
+		});
+		child.once('error', (err) => {
+			exited = true;
+			exitInfo = { error: err.message };
+			resolve();
+		});
+	});
+
+	const errorLogPath = path.join(logDir, 'error.log');
+	const accessLogPath = path.join(logDir, 'access.log');
+	const base = `http://${host}:${port}`;
+	let stopped = false;
+
+	const srv = {
+		base, port, host, server: kind, dir, db, docroot, cgiBin, user: user || os.userInfo().username,
+		errorLogPath, accessLogPath,
+		accessLog: () => readText(accessLogPath),
+		errorLog: () => readText(errorLogPath) + readText(outPath),
+		killNow() {
+			if (!stopped) killGroup(pgid, 'SIGKILL');
+		},
+		async stop() {
+			if (stopped) return;
+			stopped = true;
+			if (!exited) killGroup(pgid, 'SIGTERM');
+			const t0 = Date.now();
+			await Promise.race([exitPromise, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref())]);
+			// Whatever is left of the group (CGI programs, cgid, workers) goes now.
+			while (groupAlive(pgid)) {
+				if (!exited || Date.now() - t0 > 1000) killGroup(pgid, 'SIGKILL');
+				if (Date.now() - t0 > STOP_TIMEOUT_MS * 2) throw new Error(`server.mjs: process group ${pgid} will not die`);
+				await new Promise((r) => setTimeout(r, 20));
+			}
+			live.delete(srv);
+			// The directory (logs included) stays until the process exits.
+		},
+	};
+	live.add(srv);
+
+	// Wait until it answers (or dies).
+	const t0 = Date.now();
+	for (;;) {
+		if (exited) {
+			const log = srv.errorLog();
+			live.delete(srv);
+			stopped = true;
+			throw new Error(`server.mjs: ${kind} exited during start-up (${JSON.stringify(exitInfo)}); config in ${confDir}\n${log}`);
+		}
+		try {
+			const res = await fetch(base + '/robots.txt', { signal: AbortSignal.timeout(2000) });
+			await res.arrayBuffer();
+			break;
+		} catch {
+			// not listening yet
+		}
+		if (Date.now() - t0 > START_TIMEOUT_MS) {
+			const log = srv.errorLog();
+			await srv.stop().catch(() => {});
+			throw new Error(`server.mjs: ${kind} did not answer within ${START_TIMEOUT_MS} ms\n${log}`);
+		}
+		await Promise.race([exitPromise, new Promise((r) => setTimeout(r, 25))]);
+	}
+	return srv;
+}
