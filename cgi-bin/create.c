@@ -1,0 +1,8 @@
+/* create: POST /api/secrets: store a new secret. */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_create);
+}

@@ -1,0 +1,8 @@
+/* retrieve: POST /api/secrets/<secretKey>: one view of the secret. */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_retrieve);
+}

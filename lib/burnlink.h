@@ -1,0 +1,203 @@
+/* burnlink.h: the whole public API of libburnlink, the only header programs include. */
+#ifndef BURNLINK_H
+#define BURNLINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+/*
+ * Allocation policy: check and unwind. Every function that allocates reports
+ * failure (BL_ERR_INTERNAL or -1) and frees what it had; nothing aborts on a
+ * failed malloc. Buffers that held keys, plaintext or passphrases are wiped with
+ * bl_wipe()/bl_free_wipe() before they are released.
+ */
+
+/* Errors: one enum, one table (lib/error.c) of status, code, message and hint. */
+enum bl_err {
+	BL_OK = 0,
+	BL_ERR_INVALID_JSON,
+	BL_ERR_INVALID_TEXT,
+	BL_ERR_INVALID_CONTENT,
+	BL_ERR_INVALID_CONTENT_SIZE,
+	BL_ERR_INVALID_TTL,
+	BL_ERR_INVALID_MAX_VIEWS,
+	BL_ERR_INVALID_PASSPHRASE_FORMAT,
+	BL_ERR_INVALID_DELETABLE,
+	BL_ERR_INVALID_FILES,
+	BL_ERR_INVALID_CIPHERTEXT,
+	BL_ERR_INVALID_IV,
+	BL_ERR_INVALID_ENCRYPTION_MODE,
+	BL_ERR_INVALID_API_KEY,
+	BL_ERR_INVALID_PASSPHRASE,
+	BL_ERR_DELETION_NOT_ALLOWED,
+	BL_ERR_NOT_FOUND,
+	BL_ERR_METHOD_NOT_ALLOWED,
+	BL_ERR_PAYLOAD_TOO_LARGE,
+	BL_ERR_UNSUPPORTED_MEDIA_TYPE,
+	BL_ERR_SECRET_EXPIRED,
+	BL_ERR_SECRET_BURNED,
+	BL_ERR_MAX_VIEWS_REACHED,
+	BL_ERR_RATE_LIMIT_EXCEEDED,
+	BL_ERR_TOO_MANY_ATTEMPTS,
+	BL_ERR_INTERNAL,
+	BL_ERR_STORE_BUSY,
+	BL_ERR_STORE_UNAVAILABLE,
+	BL_ERR_RATE_LIMIT_UNAVAILABLE,
+	BL_ERR__MAX
+};
+
+struct bl_error_info {
+	int		 status;
+	const char	*code;
+	const char	*message;
+	const char	*hint;
+};
+
+const struct bl_error_info *bl_error_info(enum bl_err);
+
+/* Limits of SPEC.md, with the sizes of DECISIONS.md. */
+#define BL_MAX_PLAINTEXT	2097152		/* 2 MiB of text and file bytes */
+#define BL_MAX_BODY		4194304		/* 4 MiB of JSON body */
+#define BL_TTL_MIN		1800
+#define BL_TTL_MAX		7776000
+#define BL_TTL_DEFAULT		86400
+#define BL_VIEWS_MAX		999
+#define BL_MAX_FILES		20
+#define BL_PASS_MIN		4
+#define BL_PASS_MAX		256
+#define BL_ATTEMPTS_PER_MIN	5
+#define BL_KEY_LEN		22		/* url-safe base64 of 16 bytes */
+#define BL_DKEY_LEN		43		/* url-safe base64 of 32 bytes */
+#define BL_IV_BYTES		12
+#define BL_TAG_BYTES		16
+#define BL_HASH_BYTES		32
+#define BL_PASSHASH_BYTES	48		/* 16-byte salt, 32-byte scrypt */
+
+/*
+ * Request I/O. A handler never touches stdin, stdout or environ directly, so the
+ * same handler can serve one CGI request per process or many under FastCGI.
+ */
+struct bl_io {
+	const char	*(*getenv)(void *ctx, const char *name);
+	size_t		 (*read)(void *ctx, void *buf, size_t len);	/* 0 at EOF */
+	int		 (*write)(void *ctx, const void *buf, size_t len); /* 0 ok */
+	void		*ctx;
+};
+
+extern const struct bl_io bl_cgi_io;	/* stdin, stdout and the environment */
+
+/* Configuration, from the environment the web server passes (DECISIONS.md). */
+struct bl_config {
+	char	*db_path;		/* BURNLINK_DB */
+	char	*limits_path;		/* counters store beside it */
+	char	*secret_file;		/* BURNLINK_SECRET_FILE */
+	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
+	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
+};
+
+/* The rate-limit window that the response headers describe. */
+struct bl_ratelimit {
+	int		set;
+	int64_t		limit;
+	int64_t		remaining;
+	int64_t		reset;		/* Unix seconds */
+};
+
+struct bl_store;
+
+enum bl_method {
+	BL_M_OTHER = 0,
+	BL_M_GET,
+	BL_M_HEAD,
+	BL_M_POST,
+	BL_M_DELETE
+};
+
+/* Everything one request owns; freed (and wiped) by bl_req_free(). */
+struct bl_req {
+	const struct bl_io	*io;
+	struct bl_config	 cfg;
+	char			 id[25];	/* "req_" + 20 url-safe base64 */
+	enum bl_method		 method;
+	char			 key[BL_KEY_LEN + 1]; /* from PATH_INFO, "" if none */
+	char			*body;		/* NUL-terminated, wiped on free */
+	size_t			 body_len;
+	json_object		*json;		/* parsed body, or NULL */
+	char			 client_ip[64];	/* textual, after proxy rules */
+	int64_t			 now_ms;	/* fixed at the start */
+	struct bl_ratelimit	 rl;
+	long			 retry_after;	/* seconds, 0 for none */
+	const char		*allow;		/* Allow header on 405 */
+	char			 hint[256];	/* overrides the table's hint */
+	int			 responded;
+	struct bl_store		*store;		/* opened on first use */
+	unsigned char		 install_key[32]; /* HMAC key for client IPs */
+	int			 have_install_key;
+};
+
+/* cgi.c: request set-up, input and the one output path. */
+enum bl_err	 bl_req_init(struct bl_req *, const struct bl_io *);
+void		 bl_req_free(struct bl_req *);
+#define BL_MASK(m)	(1u << (m))
+enum bl_err	 bl_req_method(struct bl_req *, unsigned mask, const char *allow);
+enum bl_err	 bl_req_key(struct bl_req *);
+enum bl_err	 bl_req_read_body(struct bl_req *, int required);
+const char	*bl_req_env(const struct bl_req *, const char *);
+int		 bl_respond_json(struct bl_req *, int status, json_object *);
+int		 bl_respond_error(struct bl_req *, enum bl_err);
+enum bl_err	 bl_req_fail(struct bl_req *, enum bl_err, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+void		 bl_log(const struct bl_req *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+int		 bl_serve(enum bl_err (*handler)(struct bl_req *));
+
+/* The four operations; each writes its own success response. */
+enum bl_err	 bl_op_create(struct bl_req *);
+enum bl_err	 bl_op_metadata(struct bl_req *);
+enum bl_err	 bl_op_retrieve(struct bl_req *);
+enum bl_err	 bl_op_burn(struct bl_req *);
+
+/* cleanup.c: what cron/cleanup does; fills the counts, returns 0 on success. */
+struct bl_cleanup_stats {
+	int64_t	removed;	/* rows past expiresAt, with their attachments */
+	int64_t	counters;	/* ended counter windows pruned */
+};
+int		 bl_cleanup(const struct bl_config *, int64_t now_ms,
+		    struct bl_cleanup_stats *, char *errbuf, size_t errlen);
+
+/* config.c */
+int		 bl_config_load(struct bl_config *, const struct bl_io *);
+void		 bl_config_free(struct bl_config *);
+
+/* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
+int		 bl_random(void *, size_t);
+void		 bl_wipe(void *, size_t);
+void		 bl_free_wipe(void *, size_t);
+char		*bl_b64_encode(const unsigned char *, size_t, size_t *outlen);
+unsigned char	*bl_b64_decode(const char *, size_t, size_t *outlen);
+char		*bl_b64url_encode(const unsigned char *, size_t, size_t *outlen);
+unsigned char	*bl_b64url_decode(const char *, size_t, size_t *outlen);
+size_t		 bl_b64_decoded_len(const char *, size_t);
+int		 bl_sha256(const void *, size_t, unsigned char out[BL_HASH_BYTES]);
+int		 bl_hmac_sha256(const unsigned char *key, size_t keylen,
+		    const void *, size_t, unsigned char out[BL_HASH_BYTES]);
+int		 bl_aes_gcm_encrypt(const unsigned char key[32],
+		    const unsigned char iv[BL_IV_BYTES], const unsigned char *pt,
+		    size_t ptlen, unsigned char *out /* ptlen + BL_TAG_BYTES */);
+int		 bl_aes_gcm_decrypt(const unsigned char key[32],
+		    const unsigned char iv[BL_IV_BYTES], const unsigned char *ct,
+		    size_t ctlen, unsigned char *out /* ctlen - BL_TAG_BYTES */);
+int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
+int		 bl_pass_verify(const char *, size_t,
+		    const unsigned char stored[BL_PASSHASH_BYTES]);
+
+/* validate.c: field checks with explicit bounds. */
+int		 bl_key_valid(const char *, size_t);
+size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
+int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
+char		*bl_iso8601(int64_t ms, char buf[64]);
+int64_t		 bl_now_ms(void);
+
+#endif /* BURNLINK_H */

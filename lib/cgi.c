@@ -1,0 +1,406 @@
+/* cgi.c: reading the CGI request and the one path every response leaves by. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *
+cgi_getenv(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+static size_t
+cgi_read(void *ctx, void *buf, size_t len)
+{
+	ssize_t	 n;
+
+	(void)ctx;
+	do
+		n = read(STDIN_FILENO, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static int
+cgi_write(void *ctx, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	(void)ctx;
+	while (len > 0) {
+		if ((n = write(STDOUT_FILENO, p, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+const struct bl_io bl_cgi_io = { cgi_getenv, cgi_read, cgi_write, NULL };
+
+/* The value of a CGI variable, or NULL. */
+const char *
+bl_req_env(const struct bl_req *r, const char *name)
+{
+	return r->io->getenv(r->io->ctx, name);
+}
+
+/* Sets up r for one request: id, clock, method, configuration. */
+enum bl_err
+bl_req_init(struct bl_req *r, const struct bl_io *io)
+{
+	unsigned char	 rnd[15];
+	char		*id;
+	const char	*m, *ip;
+
+	memset(r, 0, sizeof(*r));
+	r->io = io;
+	r->now_ms = bl_now_ms();
+	memcpy(r->id, "req_unknown", sizeof("req_unknown"));
+	if (bl_random(rnd, sizeof(rnd)) == 0 &&
+	    (id = bl_b64url_encode(rnd, sizeof(rnd), NULL)) != NULL) {
+		snprintf(r->id, sizeof(r->id), "req_%s", id);
+		free(id);
+	}
+	m = bl_req_env(r, "REQUEST_METHOD");
+	if (m == NULL)
+		r->method = BL_M_OTHER;
+	else if (strcmp(m, "GET") == 0)
+		r->method = BL_M_GET;
+	else if (strcmp(m, "HEAD") == 0)
+		r->method = BL_M_HEAD;
+	else if (strcmp(m, "POST") == 0)
+		r->method = BL_M_POST;
+	else if (strcmp(m, "DELETE") == 0)
+		r->method = BL_M_DELETE;
+	ip = bl_req_env(r, "REMOTE_ADDR");
+	snprintf(r->client_ip, sizeof(r->client_ip), "%s",
+	    ip != NULL && strlen(ip) < sizeof(r->client_ip) ? ip : "unknown");
+	if (bl_config_load(&r->cfg, io) != 0)
+		return BL_ERR_INTERNAL;
+	return BL_OK;
+}
+
+/* Releases everything r holds, wiping the body and parsed JSON first. */
+void
+bl_req_free(struct bl_req *r)
+{
+	if (r->json != NULL) {
+		bl_json_wipe(r->json);
+		json_object_put(r->json);
+	}
+	if (r->body != NULL)
+		bl_free_wipe(r->body, r->body_len + 1);
+	if (r->store != NULL)
+		bl_store_close(r->store);
+	bl_wipe(r->install_key, sizeof(r->install_key));
+	bl_config_free(&r->cfg);
+	r->json = NULL;
+	r->body = NULL;
+	r->store = NULL;
+}
+
+/* BL_OK if the request method is in mask, else 405 with allow as the Allow header. */
+enum bl_err
+bl_req_method(struct bl_req *r, unsigned mask, const char *allow)
+{
+	r->allow = allow;
+	if (r->method != BL_M_OTHER && (mask & BL_MASK(r->method)))
+		return BL_OK;
+	return BL_ERR_METHOD_NOT_ALLOWED;
+}
+
+/* Takes the key from PATH_INFO ("/<22 url-safe base64 chars>"), else 404. */
+enum bl_err
+bl_req_key(struct bl_req *r)
+{
+	const char	*p = bl_req_env(r, "PATH_INFO");
+
+	if (p == NULL || p[0] != '/' || !bl_key_valid(p + 1, strlen(p + 1)))
+		return BL_ERR_NOT_FOUND;
+	memcpy(r->key, p + 1, BL_KEY_LEN + 1);
+	return BL_OK;
+}
+
+/* 1 if CONTENT_TYPE is application/json, parameters allowed. */
+static int
+is_json_type(const char *ct)
+{
+	size_t	 n = sizeof("application/json") - 1;
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	if (strncasecmp(ct, "application/json", n) != 0)
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}
+
+/* Parses CONTENT_LENGTH strictly: digits only, no sign, at most max. */
+static int
+content_length(const char *s, size_t max, size_t *out)
+{
+	size_t	 v = 0;
+
+	if (s == NULL || *s == '\0') {
+		*out = 0;
+		return 0;
+	}
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (max + 1) / 10 + 1)
+			return 1;	/* too large, without overflowing */
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	*out = v;
+	return v > max ? 1 : 0;
+}
+
+/*
+ * Reads the body: 413 above 4 MiB (without reading it), 415 if it is not JSON,
+ * then parses it into r->json. A missing body is INVALID_JSON when required,
+ * else leaves r->json NULL.
+ */
+enum bl_err
+bl_req_read_body(struct bl_req *r, int required)
+{
+	size_t	 len, got = 0, n;
+	int	 rc;
+
+	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
+	if (rc > 0)
+		return BL_ERR_PAYLOAD_TOO_LARGE;
+	if (rc < 0)
+		return bl_req_fail(r, BL_ERR_INVALID_JSON,
+		    "CONTENT_LENGTH is not a number; send a JSON body with a Content-Length.");
+	if (len == 0)
+		return required ? BL_ERR_INVALID_JSON : BL_OK;
+	if (!is_json_type(bl_req_env(r, "CONTENT_TYPE")))
+		return BL_ERR_UNSUPPORTED_MEDIA_TYPE;
+	if ((r->body = malloc(len + 1)) == NULL)
+		return BL_ERR_INTERNAL;
+	r->body_len = len;
+	while (got < len && (n = r->io->read(r->io->ctx, r->body + got, len - got)) > 0)
+		got += n;
+	r->body[got] = '\0';
+	if (got != len)
+		return bl_req_fail(r, BL_ERR_INVALID_JSON,
+		    "The body ended before Content-Length bytes arrived.");
+	return bl_json_parse(r);
+}
+
+/* A growable output buffer for the response head. */
+struct obuf {
+	char	*buf;
+	size_t	 len, cap;
+	int	 err;
+};
+
+static void
+oprintf(struct obuf *o, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+	char	*nb;
+
+	if (o->err)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			o->err = 1;
+			return;
+		}
+		if ((size_t)n < o->cap - o->len) {
+			o->len += (size_t)n;
+			return;
+		}
+		if ((nb = realloc(o->buf, o->cap * 2 + (size_t)n)) == NULL) {
+			o->err = 1;
+			return;
+		}
+		o->buf = nb;
+		o->cap = o->cap * 2 + (size_t)n;
+	}
+}
+
+static const char *
+reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 410: return "Gone";
+	case 413: return "Payload Too Large";
+	case 415: return "Unsupported Media Type";
+	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+/*
+ * Writes one whole response: status, the headers every response carries, the
+ * rate-limit and Retry-After/Allow headers when set, and body as JSON (not for
+ * HEAD). Only fixed strings and numbers reach the headers. 0 on success.
+ */
+int
+bl_respond_json(struct bl_req *r, int status, json_object *body)
+{
+	struct obuf	 o = { NULL, 0, 0, 0 };
+	const char	*js;
+	size_t		 jlen = 0;
+	int		 rc = -1;
+
+	if (r->responded)
+		return 0;
+	r->responded = 1;
+	js = json_object_to_json_string_length(body,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &jlen);
+	if (js == NULL) {
+		bl_log(r, "cannot serialise the response");
+		js = "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\"}";
+		jlen = strlen(js);
+		status = 500;
+	}
+	if ((o.buf = malloc(1024)) == NULL)
+		return -1;
+	o.cap = 1024;
+	oprintf(&o, "Status: %d %s\r\n"
+	    "Content-Type: application/json; charset=utf-8\r\n"
+	    "Content-Length: %zu\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\n"
+	    "Referrer-Policy: no-referrer\r\n"
+	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+	    "X-Frame-Options: DENY\r\n"
+	    "X-Request-Id: %s\r\n", status, reason(status), jlen, r->id);
+	if (r->rl.set)
+		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
+		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,
+		    (long long)r->rl.remaining, (long long)r->rl.reset);
+	if (r->retry_after > 0)
+		oprintf(&o, "Retry-After: %ld\r\n", r->retry_after);
+	if (status == 405 && r->allow != NULL)
+		oprintf(&o, "Allow: %s\r\n", r->allow);
+	oprintf(&o, "\r\n");
+	if (o.err)
+		goto out;
+	if (r->io->write(r->io->ctx, o.buf, o.len) != 0)
+		goto out;
+	if (r->method != BL_M_HEAD && r->io->write(r->io->ctx, js, jlen) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(o.buf);
+	return rc;
+}
+
+/* Records a hint for the error about to be returned; returns e. */
+enum bl_err
+bl_req_fail(struct bl_req *r, enum bl_err e, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->hint, sizeof(r->hint), fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+/* Writes the JSON error body for e: {error, code, hint, requestId}. */
+int
+bl_respond_error(struct bl_req *r, enum bl_err e)
+{
+	const struct bl_error_info	*ei = bl_error_info(e);
+	json_object			*o;
+	int				 rc;
+
+	if (ei->status == 503 && r->retry_after == 0)
+		r->retry_after = e == BL_ERR_RATE_LIMIT_UNAVAILABLE ? 60 : 5;
+	if ((o = json_object_new_object()) == NULL ||
+	    json_object_object_add(o, "error", json_object_new_string(ei->message)) ||
+	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
+	    json_object_object_add(o, "hint",
+	    json_object_new_string(r->hint[0] != '\0' ? r->hint : ei->hint)) ||
+	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
+		static const char fallback[] = "Status: 500 Internal Server Error\r\n"
+		    "Content-Type: application/json; charset=utf-8\r\n"
+		    "Cache-Control: no-store\r\n\r\n"
+		    "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\","
+		    "\"hint\":\"Try again later.\",\"requestId\":\"req_unknown\"}";
+		json_object_put(o);
+		if (r->responded)
+			return -1;
+		r->responded = 1;
+		return r->io->write(r->io->ctx, fallback, sizeof(fallback) - 1);
+	}
+	rc = bl_respond_json(r, ei->status, o);
+	json_object_put(o);
+	return rc;
+}
+
+/* Logs one line to stderr with the request id; control characters escaped. */
+void
+bl_log(const struct bl_req *r, const char *fmt, ...)
+{
+	char	 msg[512], out[1100];
+	size_t	 i, j = 0;
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (i = 0; msg[i] != '\0' && j + 5 < sizeof(out); i++) {
+		unsigned char c = (unsigned char)msg[i];
+		if (c < 0x20 || c == 0x7f)
+			j += (size_t)snprintf(out + j, sizeof(out) - j, "\\x%02x", c);
+		else
+			out[j++] = (char)c;
+	}
+	out[j] = '\0';
+	fprintf(stderr, "burnlink: %s: %s\n", r != NULL ? r->id : "-", out);
+}
+
+/*
+ * Runs handler for one CGI request: sets up the request, lets the handler
+ * respond, turns a returned error into the JSON error body, frees everything.
+ */
+int
+bl_serve(enum bl_err (*handler)(struct bl_req *))
+{
+	struct bl_req	 r;
+	enum bl_err	 e;
+
+	e = bl_req_init(&r, &bl_cgi_io);
+	if (e == BL_OK)
+		e = handler(&r);
+	if (e != BL_OK && !r.responded)
+		bl_respond_error(&r, e);
+	if (e == BL_ERR_INTERNAL)
+		bl_log(&r, "request failed: %s", r.hint[0] ? r.hint : "internal error");
+	bl_req_free(&r);
+	return 0;
+}

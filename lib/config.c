@@ -1,0 +1,169 @@
+/* config.c: configuration from the environment, and the per-install secret. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static char *
+dup_env(const struct bl_io *io, const char *name)
+{
+	const char	*v = io->getenv(io->ctx, name);
+
+	return (v != NULL && *v != '\0') ? strdup(v) : NULL;
+}
+
+/* Joins a and b into a new string, or NULL. */
+static char *
+concat(const char *a, const char *b)
+{
+	size_t	 la = strlen(a), lb = strlen(b);
+	char	*s;
+
+	if ((s = malloc(la + lb + 1)) == NULL)
+		return NULL;
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb + 1);
+	return s;
+}
+
+/* The default database: var/burnlink.db beside the directory of the program. */
+static char *
+default_db(void)
+{
+	char	 exe[PATH_MAX];
+	ssize_t	 n;
+	char	*slash;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return strdup("var/burnlink.db");
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) == NULL)
+		return strdup("var/burnlink.db");
+	*slash = '\0';
+	return concat(exe, "/../var/burnlink.db");
+}
+
+/* Fills cfg from the environment; 0 on success, -1 when out of memory. */
+int
+bl_config_load(struct bl_config *cfg, const struct bl_io *io)
+{
+	const char	*dot;
+	char		*dir, *slash;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if ((cfg->db_path = dup_env(io, "BURNLINK_DB")) == NULL &&
+	    (cfg->db_path = default_db()) == NULL)
+		goto fail;
+	/* Counters live beside the database: x.db -> x-limits.db. */
+	dot = strrchr(cfg->db_path, '.');
+	if (dot != NULL && strcmp(dot, ".db") == 0 && strchr(dot, '/') == NULL) {
+		size_t stem = (size_t)(dot - cfg->db_path);
+		if ((cfg->limits_path = malloc(stem + sizeof("-limits.db"))) == NULL)
+			goto fail;
+		memcpy(cfg->limits_path, cfg->db_path, stem);
+		memcpy(cfg->limits_path + stem, "-limits.db", sizeof("-limits.db"));
+	} else if ((cfg->limits_path = concat(cfg->db_path, "-limits")) == NULL)
+		goto fail;
+	if ((cfg->secret_file = dup_env(io, "BURNLINK_SECRET_FILE")) == NULL) {
+		if ((dir = strdup(cfg->db_path)) == NULL)
+			goto fail;
+		slash = strrchr(dir, '/');
+		if (slash != NULL)
+			slash[1] = '\0';
+		cfg->secret_file = concat(slash != NULL ? dir : "", "secret.key");
+		free(dir);
+		if (cfg->secret_file == NULL)
+			goto fail;
+	}
+	cfg->site_url = dup_env(io, "BURNLINK_SITE_URL");
+	cfg->trusted_proxies = dup_env(io, "BURNLINK_TRUSTED_PROXIES");
+	return 0;
+fail:
+	bl_config_free(cfg);
+	return -1;
+}
+
+void
+bl_config_free(struct bl_config *cfg)
+{
+	free(cfg->db_path);
+	free(cfg->limits_path);
+	free(cfg->secret_file);
+	free(cfg->site_url);
+	free(cfg->trusted_proxies);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int
+read_key(const char *path, unsigned char key[32])
+{
+	int	 fd;
+	ssize_t	 n;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -1;
+	n = read(fd, key, 32);
+	close(fd);
+	return n == 32 ? 0 : -2;
+}
+
+/*
+ * Loads the per-install secret (32 random bytes), creating it with mode 0600 on
+ * first use. A new file is written under a temporary name and linked into place,
+ * so concurrent first requests agree on one secret.
+ */
+enum bl_err
+bl_req_install_key(struct bl_req *r)
+{
+	const char	*path = r->cfg.secret_file;
+	char		*tmp = NULL;
+	unsigned char	 key[32];
+	int		 fd = -1, rc;
+	enum bl_err	 e = BL_ERR_STORE_UNAVAILABLE;
+
+	if (r->have_install_key)
+		return BL_OK;
+	if ((rc = read_key(path, r->install_key)) == 0)
+		goto ok;
+	if (rc == -2 || errno != ENOENT) {
+		bl_log(r, "cannot read the install secret %s: %s", path,
+		    rc == -2 ? "short file" : strerror(errno));
+		return e;
+	}
+	if ((tmp = concat(path, ".XXXXXX")) == NULL)
+		return BL_ERR_INTERNAL;
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		bl_log(r, "cannot create the install secret %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, 0600) != 0 || bl_random(key, sizeof(key)) != 0 ||
+	    write(fd, key, sizeof(key)) != (ssize_t)sizeof(key) || fsync(fd) != 0) {
+		bl_log(r, "cannot write the install secret %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (link(tmp, path) != 0 && errno != EEXIST) {
+		bl_log(r, "cannot create the install secret %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (read_key(path, r->install_key) != 0) {
+		bl_log(r, "cannot read the install secret %s", path);
+		goto out;
+	}
+ok:
+	r->have_install_key = 1;
+	e = BL_OK;
+out:
+	bl_wipe(key, sizeof(key));
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	return e;
+}

@@ -1,0 +1,345 @@
+/* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC and randomness via OpenSSL. */
+/* SHA256_Init and friends run without loading OpenSSL's providers, which costs
+ * about 2 ms per process; programs that only hash keys should not pay that. */
+#define OPENSSL_API_COMPAT 0x10100000L
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/sha.h>
+
+#include "internal.h"
+
+#define SCRYPT_N	32768u		/* 2^15 */
+#define SCRYPT_R	8u
+#define SCRYPT_P	1u
+#define SCRYPT_MAXMEM	(64u * 1024 * 1024)
+
+/* Fills buf with len bytes from the kernel CSPRNG; 0 on success. */
+int
+bl_random(void *buf, size_t len)
+{
+	unsigned char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = getrandom(p, len > 256 ? 256 : len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Overwrites len bytes at p so the compiler cannot drop it. */
+void
+bl_wipe(void *p, size_t len)
+{
+	if (p != NULL && len > 0)
+		OPENSSL_cleanse(p, len);
+}
+
+/* Wipes then frees a buffer of len bytes. */
+void
+bl_free_wipe(void *p, size_t len)
+{
+	bl_wipe(p, len);
+	free(p);
+}
+
+/* Standard base64 with padding; returns a NUL-terminated string or NULL. */
+char *
+bl_b64_encode(const unsigned char *in, size_t len, size_t *outlen)
+{
+	char	*out;
+	size_t	 n;
+
+	if (len > (SIZE_MAX / 4 - 1) * 3 || len > INT_MAX / 4 * 3)
+		return NULL;
+	n = (len + 2) / 3 * 4;
+	if ((out = malloc(n + 1)) == NULL)
+		return NULL;
+	EVP_EncodeBlock((unsigned char *)out, in, (int)len);
+	out[n] = '\0';
+	if (outlen != NULL)
+		*outlen = n;
+	return out;
+}
+
+static int
+b64_char(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+/* Length that canonical base64 s decodes to, or SIZE_MAX if malformed. */
+size_t
+bl_b64_decoded_len(const char *s, size_t len)
+{
+	size_t	 i, pad = 0;
+
+	if (len % 4 != 0)
+		return SIZE_MAX;
+	if (len > 0 && s[len - 1] == '=')
+		pad++;
+	if (len > 1 && s[len - 2] == '=')
+		pad++;
+	for (i = 0; i < len - pad; i++)
+		if (!b64_char((unsigned char)s[i]))
+			return SIZE_MAX;
+	return len / 4 * 3 - pad;
+}
+
+/*
+ * Decodes canonical standard base64 (padding required, no whitespace, unused
+ * bits zero). Returns a malloc'd buffer (plus a NUL) or NULL if s is not canonical.
+ */
+unsigned char *
+bl_b64_decode(const char *s, size_t len, size_t *outlen)
+{
+	unsigned char	*out;
+	unsigned char	 last[3];
+	char		 re[5];
+	size_t		 n;
+
+	if ((n = bl_b64_decoded_len(s, len)) == SIZE_MAX || len > INT_MAX)
+		return NULL;
+	if ((out = malloc(len / 4 * 3 + 1)) == NULL)
+		return NULL;
+	if (len > 0 && EVP_DecodeBlock(out, (const unsigned char *)s, (int)len) < 0)
+		goto bad;
+	/* Canonical: the last quantum re-encodes to itself. */
+	if (len > 0) {
+		size_t q = n - (n % 3 ? n % 3 : 3);
+		memcpy(last, out + q, n - q);
+		EVP_EncodeBlock((unsigned char *)re, last, (int)(n - q));
+		if (memcmp(re, s + len - 4, 4) != 0)
+			goto bad;
+	}
+	out[n] = '\0';
+	*outlen = n;
+	return out;
+bad:
+	bl_free_wipe(out, len / 4 * 3 + 1);
+	return NULL;
+}
+
+/* url-safe base64 without padding; returns a NUL-terminated string or NULL. */
+char *
+bl_b64url_encode(const unsigned char *in, size_t len, size_t *outlen)
+{
+	char	*out;
+	size_t	 n, i;
+
+	if ((out = bl_b64_encode(in, len, &n)) == NULL)
+		return NULL;
+	while (n > 0 && out[n - 1] == '=')
+		out[--n] = '\0';
+	for (i = 0; i < n; i++) {
+		if (out[i] == '+')
+			out[i] = '-';
+		else if (out[i] == '/')
+			out[i] = '_';
+	}
+	if (outlen != NULL)
+		*outlen = n;
+	return out;
+}
+
+/* Decodes canonical url-safe base64 without padding; NULL if malformed. */
+unsigned char *
+bl_b64url_decode(const char *s, size_t len, size_t *outlen)
+{
+	unsigned char	*out = NULL;
+	char		*tmp;
+	size_t		 i, n;
+
+	if (len % 4 == 1 || len > SIZE_MAX - 4)
+		return NULL;
+	n = (len + 3) / 4 * 4;
+	if ((tmp = malloc(n)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+		if (c == '-')
+			c = '+';
+		else if (c == '_')
+			c = '/';
+		else if (c == '+' || c == '/' || c == '=')
+			goto out;
+		tmp[i] = c;
+	}
+	for (; i < n; i++)
+		tmp[i] = '=';
+	out = bl_b64_decode(tmp, n, outlen);
+out:
+	bl_free_wipe(tmp, n);
+	return out;
+}
+
+/* SHA-256 of buf; 0 on success. */
+int
+bl_sha256(const void *buf, size_t len, unsigned char out[BL_HASH_BYTES])
+{
+	SHA256_CTX	 c;
+
+	if (!SHA256_Init(&c) || !SHA256_Update(&c, buf, len) || !SHA256_Final(out, &c))
+		return -1;
+	OPENSSL_cleanse(&c, sizeof(c));
+	return 0;
+}
+
+/*
+ * HMAC-SHA-256 (RFC 2104) over the low-level SHA-256, so that hashing a client
+ * address on every request does not load OpenSSL's providers; 0 on success.
+ */
+int
+bl_hmac_sha256(const unsigned char *key, size_t keylen, const void *buf,
+    size_t len, unsigned char out[BL_HASH_BYTES])
+{
+	unsigned char	 k[SHA256_CBLOCK], pad[SHA256_CBLOCK], inner[BL_HASH_BYTES];
+	SHA256_CTX	 c;
+	size_t		 i;
+	int		 rc = -1;
+
+	memset(k, 0, sizeof(k));
+	if (keylen > sizeof(k)) {
+		if (bl_sha256(key, keylen, k) != 0)
+			goto out;
+	} else if (keylen > 0)
+		memcpy(k, key, keylen);
+	for (i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x36;
+	if (!SHA256_Init(&c) || !SHA256_Update(&c, pad, sizeof(pad)) ||
+	    !SHA256_Update(&c, buf, len) || !SHA256_Final(inner, &c))
+		goto out;
+	for (i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x5c;
+	if (!SHA256_Init(&c) || !SHA256_Update(&c, pad, sizeof(pad)) ||
+	    !SHA256_Update(&c, inner, sizeof(inner)) || !SHA256_Final(out, &c))
+		goto out;
+	rc = 0;
+out:
+	OPENSSL_cleanse(k, sizeof(k));
+	OPENSSL_cleanse(pad, sizeof(pad));
+	OPENSSL_cleanse(inner, sizeof(inner));
+	OPENSSL_cleanse(&c, sizeof(c));
+	return rc;
+}
+
+/* Loads OpenSSL without reading openssl.cnf (nothing in it applies here). */
+static int
+crypto_init(void)
+{
+	return OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) == 1 ? 0 : -1;
+}
+
+/* AES-256-GCM, no AAD; writes ptlen bytes of ciphertext then the 16-byte tag. */
+int
+bl_aes_gcm_encrypt(const unsigned char key[32], const unsigned char iv[BL_IV_BYTES],
+    const unsigned char *pt, size_t ptlen, unsigned char *out)
+{
+	EVP_CIPHER_CTX	*ctx = NULL;
+	int		 n, rc = -1;
+	size_t		 off = 0;
+
+	if (crypto_init() != 0 || (ctx = EVP_CIPHER_CTX_new()) == NULL)
+		goto out;
+	if (EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, BL_IV_BYTES, NULL) != 1 ||
+	    EVP_EncryptInit_ex(ctx, NULL, NULL, key, iv) != 1)
+		goto out;
+	while (off < ptlen) {
+		int chunk = ptlen - off > (1 << 30) ? (1 << 30) : (int)(ptlen - off);
+		if (EVP_EncryptUpdate(ctx, out + off, &n, pt + off, chunk) != 1)
+			goto out;
+		off += (size_t)n;
+	}
+	if (EVP_EncryptFinal_ex(ctx, out + off, &n) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, BL_TAG_BYTES, out + ptlen) != 1)
+		goto out;
+	rc = 0;
+out:
+	EVP_CIPHER_CTX_free(ctx);
+	return rc;
+}
+
+/* AES-256-GCM decryption of ct (tag last); 0 if the tag verifies. */
+int
+bl_aes_gcm_decrypt(const unsigned char key[32], const unsigned char iv[BL_IV_BYTES],
+    const unsigned char *ct, size_t ctlen, unsigned char *out)
+{
+	EVP_CIPHER_CTX	*ctx = NULL;
+	unsigned char	 tag[BL_TAG_BYTES];
+	size_t		 len, off = 0;
+	int		 n, rc = -1;
+
+	if (ctlen < BL_TAG_BYTES)
+		return -1;
+	len = ctlen - BL_TAG_BYTES;
+	memcpy(tag, ct + len, BL_TAG_BYTES);
+	if (crypto_init() != 0 || (ctx = EVP_CIPHER_CTX_new()) == NULL)
+		goto out;
+	if (EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, BL_IV_BYTES, NULL) != 1 ||
+	    EVP_DecryptInit_ex(ctx, NULL, NULL, key, iv) != 1)
+		goto out;
+	while (off < len) {
+		int chunk = len - off > (1 << 30) ? (1 << 30) : (int)(len - off);
+		if (EVP_DecryptUpdate(ctx, out + off, &n, ct + off, chunk) != 1)
+			goto out;
+		off += (size_t)n;
+	}
+	if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, BL_TAG_BYTES, tag) != 1 ||
+	    EVP_DecryptFinal_ex(ctx, out + off, &n) != 1)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0 && len > 0)
+		OPENSSL_cleanse(out, len);
+	EVP_CIPHER_CTX_free(ctx);
+	return rc;
+}
+
+static int
+scrypt(const char *pass, size_t passlen, const unsigned char *salt,
+    unsigned char out[BL_HASH_BYTES])
+{
+	if (crypto_init() != 0)
+		return -1;
+	return EVP_PBE_scrypt(pass, passlen, salt, 16, SCRYPT_N, SCRYPT_R,
+	    SCRYPT_P, SCRYPT_MAXMEM, out, BL_HASH_BYTES) == 1 ? 0 : -1;
+}
+
+/* Hashes a passphrase: 16 random salt bytes, then scrypt(N=2^15, r=8, p=1). */
+int
+bl_pass_hash(const char *pass, size_t len, unsigned char out[BL_PASSHASH_BYTES])
+{
+	if (bl_random(out, 16) != 0)
+		return -1;
+	return scrypt(pass, len, out, out + 16);
+}
+
+/* 1 if pass matches the stored salt+hash (constant-time compare), 0 if not, -1 on error. */
+int
+bl_pass_verify(const char *pass, size_t len, const unsigned char stored[BL_PASSHASH_BYTES])
+{
+	unsigned char	 h[BL_HASH_BYTES];
+	int		 rc;
+
+	if (scrypt(pass, len, stored, h) != 0)
+		return -1;
+	rc = CRYPTO_memcmp(h, stored + 16, BL_HASH_BYTES) == 0;
+	OPENSSL_cleanse(h, sizeof(h));
+	return rc;
+}

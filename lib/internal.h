@@ -1,0 +1,119 @@
+/* internal.h: declarations shared by the units of libburnlink, not for programs. */
+#ifndef BL_INTERNAL_H
+#define BL_INTERNAL_H
+
+#include "burnlink.h"
+
+/* States of a secret row. */
+enum bl_state {
+	BL_ST_ACTIVE = 0,
+	BL_ST_EXPIRED = 1,
+	BL_ST_BURNED = 2,
+	BL_ST_EXHAUSTED = 3
+};
+
+/* One stored item: ciphertext (with tag) and IV, or a plain string (enc == 0). */
+struct bl_item {
+	unsigned char	*buf;
+	size_t		 len;
+	unsigned char	 iv[BL_IV_BYTES];
+	int		 enc;
+};
+
+struct bl_file {
+	struct bl_item	 name;
+	struct bl_item	 mime;
+	struct bl_item	 data;
+};
+
+/* The encrypted content of a secret: optional text and up to BL_MAX_FILES files. */
+struct bl_content {
+	int		 has_text;
+	struct bl_item	 text;
+	size_t		 nfiles;
+	struct bl_file	*files;
+};
+
+/* A secret row as the storage unit returns it (no content). */
+struct bl_secret {
+	int64_t		 id;
+	enum bl_state	 state;
+	int		 by_receipt;	/* the lookup matched the receipt key */
+	int64_t		 created_ms;
+	int64_t		 expires_ms;
+	int64_t		 last_viewed_ms; /* -1 when never viewed */
+	int64_t		 max_views;	/* -1 for unlimited */
+	int64_t		 view_count;
+	int		 deletable;
+	int		 has_pass;
+	unsigned char	 pass_hash[BL_PASSHASH_BYTES];
+	int64_t		 account_id;	/* 0 for anonymous */
+};
+
+/* What bl_store_insert() writes. */
+struct bl_new_secret {
+	unsigned char		 secret_hash[BL_HASH_BYTES];
+	unsigned char		 receipt_hash[BL_HASH_BYTES];
+	int64_t			 created_ms;
+	int64_t			 expires_ms;
+	int64_t			 max_views;
+	int			 deletable;
+	int			 has_pass;
+	unsigned char		 pass_hash[BL_PASSHASH_BYTES];
+	int			 server_side;
+	int64_t			 account_id;
+	const struct bl_content	*content;
+};
+
+/*
+ * The storage interface. A backend implements exactly these; nothing else in
+ * the library knows what the store is. Every call that changes a secret runs
+ * in one transaction and re-checks the state inside it.
+ */
+struct bl_store;
+enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
+		    char *err, size_t errlen);
+void		 bl_store_close(struct bl_store *);
+enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
+enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    int64_t now_ms, struct bl_secret *);
+enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
+		    struct bl_secret *, struct bl_content *);
+enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_count(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t expires, int64_t *count);
+const char	*bl_store_error(const struct bl_store *);
+enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
+		    struct bl_cleanup_stats *);
+
+void		 bl_content_free(struct bl_content *);
+void		 bl_item_free(struct bl_item *);
+
+/* json.c: request body parsing and the create request. */
+enum bl_err	 bl_json_parse(struct bl_req *);
+void		 bl_json_wipe(json_object *);
+json_object	*bl_json_item(const struct bl_item *);
+
+struct bl_create {
+	int		 server_side;
+	int64_t		 ttl;
+	int64_t		 max_views;	/* -1 unlimited */
+	int		 deletable;
+	const char	*pass;		/* points into the request JSON */
+	size_t		 pass_len;
+	struct bl_content content;	/* encrypted when parsing is done */
+	unsigned char	 dkey[32];	/* server-side key, wiped after use */
+};
+enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
+void		 bl_create_free(struct bl_create *);
+
+/* state and helpers used by the operations */
+enum bl_err	 bl_req_store(struct bl_req *);
+enum bl_err	 bl_req_install_key(struct bl_req *);
+enum bl_err	 bl_state_err(enum bl_state);
+const char	*bl_state_name(enum bl_state);
+enum bl_err	 bl_check_passphrase(struct bl_req *, const struct bl_secret *,
+		    const unsigned char secret_hash[BL_HASH_BYTES]);
+int		 bl_site_url(struct bl_req *, char **out);
+
+#endif /* BL_INTERNAL_H */

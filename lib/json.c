@@ -1,0 +1,459 @@
+/* json.c: parsing request bodies and validating the create request against its table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Parses r->body as one JSON object (strict, UTF-8 checked, nothing after it). */
+enum bl_err
+bl_json_parse(struct bl_req *r)
+{
+	struct json_tokener	*tok;
+	json_object		*o;
+	size_t			 i;
+	enum bl_err		 e = BL_ERR_INVALID_JSON;
+
+	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL)
+		return BL_ERR_INTERNAL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len);
+	if (o == NULL) {
+		if (json_tokener_get_error(tok) == json_tokener_continue)
+			bl_req_fail(r, e, "The JSON body ends too early.");
+		else
+			bl_req_fail(r, e, "The body is not valid JSON (%s at byte %zu).",
+			    json_tokener_error_desc(json_tokener_get_error(tok)),
+			    json_tokener_get_parse_end(tok));
+		goto out;
+	}
+	for (i = json_tokener_get_parse_end(tok); i < r->body_len; i++)
+		if (!strchr(" \t\r\n", r->body[i])) {
+			bl_req_fail(r, e, "Unexpected data after the JSON object at byte %zu.", i);
+			goto out;
+		}
+	if (!json_object_is_type(o, json_type_object)) {
+		bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}.");
+		goto out;
+	}
+	r->json = o;
+	o = NULL;
+	e = BL_OK;
+out:
+	if (o != NULL) {
+		bl_json_wipe(o);
+		json_object_put(o);
+	}
+	/* The tokener's scratch buffer held the last string it parsed. */
+	if (tok->pb != NULL && tok->pb->buf != NULL)
+		bl_wipe(tok->pb->buf, (size_t)tok->pb->size);
+	json_tokener_free(tok);
+	return e;
+}
+
+/* Overwrites every string in a JSON tree (they may hold plaintext or a passphrase). */
+void
+bl_json_wipe(json_object *o)
+{
+	size_t	 i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		bl_wipe((char *)json_object_get_string(o), (size_t)json_object_get_string_len(o));
+		break;
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			bl_json_wipe(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			bl_json_wipe(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* A stored item as JSON: a plain string, or {ciphertext, iv}. NULL on failure. */
+json_object *
+bl_json_item(const struct bl_item *it)
+{
+	json_object	*o = NULL, *s;
+	char		*ct = NULL, *iv = NULL;
+	size_t		 n;
+
+	if (!it->enc)
+		return json_object_new_string_len((const char *)it->buf, (int)it->len);
+	if ((ct = bl_b64_encode(it->buf, it->len, &n)) == NULL ||
+	    (iv = bl_b64_encode(it->iv, BL_IV_BYTES, NULL)) == NULL ||
+	    (o = json_object_new_object()) == NULL)
+		goto fail;
+	if ((s = json_object_new_string_len(ct, (int)n)) == NULL ||
+	    json_object_object_add(o, "ciphertext", s) != 0 ||
+	    (s = json_object_new_string(iv)) == NULL ||
+	    json_object_object_add(o, "iv", s) != 0)
+		goto fail;
+	free(ct);
+	free(iv);
+	return o;
+fail:
+	json_object_put(o);
+	free(ct);
+	free(iv);
+	return NULL;
+}
+
+void
+bl_item_free(struct bl_item *it)
+{
+	if (it->buf != NULL)
+		bl_free_wipe(it->buf, it->len);
+	memset(it, 0, sizeof(*it));
+}
+
+void
+bl_content_free(struct bl_content *c)
+{
+	size_t	 i;
+
+	bl_item_free(&c->text);
+	for (i = 0; i < c->nfiles; i++) {
+		bl_item_free(&c->files[i].name);
+		bl_item_free(&c->files[i].mime);
+		bl_item_free(&c->files[i].data);
+	}
+	free(c->files);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+bl_create_free(struct bl_create *c)
+{
+	bl_content_free(&c->content);
+	bl_wipe(c->dkey, sizeof(c->dkey));
+}
+
+/* Which mode a JSON value claims: 1 server-side (string), 0 client-side (object), -1 neither. */
+static int
+mode_of(json_object *v)
+{
+	if (json_object_is_type(v, json_type_string))
+		return 1;
+	if (json_object_is_type(v, json_type_object))
+		return 0;
+	return -1;
+}
+
+/* Decodes {ciphertext, iv} into it (ciphertext at least the tag long). */
+static enum bl_err
+parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
+    struct bl_item *it)
+{
+	json_object	*ct, *iv;
+	unsigned char	*ivb = NULL;
+	size_t		 n;
+
+	if (!json_object_object_get_ex(v, "ciphertext", &ct) ||
+	    !json_object_is_type(ct, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
+		    "%s.ciphertext must be a base64 string.", what);
+	if (!json_object_object_get_ex(v, "iv", &iv) ||
+	    !json_object_is_type(iv, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_IV,
+		    "%s.iv must be base64 of exactly 12 bytes.", what);
+	n = bl_b64_decoded_len(json_object_get_string(ct), (size_t)json_object_get_string_len(ct));
+	if (n != SIZE_MAX && n > maxplain + BL_TAG_BYTES)
+		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
+		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+	if ((it->buf = bl_b64_decode(json_object_get_string(ct),
+	    (size_t)json_object_get_string_len(ct), &it->len)) == NULL)
+		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
+		    "%s.ciphertext must be canonical standard base64 with padding.", what);
+	if (it->len < BL_TAG_BYTES)
+		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
+		    "%s.ciphertext is shorter than the 16-byte AES-GCM tag.", what);
+	if ((ivb = bl_b64_decode(json_object_get_string(iv),
+	    (size_t)json_object_get_string_len(iv), &n)) == NULL || n != BL_IV_BYTES) {
+		free(ivb);
+		return bl_req_fail(r, BL_ERR_INVALID_IV,
+		    "%s.iv must be canonical base64 of exactly 12 bytes (16 characters).", what);
+	}
+	memcpy(it->iv, ivb, BL_IV_BYTES);
+	free(ivb);
+	it->enc = 1;
+	return BL_OK;
+}
+
+/* Copies a plaintext string into it (to be encrypted later, or kept plain). */
+static enum bl_err
+copy_plain(const char *s, size_t len, struct bl_item *it)
+{
+	if ((it->buf = malloc(len + 1)) == NULL)
+		return BL_ERR_INTERNAL;
+	memcpy(it->buf, s, len);
+	it->buf[len] = '\0';
+	it->len = len;
+	it->enc = 0;
+	return BL_OK;
+}
+
+/* A filename or mimeType: a short string, or (client-side) {ciphertext, iv}. */
+static enum bl_err
+parse_meta(struct bl_req *r, json_object *v, int server_side, const char *what,
+    int required, const char *dflt, struct bl_item *it)
+{
+	const char	*s;
+	size_t		 len;
+
+	if (v == NULL || json_object_is_type(v, json_type_null)) {
+		if (required)
+			return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s is required.", what);
+		return copy_plain(dflt, strlen(dflt), it);
+	}
+	if (json_object_is_type(v, json_type_object)) {
+		if (server_side)
+			return bl_req_fail(r, BL_ERR_INVALID_ENCRYPTION_MODE,
+			    "%s is encrypted but the request is in server-side mode; send every item one way.", what);
+		return parse_enc(r, v, what, 1024, it);
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "%s must be a string%s.", what, server_side ? "" : " or {ciphertext, iv}");
+	s = json_object_get_string(v);
+	len = (size_t)json_object_get_string_len(v);
+	if (len == 0 && required)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s must not be empty.", what);
+	if (len > 255 || bl_utf8_codepoints(s, len) == SIZE_MAX)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "%s must be valid text of at most 255 bytes without NUL.", what);
+	return copy_plain(s, len, it);
+}
+
+/* Decodes a data:<mime>;base64,<data> URL into it. */
+static enum bl_err
+parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
+    struct bl_item *it)
+{
+	const char	*s = json_object_get_string(v), *comma, *b64;
+	size_t		 len = (size_t)json_object_get_string_len(v), n;
+
+	if (len < 5 || strncmp(s, "data:", 5) != 0 ||
+	    (comma = memchr(s, ',', len)) == NULL || comma - s < 12 ||
+	    strncmp(comma - 7, ";base64", 7) != 0)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "%s must be a data URL: data:<mime type>;base64,<data>.", what);
+	b64 = comma + 1;
+	len -= (size_t)(b64 - s);
+	n = bl_b64_decoded_len(b64, len);
+	if (n != SIZE_MAX && n > maxplain)
+		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
+		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+	if ((it->buf = bl_b64_decode(b64, len, &it->len)) == NULL)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "%s: the data URL's payload must be canonical base64 with padding.", what);
+	it->enc = 0;
+	return BL_OK;
+}
+
+/* Size of one item's plaintext. */
+static size_t
+plain_len(const struct bl_item *it)
+{
+	return it->enc ? it->len - BL_TAG_BYTES : it->len;
+}
+
+/* Encrypts a plaintext item in place under key with a fresh IV. */
+static enum bl_err
+encrypt_item(const unsigned char key[32], struct bl_item *it)
+{
+	unsigned char	*ct;
+
+	if (it->enc)
+		return BL_OK;
+	if ((ct = malloc(it->len + BL_TAG_BYTES)) == NULL)
+		return BL_ERR_INTERNAL;
+	if (bl_random(it->iv, BL_IV_BYTES) != 0 ||
+	    bl_aes_gcm_encrypt(key, it->iv, it->buf, it->len, ct) != 0) {
+		free(ct);
+		return BL_ERR_INTERNAL;
+	}
+	bl_free_wipe(it->buf, it->len + 1);
+	it->buf = ct;
+	it->len += BL_TAG_BYTES;
+	it->enc = 1;
+	return BL_OK;
+}
+
+/* The files array, each item checked for its mode and size. */
+static enum bl_err
+parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *total)
+{
+	size_t		 i, n;
+	char		 what[48];
+	enum bl_err	 e;
+
+	if (!json_object_is_type(files, json_type_array))
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "files must be an array of {filename, mimeType, data}.");
+	n = json_object_array_length(files);
+	if (n > BL_MAX_FILES)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "At most 20 files may be attached; %zu were sent.", n);
+	if (n == 0)
+		return BL_OK;
+	if ((c->content.files = calloc(n, sizeof(struct bl_file))) == NULL)
+		return BL_ERR_INTERNAL;
+	for (i = 0; i < n; i++) {
+		json_object	*f = json_object_array_get_idx(files, i), *name, *mime, *data;
+		struct bl_file	*bf = &c->content.files[i];
+		int		 m;
+
+		c->content.nfiles = i + 1;
+		if (!json_object_is_type(f, json_type_object))
+			return bl_req_fail(r, BL_ERR_INVALID_FILES,
+			    "files[%zu] must be an object {filename, mimeType, data}.", i);
+		json_object_object_get_ex(f, "filename", &name);
+		json_object_object_get_ex(f, "mimeType", &mime);
+		if (!json_object_object_get_ex(f, "data", &data) || (m = mode_of(data)) < 0)
+			return bl_req_fail(r, BL_ERR_INVALID_FILES,
+			    "files[%zu].data must be a data URL (server-side) or {ciphertext, iv} (client-side).", i);
+		if (m != c->server_side)
+			return bl_req_fail(r, BL_ERR_INVALID_ENCRYPTION_MODE,
+			    "files[%zu] is in %s mode but the request is in %s mode; send every item one way.",
+			    i, m ? "server-side" : "client-side", c->server_side ? "server-side" : "client-side");
+		snprintf(what, sizeof(what), "files[%zu].filename", i);
+		if ((e = parse_meta(r, name, c->server_side, what, 1, "", &bf->name)) != BL_OK)
+			return e;
+		snprintf(what, sizeof(what), "files[%zu].mimeType", i);
+		if ((e = parse_meta(r, mime, c->server_side, what, 0,
+		    "application/octet-stream", &bf->mime)) != BL_OK)
+			return e;
+		snprintf(what, sizeof(what), "files[%zu].data", i);
+		e = c->server_side ?
+		    parse_data_url(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data) :
+		    parse_enc(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data);
+		if (e != BL_OK)
+			return e;
+		*total += plain_len(&bf->data);
+	}
+	return BL_OK;
+}
+
+/*
+ * Validates the create request in r->json into c. On success every item of
+ * c->content is encrypted (server-side mode: under a fresh key in c->dkey).
+ */
+enum bl_err
+bl_create_parse(struct bl_req *r, struct bl_create *c)
+{
+	json_object	*o = r->json, *text = NULL, *secret = NULL, *v, *files = NULL;
+	size_t		 total = 0, i;
+	enum bl_err	 e;
+	int		 has_files;
+
+	memset(c, 0, sizeof(*c));
+	c->ttl = BL_TTL_DEFAULT;
+	c->max_views = 1;
+	c->deletable = 1;
+
+	/* text / secret decide the mode; files decide it when there is no text. */
+	json_object_object_get_ex(o, "text", &text);
+	json_object_object_get_ex(o, "secret", &secret);
+	if (json_object_is_type(text, json_type_null))
+		text = NULL;
+	if (json_object_is_type(secret, json_type_null))
+		secret = NULL;
+	if (text != NULL && secret != NULL)
+		return bl_req_fail(r, BL_ERR_INVALID_TEXT,
+		    "Send text or the legacy secret field, not both.");
+	if (secret != NULL && !json_object_is_type(secret, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_TEXT,
+		    "secret (the legacy field) must be a plaintext string.");
+	if (text == NULL)
+		text = secret;
+	json_object_object_get_ex(o, "files", &files);
+	if (json_object_is_type(files, json_type_null))
+		files = NULL;
+	has_files = files != NULL && json_object_is_type(files, json_type_array) &&
+	    json_object_array_length(files) > 0;
+	if (text != NULL) {
+		if ((c->server_side = mode_of(text)) < 0)
+			return BL_ERR_INVALID_TEXT;
+	} else if (has_files) {
+		v = json_object_array_get_idx(files, 0);
+		if (json_object_is_type(v, json_type_object) &&
+		    json_object_object_get_ex(v, "data", &v))
+			c->server_side = mode_of(v) == 1;
+	}
+
+	if (json_object_object_get_ex(o, "ttl", &v) &&
+	    bl_json_int(v, BL_TTL_MIN, BL_TTL_MAX, &c->ttl) != 0)
+		return BL_ERR_INVALID_TTL;
+	if (json_object_object_get_ex(o, "maxViews", &v)) {
+		if (json_object_is_type(v, json_type_null))
+			c->max_views = -1;
+		else if (bl_json_int(v, 1, BL_VIEWS_MAX, &c->max_views) != 0)
+			return BL_ERR_INVALID_MAX_VIEWS;
+	}
+	if (json_object_object_get_ex(o, "passphrase", &v) &&
+	    !json_object_is_type(v, json_type_null)) {
+		size_t cp;
+		if (!json_object_is_type(v, json_type_string))
+			return BL_ERR_INVALID_PASSPHRASE_FORMAT;
+		c->pass = json_object_get_string(v);
+		c->pass_len = (size_t)json_object_get_string_len(v);
+		cp = bl_utf8_codepoints(c->pass, c->pass_len);
+		if (cp == SIZE_MAX || cp < BL_PASS_MIN || cp > BL_PASS_MAX)
+			return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
+			    "passphrase must be a string of 4 to 256 characters without NUL.");
+	}
+	if (json_object_object_get_ex(o, "deletable", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return BL_ERR_INVALID_DELETABLE;
+		c->deletable = json_object_get_boolean(v);
+	}
+
+	if (text != NULL) {
+		c->content.has_text = 1;
+		if (c->server_side) {
+			const char *s = json_object_get_string(text);
+			size_t len = (size_t)json_object_get_string_len(text);
+			if (memchr(s, '\0', len) != NULL)
+				return bl_req_fail(r, BL_ERR_INVALID_TEXT,
+				    "text must not contain NUL characters.");
+			if (len > BL_MAX_PLAINTEXT)
+				return BL_ERR_INVALID_CONTENT_SIZE;
+			if ((e = copy_plain(s, len, &c->content.text)) != BL_OK)
+				return e;
+		} else if ((e = parse_enc(r, text, "text", BL_MAX_PLAINTEXT,
+		    &c->content.text)) != BL_OK)
+			return e;
+		total = plain_len(&c->content.text);
+	}
+	if (files != NULL && (e = parse_files(r, files, c, &total)) != BL_OK)
+		return e;
+	if (c->content.nfiles == 0 && (!c->content.has_text || total == 0))
+		return BL_ERR_INVALID_CONTENT;
+	if (total > BL_MAX_PLAINTEXT)
+		return BL_ERR_INVALID_CONTENT_SIZE;
+
+	if (c->server_side) {
+		if (bl_random(c->dkey, sizeof(c->dkey)) != 0)
+			return BL_ERR_INTERNAL;
+		if (c->content.has_text &&
+		    (e = encrypt_item(c->dkey, &c->content.text)) != BL_OK)
+			return e;
+		for (i = 0; i < c->content.nfiles; i++) {
+			struct bl_file *f = &c->content.files[i];
+			if ((e = encrypt_item(c->dkey, &f->name)) != BL_OK ||
+			    (e = encrypt_item(c->dkey, &f->mime)) != BL_OK ||
+			    (e = encrypt_item(c->dkey, &f->data)) != BL_OK)
+				return e;
+		}
+	}
+	return BL_OK;
+}

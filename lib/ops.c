@@ -1,0 +1,455 @@
+/* ops.c: the four operations (create, metadata, retrieve, burn) over the library. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Adds v under k (v NULL means JSON null only when null_ok); -1 on failure. */
+static int
+add(json_object *o, const char *k, json_object *v)
+{
+	if (v == NULL)
+		return -1;
+	if (json_object_object_add(o, k, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
+}
+
+static int
+add_time(json_object *o, const char *k, int64_t ms)
+{
+	char	 buf[64];
+
+	if (ms < 0)
+		return add_null(o, k);
+	return add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
+}
+
+static int
+add_views(json_object *o, const char *k, int64_t v)
+{
+	return v < 0 ? add_null(o, k) : add(o, k, json_object_new_int64(v));
+}
+
+/* The error of a state that is not active. */
+enum bl_err
+bl_state_err(enum bl_state st)
+{
+	switch (st) {
+	case BL_ST_EXPIRED:
+		return BL_ERR_SECRET_EXPIRED;
+	case BL_ST_BURNED:
+		return BL_ERR_SECRET_BURNED;
+	case BL_ST_EXHAUSTED:
+		return BL_ERR_MAX_VIEWS_REACHED;
+	default:
+		return BL_OK;
+	}
+}
+
+const char *
+bl_state_name(enum bl_state st)
+{
+	static const char *const names[] = {"active", "expired", "burned", "exhausted"};
+
+	return (unsigned)st < 4 ? names[st] : "unknown";
+}
+
+/* Views left: -1 for unlimited, 0 once the secret is no longer active. */
+static int64_t
+views_left(const struct bl_secret *s)
+{
+	if (s->state != BL_ST_ACTIVE)
+		return s->max_views < 0 ? -1 : 0;
+	if (s->max_views < 0)
+		return -1;
+	return s->max_views > s->view_count ? s->max_views - s->view_count : 0;
+}
+
+/* Opens the store for this request on first use, logging why it could not. */
+enum bl_err
+bl_req_store(struct bl_req *r)
+{
+	char		 err[256] = "";
+	enum bl_err	 e;
+
+	if (r->store != NULL)
+		return BL_OK;
+	if ((e = bl_store_open(&r->store, &r->cfg, err, sizeof(err))) != BL_OK)
+		bl_log(r, "cannot open the database %s: %s", r->cfg.db_path, err);
+	return e;
+}
+
+/* Logs the store's reason for a failure that is the server's fault. */
+static enum bl_err
+store_fail(struct bl_req *r, enum bl_err e)
+{
+	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
+	    e == BL_ERR_INTERNAL || e == BL_ERR_RATE_LIMIT_UNAVAILABLE))
+		bl_log(r, "database: %s", bl_store_error(r->store));
+	return e;
+}
+
+static int
+host_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':' ||
+	    c == '[' || c == ']';
+}
+
+static int
+path_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '/' || c == '.' || c == '-' ||
+	    c == '_' || c == '~';
+}
+
+/*
+ * {site_url}: BURNLINK_SITE_URL, else the scheme, HTTP_HOST and the path the
+ * install lives under (what REQUEST_URI has before "/api/secrets"). Only
+ * characters valid in a host or path are taken from the request.
+ */
+int
+bl_site_url(struct bl_req *r, char **out)
+{
+	const char	*host = bl_req_env(r, "HTTP_HOST");
+	const char	*https = bl_req_env(r, "HTTPS");
+	const char	*uri = bl_req_env(r, "REQUEST_URI"), *api;
+	size_t		 hlen = 0, plen = 0, i;
+	int		 secure;
+
+	if (r->cfg.site_url != NULL) {
+		size_t n = strlen(r->cfg.site_url);
+		while (n > 0 && r->cfg.site_url[n - 1] == '/')
+			n--;
+		return (*out = strndup(r->cfg.site_url, n)) == NULL ? -1 : 0;
+	}
+	secure = https != NULL && (strcasecmp(https, "on") == 0 || strcmp(https, "1") == 0);
+	if (host != NULL) {
+		hlen = strlen(host);
+		for (i = 0; i < hlen; i++)
+			if (!host_char((unsigned char)host[i]))
+				break;
+		if (i != hlen || hlen == 0 || hlen > 255)
+			host = NULL;
+	}
+	if (host == NULL) {
+		host = "localhost";
+		hlen = strlen(host);
+	}
+	if (uri != NULL && (api = strstr(uri, "/api/secrets")) != NULL) {
+		plen = (size_t)(api - uri);
+		for (i = 0; i < plen; i++)
+			if (!path_char((unsigned char)uri[i]))
+				break;
+		if (i != plen || plen > 512)
+			plen = 0;
+	}
+	if (asprintf(out, "%s://%.*s%.*s", secure ? "https" : "http", (int)hlen, host,
+	    (int)plen, uri != NULL ? uri : "") < 0) {
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A new 22-character key and the SHA-256 of it. */
+static int
+new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
+{
+	unsigned char	 raw[16];
+	char		*s;
+
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
+		return -1;
+	memcpy(key, s, BL_KEY_LEN + 1);
+	free(s);
+	return bl_sha256(key, BL_KEY_LEN, hash);
+}
+
+/* POST /secrets: validates, encrypts in server-side mode, stores, answers. */
+enum bl_err
+bl_op_create(struct bl_req *r)
+{
+	struct bl_create	 c;
+	struct bl_new_secret	 n;
+	char			 skey[BL_KEY_LEN + 1], rkey[BL_KEY_LEN + 1];
+	char			*site = NULL, *dkey = NULL, *url = NULL, *murl = NULL;
+	json_object		*o = NULL, *m;
+	enum bl_err		 e;
+	size_t			 dlen = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&n, 0, sizeof(n));
+	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
+	    (e = bl_req_read_body(r, 1)) != BL_OK ||
+	    (e = bl_create_parse(r, &c)) != BL_OK)
+		goto out;
+
+	n.created_ms = r->now_ms;
+	n.expires_ms = r->now_ms + c.ttl * 1000;
+	n.max_views = c.max_views;
+	n.deletable = c.deletable;
+	n.server_side = c.server_side;
+	n.content = &c.content;
+	if (c.pass != NULL) {
+		n.has_pass = 1;
+		if (bl_pass_hash(c.pass, c.pass_len, n.pass_hash) != 0) {
+			e = BL_ERR_INTERNAL;
+			goto out;
+		}
+	}
+	if (new_key(skey, n.secret_hash) != 0 || new_key(rkey, n.receipt_hash) != 0 ||
+	    bl_site_url(r, &site) != 0 ||
+	    (c.server_side && (dkey = bl_b64url_encode(c.dkey, 32, &dlen)) == NULL)) {
+		e = BL_ERR_INTERNAL;
+		goto out;
+	}
+	if ((e = bl_req_store(r)) != BL_OK ||
+	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
+		goto out;
+
+	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
+	    dkey ? dkey : "") < 0)
+		url = NULL;
+	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0)
+		murl = NULL;
+	e = BL_ERR_INTERNAL;
+	if (url == NULL || murl == NULL || (o = json_object_new_object()) == NULL ||
+	    (m = json_object_new_object()) == NULL)
+		goto out;
+	if (add(o, "success", json_object_new_boolean(1)) ||
+	    add(o, "secretUrl", json_object_new_string(url)) ||
+	    add(o, "metadataUrl", json_object_new_string(murl)) ||
+	    add(o, "metadata", m) ||
+	    add(m, "key", json_object_new_string(rkey)) ||
+	    add(m, "secretKey", json_object_new_string(skey)) ||
+	    add_time(m, "expiresAt", n.expires_ms) ||
+	    add_views(m, "maxViews", n.max_views) ||
+	    add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
+	    add(m, "deletable", json_object_new_boolean(n.deletable)))
+		goto out;
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	if (o != NULL) {
+		bl_json_wipe(o);	/* the secretUrl holds the key */
+		json_object_put(o);
+	}
+	if (url != NULL)
+		bl_free_wipe(url, strlen(url));
+	if (dkey != NULL)
+		bl_free_wipe(dkey, dlen);
+	free(murl);
+	free(site);
+	bl_wipe(&n, sizeof(n));
+	bl_create_free(&c);
+	return e;
+}
+
+/* Hashes the path key and finds its row. */
+static enum bl_err
+find(struct bl_req *r, unsigned char hash[BL_HASH_BYTES], struct bl_secret *s)
+{
+	enum bl_err	 e;
+
+	if (bl_sha256(r->key, BL_KEY_LEN, hash) != 0)
+		return BL_ERR_INTERNAL;
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	return store_fail(r, bl_store_lookup(r->store, hash, r->now_ms, s));
+}
+
+/* GET /secrets/<key>: what a secret key or a receipt key may know; no view used. */
+enum bl_err
+bl_op_metadata(struct bl_req *r)
+{
+	unsigned char		 hash[BL_HASH_BYTES];
+	struct bl_secret	 s;
+	json_object		*o = NULL;
+	enum bl_err		 e;
+	int			 active;
+
+	if ((e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD),
+	    "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_req_key(r)) != BL_OK ||
+	    (e = find(r, hash, &s)) != BL_OK)
+		return e;
+	active = s.state == BL_ST_ACTIVE;
+	if (!s.by_receipt && !active)
+		return bl_state_err(s.state);
+	if ((o = json_object_new_object()) == NULL)
+		return BL_ERR_INTERNAL;
+	e = BL_ERR_INTERNAL;
+	if (add(o, "exists", json_object_new_boolean(active)) ||
+	    add(o, "type", json_object_new_string(s.by_receipt ? "receipt" : "secret")))
+		goto out;
+	if (s.by_receipt && (add(o, "state", json_object_new_string(bl_state_name(s.state))) ||
+	    add_time(o, "createdAt", s.created_ms)))
+		goto out;
+	if (add(o, "hasPassphrase", json_object_new_boolean(s.has_pass)) ||
+	    add_time(o, "expiresAt", s.expires_ms) ||
+	    add_views(o, "maxViews", s.max_views) ||
+	    add_views(o, "viewsRemaining", views_left(&s)) ||
+	    add(o, "deletable", json_object_new_boolean(s.deletable)))
+		goto out;
+	if (s.by_receipt && (add(o, "viewCount", json_object_new_int64(s.view_count)) ||
+	    add_time(o, "lastViewedAt", s.last_viewed_ms)))
+		goto out;
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	json_object_put(o);
+	return e;
+}
+
+/*
+ * Counts a passphrase attempt (per secret and client, per minute; the 6th is
+ * refused) and checks the passphrase in the request body in constant time.
+ */
+enum bl_err
+bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
+    const unsigned char hash[BL_HASH_BYTES])
+{
+	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)], bucket[BL_HASH_BYTES];
+	json_object	*v = NULL;
+	int64_t		 now = r->now_ms / 1000, win = now - now % 60, count;
+	size_t		 iplen = strlen(r->client_ip);
+	enum bl_err	 e;
+	int		 ok;
+
+	if (r->json != NULL && json_object_object_get_ex(r->json, "passphrase", &v) &&
+	    !json_object_is_type(v, json_type_null) &&
+	    !json_object_is_type(v, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
+		    "passphrase must be a string.");
+	if ((e = bl_req_install_key(r)) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	memcpy(msg, hash, BL_HASH_BYTES);
+	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
+	if (bl_hmac_sha256(r->install_key, sizeof(r->install_key), msg,
+	    BL_HASH_BYTES + iplen, bucket) != 0)
+		return BL_ERR_INTERNAL;
+	if ((e = store_fail(r, bl_store_count(r->store, bucket, win, win + 60, &count))) != BL_OK)
+		return e;
+	if (count > BL_ATTEMPTS_PER_MIN) {
+		r->retry_after = (long)(win + 60 - now);
+		return bl_req_fail(r, BL_ERR_TOO_MANY_ATTEMPTS,
+		    "At most 5 passphrase attempts a minute are allowed for this secret; try again in %ld seconds.",
+		    r->retry_after);
+	}
+	if (v == NULL || json_object_is_type(v, json_type_null))
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
+		    "This secret is protected by a passphrase: send {\"passphrase\": \"...\"}. No view was used.");
+	ok = bl_pass_verify(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+	    s->pass_hash);
+	if (ok < 0)
+		return BL_ERR_INTERNAL;
+	if (!ok)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
+		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",
+		    (long long)(BL_ATTEMPTS_PER_MIN - count), BL_ATTEMPTS_PER_MIN - count == 1 ? "" : "s");
+	return BL_OK;
+}
+
+/* POST /secrets/<secretKey>: checks the passphrase, consumes one view, returns the content. */
+enum bl_err
+bl_op_retrieve(struct bl_req *r)
+{
+	unsigned char		 hash[BL_HASH_BYTES];
+	struct bl_secret	 s;
+	struct bl_content	 c;
+	json_object		*o = NULL, *files = NULL, *f;
+	enum bl_err		 e;
+	size_t			 i;
+
+	memset(&c, 0, sizeof(c));
+	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_req_key(r)) != BL_OK ||
+	    (e = bl_req_read_body(r, 0)) != BL_OK ||
+	    (e = find(r, hash, &s)) != BL_OK)
+		return e;
+	if (s.by_receipt)
+		return BL_ERR_NOT_FOUND;	/* the receipt never reads the content */
+	if (s.state != BL_ST_ACTIVE)
+		return bl_state_err(s.state);
+	if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
+		return e;
+	if ((e = store_fail(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c))) != BL_OK)
+		return e;
+
+	e = BL_ERR_INTERNAL;
+	if ((o = json_object_new_object()) == NULL ||
+	    add(o, "success", json_object_new_boolean(1)) ||
+	    (c.has_text ? add(o, "text", bl_json_item(&c.text)) : add_null(o, "text")) ||
+	    add(o, "files", files = json_object_new_array()))
+		goto out;
+	for (i = 0; i < c.nfiles; i++) {
+		if ((f = json_object_new_object()) == NULL ||
+		    json_object_array_add(files, f) != 0) {
+			json_object_put(f);
+			goto out;
+		}
+		if (add(f, "filename", bl_json_item(&c.files[i].name)) ||
+		    add(f, "mimeType", bl_json_item(&c.files[i].mime)) ||
+		    add(f, "data", bl_json_item(&c.files[i].data)))
+			goto out;
+	}
+	if (add_views(o, "viewsRemaining", views_left(&s)))
+		goto out;
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	if (e != BL_OK)
+		bl_log(r, "a view was consumed but the response could not be built");
+	json_object_put(o);
+	bl_content_free(&c);
+	return e;
+}
+
+/* DELETE /secrets/<key>: burns by receipt key, or by secret key when allowed. */
+enum bl_err
+bl_op_burn(struct bl_req *r)
+{
+	unsigned char		 hash[BL_HASH_BYTES];
+	struct bl_secret	 s;
+	json_object		*o = NULL;
+	enum bl_err		 e;
+
+	if ((e = bl_req_method(r, BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_req_key(r)) != BL_OK ||
+	    (e = bl_req_read_body(r, 0)) != BL_OK ||
+	    (e = find(r, hash, &s)) != BL_OK)
+		return e;
+	if (s.state != BL_ST_ACTIVE)
+		return bl_state_err(s.state);
+	if (!s.by_receipt) {
+		if (!s.deletable)
+			return BL_ERR_DELETION_NOT_ALLOWED;
+		if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
+			return e;
+	}
+	if ((e = store_fail(r, bl_store_burn(r->store, s.id, r->now_ms))) != BL_OK)
+		return e;
+	if ((o = json_object_new_object()) == NULL ||
+	    add(o, "success", json_object_new_boolean(1)) ||
+	    add(o, "state", json_object_new_string("burned"))) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, 200, o);
+	json_object_put(o);
+	return BL_OK;
+}

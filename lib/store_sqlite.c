@@ -1,0 +1,686 @@
+/* store_sqlite.c: the storage unit over SQLite; the only place that speaks SQL. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "internal.h"
+#include "schema.h"	/* generated from schema.sql and schema-limits.sql */
+
+#define SCHEMA_VERSION		1
+#define LIMITS_VERSION		1
+#define BUSY_TIMEOUT_MS		5000
+
+enum stmt {
+	ST_INSERT_SECRET,
+	ST_INSERT_FILE,
+	ST_LOOKUP,
+	ST_BY_ID,
+	ST_SELECT_TEXT,
+	ST_SELECT_FILES,
+	ST_DELETE_FILES,
+	ST_SET_STATE,
+	ST_VIEW,
+	ST_CLEAN_FILES,
+	ST_CLEAN_ROWS,
+	ST_COUNT,
+	ST_CLEAN_COUNTERS,
+	ST__MAX
+};
+
+#define ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
+	"last_viewed_at, deletable, pass_hash, account_id"
+
+/* Every statement, bound with ? only. Counters live in the limits database. */
+static const struct {
+	const char	*sql;
+	int		 limits;
+} stmts[ST__MAX] = {
+	[ST_INSERT_SECRET] = {"INSERT INTO secrets (secret_hash, receipt_hash, "
+	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
+	    "account_id, text_ct, text_iv) VALUES (?,?,?,?,?,?,?,?,?,?,?)", 0},
+	[ST_INSERT_FILE] = {"INSERT INTO attachments (secret_id, idx, name, name_iv, "
+	    "mime, mime_iv, data, data_iv) VALUES (?,?,?,?,?,?,?,?)", 0},
+	[ST_LOOKUP] = {"SELECT " ROW_COLUMNS ", receipt_hash = ?1 FROM secrets "
+	    "WHERE secret_hash = ?1 OR receipt_hash = ?1", 0},
+	[ST_BY_ID] = {"SELECT " ROW_COLUMNS ", 0 FROM secrets WHERE id = ?", 0},
+	[ST_SELECT_TEXT] = {"SELECT text_ct, text_iv FROM secrets WHERE id = ?", 0},
+	[ST_SELECT_FILES] = {"SELECT name, name_iv, mime, mime_iv, data, data_iv "
+	    "FROM attachments WHERE secret_id = ? ORDER BY idx", 0},
+	[ST_DELETE_FILES] = {"DELETE FROM attachments WHERE secret_id = ?", 0},
+	[ST_SET_STATE] = {"UPDATE secrets SET state = ?, text_ct = NULL, "
+	    "text_iv = NULL WHERE id = ?", 0},
+	[ST_VIEW] = {"UPDATE secrets SET view_count = view_count + 1, "
+	    "last_viewed_at = ? WHERE id = ?", 0},
+	[ST_CLEAN_FILES] = {"DELETE FROM attachments WHERE secret_id IN "
+	    "(SELECT id FROM secrets WHERE expires_at <= ?)", 0},
+	[ST_CLEAN_ROWS] = {"DELETE FROM secrets WHERE expires_at <= ?", 0},
+	[ST_COUNT] = {"INSERT INTO counters (bucket, window, expires, count) "
+	    "VALUES (?,?,?,1) ON CONFLICT (bucket, window) DO UPDATE SET "
+	    "count = count + 1 RETURNING count", 1},
+	[ST_CLEAN_COUNTERS] = {"DELETE FROM counters WHERE expires <= ?", 1},
+};
+
+struct bl_store {
+	sqlite3		*db;
+	sqlite3		*limits;
+	sqlite3_stmt	*st[ST__MAX];
+	const char	*limits_path;
+	char		 err[256];
+	int		 content_freed;	/* a commit removed content: checkpoint */
+};
+
+/* Maps an SQLite result to an error, keeping a message for the log. */
+static enum bl_err
+fail(struct bl_store *s, sqlite3 *db, int rc, const char *what)
+{
+	snprintf(s->err, sizeof(s->err), "%s: %s (%d)", what,
+	    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc), rc);
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return BL_ERR_STORE_BUSY;
+	case SQLITE_NOMEM:
+		return BL_ERR_INTERNAL;
+	default:
+		return BL_ERR_STORE_UNAVAILABLE;
+	}
+}
+
+const char *
+bl_store_error(const struct bl_store *s)
+{
+	return s->err;
+}
+
+static enum bl_err
+exec(struct bl_store *s, sqlite3 *db, const char *sql)
+{
+	int	 rc;
+
+	if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+		return fail(s, db, rc, sql);
+	return BL_OK;
+}
+
+static int
+user_version(sqlite3 *db)
+{
+	sqlite3_stmt	*st;
+	int		 v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * Opens one database file with the connection settings every request needs,
+ * and applies its schema if the file is older than version (once, in one
+ * transaction, re-checked under the write lock).
+ */
+static enum bl_err
+open_db(struct bl_store *s, const char *path, const char *sync, const char *schema,
+    int version, sqlite3 **out)
+{
+	sqlite3		*db = NULL;
+	enum bl_err	 e;
+	int		 rc, v;
+	char		 pragmas[160];
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		e = fail(s, db, rc, path);
+		goto err;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	snprintf(pragmas, sizeof(pragmas), "PRAGMA synchronous=%s;"
+	    "PRAGMA secure_delete=ON;PRAGMA trusted_schema=OFF;", sync);
+	if ((e = exec(s, db, pragmas)) != BL_OK)
+		goto err;
+	if ((v = user_version(db)) < 0) {
+		e = fail(s, db, sqlite3_errcode(db), path);
+		goto err;
+	}
+	if (v < version) {
+		if ((e = exec(s, db, "PRAGMA journal_mode=WAL")) != BL_OK ||
+		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
+			goto err;
+		if (user_version(db) < version && (e = exec(s, db, schema)) != BL_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto err;
+		}
+		if ((e = exec(s, db, "COMMIT")) != BL_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto err;
+		}
+	}
+	*out = db;
+	return BL_OK;
+err:
+	sqlite3_close(db);
+	return e;
+}
+
+/* Opens the secrets database (the counters store opens on first use). */
+enum bl_err
+bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
+{
+	struct bl_store	*s;
+	enum bl_err	 e;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return BL_ERR_INTERNAL;
+	s->limits_path = cfg->limits_path;
+	umask(077);
+	if ((e = open_db(s, cfg->db_path, "FULL", bl_schema_sql, SCHEMA_VERSION,
+	    &s->db)) != BL_OK) {
+		snprintf(err, errlen, "%s", s->err);
+		free(s);
+		return e;
+	}
+	*out = s;
+	return BL_OK;
+}
+
+/* Removes what a burn or last view left in the WAL, if no reader holds it. */
+static void
+checkpoint(struct bl_store *s)
+{
+	sqlite3_busy_timeout(s->db, 0);
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+}
+
+void
+bl_store_close(struct bl_store *s)
+{
+	int	 i;
+
+	if (s == NULL)
+		return;
+	if (s->content_freed)
+		checkpoint(s);
+	for (i = 0; i < ST__MAX; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	sqlite3_close(s->limits);
+	free(s);
+}
+
+/* The prepared statement for id, reset and unbound; NULL on failure. */
+static sqlite3_stmt *
+stmt(struct bl_store *s, enum stmt id)
+{
+	sqlite3	*db = stmts[id].limits ? s->limits : s->db;
+	int	 rc;
+
+	if (s->st[id] == NULL) {
+		rc = sqlite3_prepare_v3(db, stmts[id].sql, -1, SQLITE_PREPARE_PERSISTENT,
+		    &s->st[id], NULL);
+		if (rc != SQLITE_OK) {
+			fail(s, db, rc, "prepare");
+			return NULL;
+		}
+	} else {
+		sqlite3_reset(s->st[id]);
+		sqlite3_clear_bindings(s->st[id]);
+	}
+	return s->st[id];
+}
+
+/* Steps a statement that returns no rows; BL_OK when done. */
+static enum bl_err
+run(struct bl_store *s, sqlite3_stmt *st)
+{
+	int	 rc;
+
+	if (st == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, sqlite3_db_handle(st), rc, "step");
+	return BL_OK;
+}
+
+static int
+bind_item(sqlite3_stmt *st, int col, const struct bl_item *it)
+{
+	int	 rc;
+
+	rc = sqlite3_bind_blob64(st, col, it->len ? (const void *)it->buf : "",
+	    it->len, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = it->enc ? sqlite3_bind_blob(st, col + 1, it->iv, BL_IV_BYTES,
+		    SQLITE_STATIC) : sqlite3_bind_null(st, col + 1);
+	return rc;
+}
+
+static enum bl_err
+begin(struct bl_store *s)
+{
+	return exec(s, s->db, "BEGIN IMMEDIATE");
+}
+
+static enum bl_err
+commit(struct bl_store *s, enum bl_err e)
+{
+	if (e == BL_OK && (e = exec(s, s->db, "COMMIT")) == BL_OK)
+		return BL_OK;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return e;
+}
+
+/* Stores a new secret and its attachments in one durable transaction. */
+enum bl_err
+bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
+{
+	const struct bl_content	*c = n->content;
+	sqlite3_stmt		*st;
+	sqlite3_int64		 id;
+	enum bl_err		 e;
+	size_t			 i;
+	int			 rc = SQLITE_OK;
+
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_INSERT_SECRET)) == NULL) {
+		e = BL_ERR_STORE_UNAVAILABLE;
+		goto out;
+	}
+	rc |= sqlite3_bind_blob(st, 1, n->secret_hash, BL_HASH_BYTES, SQLITE_STATIC);
+	rc |= sqlite3_bind_blob(st, 2, n->receipt_hash, BL_HASH_BYTES, SQLITE_STATIC);
+	rc |= sqlite3_bind_int64(st, 3, n->created_ms);
+	rc |= sqlite3_bind_int64(st, 4, n->expires_ms);
+	rc |= n->max_views < 0 ? sqlite3_bind_null(st, 5) :
+	    sqlite3_bind_int64(st, 5, n->max_views);
+	rc |= sqlite3_bind_int(st, 6, n->deletable);
+	rc |= n->has_pass ? sqlite3_bind_blob(st, 7, n->pass_hash, BL_PASSHASH_BYTES,
+	    SQLITE_STATIC) : sqlite3_bind_null(st, 7);
+	rc |= sqlite3_bind_int(st, 8, n->server_side);
+	rc |= n->account_id > 0 ? sqlite3_bind_int64(st, 9, n->account_id) :
+	    sqlite3_bind_null(st, 9);
+	if (c->has_text)
+		rc |= bind_item(st, 10, &c->text);
+	if (rc != SQLITE_OK) {
+		e = fail(s, s->db, rc, "bind");
+		goto out;
+	}
+	if ((e = run(s, st)) != BL_OK)
+		goto out;
+	id = sqlite3_last_insert_rowid(s->db);
+	for (i = 0; i < c->nfiles; i++) {
+		if ((st = stmt(s, ST_INSERT_FILE)) == NULL) {
+			e = BL_ERR_STORE_UNAVAILABLE;
+			goto out;
+		}
+		rc = sqlite3_bind_int64(st, 1, id);
+		rc |= sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		rc |= bind_item(st, 3, &c->files[i].name);
+		rc |= bind_item(st, 5, &c->files[i].mime);
+		rc |= bind_item(st, 7, &c->files[i].data);
+		if (rc != SQLITE_OK) {
+			e = fail(s, s->db, rc, "bind");
+			goto out;
+		}
+		if ((e = run(s, st)) != BL_OK)
+			goto out;
+	}
+out:
+	if (s->st[ST_INSERT_SECRET] != NULL)
+		sqlite3_clear_bindings(s->st[ST_INSERT_SECRET]);
+	if (s->st[ST_INSERT_FILE] != NULL)
+		sqlite3_clear_bindings(s->st[ST_INSERT_FILE]);
+	return commit(s, e);
+}
+
+/* Reads the row at the statement's cursor. */
+static void
+read_row(sqlite3_stmt *st, struct bl_secret *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->state = (enum bl_state)sqlite3_column_int(st, 1);
+	r->created_ms = sqlite3_column_int64(st, 2);
+	r->expires_ms = sqlite3_column_int64(st, 3);
+	r->max_views = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, 4);
+	r->view_count = sqlite3_column_int64(st, 5);
+	r->last_viewed_ms = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, 6);
+	r->deletable = sqlite3_column_int(st, 7);
+	if (sqlite3_column_bytes(st, 8) == BL_PASSHASH_BYTES) {
+		r->has_pass = 1;
+		memcpy(r->pass_hash, sqlite3_column_blob(st, 8), BL_PASSHASH_BYTES);
+	}
+	r->account_id = sqlite3_column_int64(st, 9);
+	r->by_receipt = sqlite3_column_int(st, 10);
+}
+
+/* Loads the row with id (inside a transaction); NOT_FOUND if gone. */
+static enum bl_err
+load(struct bl_store *s, int64_t id, struct bl_secret *r)
+{
+	sqlite3_stmt	*st;
+	int		 rc, by_receipt = r->by_receipt;
+
+	if ((st = stmt(s, ST_BY_ID)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		read_row(st, r);
+		r->by_receipt = by_receipt;
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	if (rc != SQLITE_ROW)
+		return fail(s, s->db, rc, "select");
+	return BL_OK;
+}
+
+/* Moves a row to state, deleting its content in the same transaction. */
+static enum bl_err
+set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+
+	if ((st = stmt(s, ST_DELETE_FILES)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, r->id);
+	if ((e = run(s, st)) != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_SET_STATE)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int(st, 1, state);
+	sqlite3_bind_int64(st, 2, r->id);
+	if ((e = run(s, st)) != BL_OK)
+		return e;
+	r->state = state;
+	s->content_freed = 1;
+	return BL_OK;
+}
+
+/*
+ * Inside a write transaction: re-reads the row and ends an active row whose
+ * expiry has passed. Returns BL_OK if the row is active, else its state's error.
+ */
+static enum bl_err
+check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r, int *changed)
+{
+	enum bl_err	 e;
+
+	*changed = 0;
+	if ((e = load(s, id, r)) != BL_OK)
+		return e;
+	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
+		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK)
+			return e;
+		*changed = 1;
+	}
+	return r->state == BL_ST_ACTIVE ? BL_OK : bl_state_err(r->state);
+}
+
+/* Ends the transaction of a request that found the row not active: keeps an
+ * expiry that check_active() recorded, and returns the row's state error. */
+static enum bl_err
+end_inactive(struct bl_store *s, enum bl_err e, int changed)
+{
+	enum bl_err	 ce;
+
+	if (!changed)
+		return commit(s, e);
+	ce = commit(s, BL_OK);
+	return ce != BL_OK ? ce : e;
+}
+
+/*
+ * Finds a secret by the hash of its secret key or receipt key. An active row
+ * past its expiry is moved to expired (content deleted) on the way.
+ */
+enum bl_err
+bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    int64_t now, struct bl_secret *r)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+	int		 rc, changed;
+
+	if ((st = stmt(s, ST_LOOKUP)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_row(st, r);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	if (rc != SQLITE_ROW)
+		return fail(s, s->db, rc, "lookup");
+	if (r->state != BL_ST_ACTIVE || r->expires_ms > now)
+		return BL_OK;
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	e = check_active(s, r->id, now, r, &changed);
+	if (e != BL_ERR_NOT_FOUND && e != BL_ERR_STORE_BUSY && e != BL_ERR_STORE_UNAVAILABLE &&
+	    e != BL_ERR_INTERNAL)
+		e = BL_OK;
+	return commit(s, e);
+}
+
+/* Copies a BLOB column into a new buffer. */
+static int
+col_item(sqlite3_stmt *st, int col, struct bl_item *it)
+{
+	const void	*p = sqlite3_column_blob(st, col);
+	size_t		 n = (size_t)sqlite3_column_bytes(st, col);
+
+	if ((it->buf = malloc(n + 1)) == NULL)
+		return -1;
+	if (n > 0)
+		memcpy(it->buf, p, n);
+	it->buf[n] = '\0';
+	it->len = n;
+	it->enc = 0;
+	if (sqlite3_column_bytes(st, col + 1) == BL_IV_BYTES) {
+		memcpy(it->iv, sqlite3_column_blob(st, col + 1), BL_IV_BYTES);
+		it->enc = 1;
+	}
+	return 0;
+}
+
+/* Reads the text and attachments of row id into c. */
+static enum bl_err
+read_content(struct bl_store *s, int64_t id, struct bl_content *c)
+{
+	sqlite3_stmt	*st;
+	struct bl_file	*nf;
+	enum bl_err	 e = BL_OK;
+	int		 rc;
+
+	memset(c, 0, sizeof(*c));
+	if ((st = stmt(s, ST_SELECT_TEXT)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		e = fail(s, s->db, rc, "select text");
+	else if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		c->has_text = 1;
+		if (col_item(st, 0, &c->text) != 0)
+			e = BL_ERR_INTERNAL;
+	}
+	sqlite3_reset(st);
+	if (e != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_SELECT_FILES)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->nfiles < BL_MAX_FILES) {
+		if ((nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf))) == NULL) {
+			e = BL_ERR_INTERNAL;
+			break;
+		}
+		c->files = nf;
+		memset(&nf[c->nfiles], 0, sizeof(*nf));
+		c->nfiles++;
+		if (col_item(st, 0, &nf[c->nfiles - 1].name) != 0 ||
+		    col_item(st, 2, &nf[c->nfiles - 1].mime) != 0 ||
+		    col_item(st, 4, &nf[c->nfiles - 1].data) != 0) {
+			e = BL_ERR_INTERNAL;
+			break;
+		}
+	}
+	if (e == BL_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		e = fail(s, s->db, rc, "select files");
+	sqlite3_reset(st);
+	if (e != BL_OK)
+		bl_content_free(c);
+	return e;
+}
+
+/*
+ * Consumes one view of secret id in one BEGIN IMMEDIATE transaction: re-checks
+ * that it is active, reads its content, counts the view, and on the last view
+ * deletes the content (the row stays as an exhausted tombstone).
+ */
+enum bl_err
+bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+    struct bl_content *c)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+	int		 changed;
+
+	memset(c, 0, sizeof(*c));
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	r->by_receipt = 0;
+	if ((e = check_active(s, id, now, r, &changed)) != BL_OK)
+		return end_inactive(s, e, changed);
+	if ((e = read_content(s, id, c)) != BL_OK)
+		return commit(s, e);
+	if ((st = stmt(s, ST_VIEW)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	if ((e = run(s, st)) != BL_OK)
+		goto out;
+	r->view_count++;
+	r->last_viewed_ms = now;
+	if (r->max_views >= 0 && r->view_count >= r->max_views)
+		e = set_state(s, r, BL_ST_EXHAUSTED);
+out:
+	if ((e = commit(s, e)) != BL_OK)
+		bl_content_free(c);
+	return e;
+}
+
+/* Burns secret id: content deleted, state burned, in one transaction. */
+enum bl_err
+bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
+{
+	struct bl_secret	 r;
+	enum bl_err		 e;
+	int			 changed;
+
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	memset(&r, 0, sizeof(r));
+	if ((e = check_active(s, id, now, &r, &changed)) != BL_OK)
+		return end_inactive(s, e, changed);
+	e = set_state(s, &r, BL_ST_BURNED);
+	return commit(s, e);
+}
+
+/* Opens the counters store on first use. */
+static enum bl_err
+open_limits(struct bl_store *s)
+{
+	if (s->limits != NULL)
+		return BL_OK;
+	return open_db(s, s->limits_path, "NORMAL", bl_schema_limits_sql,
+	    LIMITS_VERSION, &s->limits) == BL_OK ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/*
+ * Adds one to the counter of bucket in the window starting at window_start
+ * (Unix seconds), kept until expires; returns the new count in *count. Any
+ * failure is RATE_LIMIT_UNAVAILABLE: the caller refuses the request.
+ */
+enum bl_err
+bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t expires, int64_t *count)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if (open_limits(s) != BL_OK || (st = stmt(s, ST_COUNT)) == NULL)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, bucket, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, window_start);
+	sqlite3_bind_int64(st, 3, expires);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*count = sqlite3_column_int64(st, 0);
+	else
+		fail(s, s->limits, rc, "count");
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/*
+ * Hourly cleanup: removes every row whose expiry has passed with its
+ * attachments, prunes ended counter windows, then checkpoints both WALs so the
+ * removed content leaves the files too.
+ */
+enum bl_err
+bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+	int		 rc;
+
+	memset(stats, 0, sizeof(*stats));
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_CLEAN_FILES)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, now);
+	if ((e = run(s, st)) != BL_OK)
+		return commit(s, e);
+	if ((st = stmt(s, ST_CLEAN_ROWS)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, now);
+	if ((e = run(s, st)) != BL_OK)
+		return commit(s, e);
+	stats->removed = sqlite3_changes(s->db);
+	if ((e = commit(s, BL_OK)) != BL_OK)
+		return e;
+	if ((rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+	    NULL, NULL)) != SQLITE_OK)
+		return fail(s, s->db, rc, "checkpoint");
+	if ((e = open_limits(s)) != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_CLEAN_COUNTERS)) == NULL)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, now / 1000);
+	if ((e = run(s, st)) != BL_OK)
+		return e;
+	stats->counters = sqlite3_changes(s->limits);
+	if ((rc = sqlite3_wal_checkpoint_v2(s->limits, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+	    NULL, NULL)) != SQLITE_OK)
+		return fail(s, s->limits, rc, "checkpoint");
+	return BL_OK;
+}

@@ -1,0 +1,132 @@
+/* validate.c: field checks with explicit bounds, and time formatting. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* 1 if s is exactly BL_KEY_LEN url-safe base64 characters. */
+int
+bl_key_valid(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (s == NULL || len != BL_KEY_LEN)
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Counts the code points of UTF-8 text; SIZE_MAX if it is not valid UTF-8
+ * (overlongs, surrogates, values past U+10FFFF) or holds a NUL.
+ */
+size_t
+bl_utf8_codepoints(const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, n = 0;
+
+	while (i < len) {
+		unsigned char	 c = p[i];
+		size_t		 k;
+		unsigned long	 cp;
+
+		if (c == 0)
+			return SIZE_MAX;
+		if (c < 0x80) {
+			i++;
+			n++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			k = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			k = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			k = 3;
+			cp = c & 0x07;
+		} else
+			return SIZE_MAX;
+		if (len - i <= k)
+			return SIZE_MAX;
+		for (size_t j = 1; j <= k; j++) {
+			if ((p[i + j] & 0xc0) != 0x80)
+				return SIZE_MAX;
+			cp = (cp << 6) | (p[i + j] & 0x3f);
+		}
+		if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return SIZE_MAX;
+		i += k + 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Reads a JSON number with an integral value within [min, max] (1e3 and 5.0
+ * count, 5.5 and "5" do not); 0 on success, -1 otherwise.
+ */
+int
+bl_json_int(json_object *o, int64_t min, int64_t max, int64_t *out)
+{
+	int64_t	 v;
+	double	 d;
+
+	if (o == NULL)
+		return -1;
+	switch (json_object_get_type(o)) {
+	case json_type_int:
+		/* json-c clamps out-of-range integers to INT64_MIN/MAX. */
+		v = json_object_get_int64(o);
+		break;
+	case json_type_double:
+		d = json_object_get_double(o);
+		if (!isfinite(d) || floor(d) != d || d < (double)min || d > (double)max)
+			return -1;
+		v = (int64_t)d;
+		break;
+	default:
+		return -1;
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Formats ms since the epoch as 2006-01-02T15:04:05.000Z into buf. */
+char *
+bl_iso8601(int64_t ms, char buf[64])
+{
+	struct tm	 tm;
+	time_t		 t = (time_t)(ms / 1000);
+	int		 frac = (int)(ms % 1000);
+
+	if (gmtime_r(&t, &tm) == NULL) {
+		buf[0] = '\0';
+		return buf;
+	}
+	snprintf(buf, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	return buf;
+}
+
+/* Wall-clock time in milliseconds since the epoch. */
+int64_t
+bl_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

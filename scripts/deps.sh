@@ -1,0 +1,54 @@
+#!/bin/sh
+# deps.sh: install the Debian packages a make target needs, only those missing.
+# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, pg)
+set -eu
+
+pkgs_for() {
+	case "$1" in
+	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev" ;;
+	run)     echo "lighttpd" ;;
+	apache)  echo "apache2" ;;
+	test)    echo "lighttpd apache2 sqlite3 valgrind nodejs npm curl clang" ;;
+	browser) echo "chromium" ;;
+	bench)   echo "wrk lighttpd" ;;
+	pg)      echo "postgresql libpq-dev" ;;
+	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
+	esac
+}
+
+want=""
+for g in "$@"; do
+	want="$want $(pkgs_for "$g")"
+done
+
+missing=""
+for p in $want; do
+	# A tool already on PATH (e.g. a newer node than Debian's) counts as present.
+	case "$p" in
+	nodejs) command -v node >/dev/null 2>&1 && continue ;;
+	npm) command -v npm >/dev/null 2>&1 && continue ;;
+	esac
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac
+	fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing Debian packages:$missing" >&2
+	echo "deps.sh: run as root, or install them: apt-get install$missing" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+if [ ! -d /var/lib/apt/lists ] || [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock | head -n 1)" ] ||
+	[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+	apt-get update -qq >&2
+fi
+# shellcheck disable=SC2086
+if ! apt-get install -y -qq --no-install-recommends $missing >&2; then
+	apt-get update -qq >&2
+	apt-get install -y -qq --no-install-recommends $missing >&2
+fi
