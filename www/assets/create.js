@@ -1,0 +1,528 @@
+// create.js: the create page. Encrypts the text, the file bytes, names and types
+// in the browser (AES-256-GCM, one key), sends only ciphertext, and shows the
+// link with the key in its fragment, its QR code and the receipt link.
+
+import {
+	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX,
+	$, el, apiUrl, b64urlEncode, newRawKey, importKey, encryptBytes, encryptString,
+	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
+	setMessage, copyText,
+} from './common.js';
+
+/*
+ * The exact text. A textarea reports every line break as LF, so a pasted CRLF
+ * or CR would be lost. ExactText keeps, for each LF in the textarea, the break
+ * it stands for ("\n", "\r\n" or "\r"), updating that list from each edit, and
+ * gives back the text with the original breaks.
+ */
+class ExactText {
+	constructor(ta) {
+		this.ta = ta;
+		this.breaks = [];
+		this.prev = ta.value;
+		this.pending = null;
+		this.breaks = new Array(countLF(this.prev, 0, this.prev.length)).fill('\n');
+		ta.addEventListener('input', () => this.sync());
+		ta.addEventListener('paste', (e) => this.onPaste(e));
+	}
+
+	onPaste(e) {
+		const raw = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
+		if (!raw || raw.indexOf('\r') < 0)
+			return; // the browser inserts it exactly as it is
+		e.preventDefault();
+		this.insertRaw(raw);
+	}
+
+	// Insert text with any line breaks at the caret, keeping them exactly.
+	insertRaw(raw) {
+		const norm = raw.replace(/\r\n?/g, '\n');
+		this.pending = raw.match(/\r\n|\r|\n/g) || [];
+		this.ta.focus();
+		let ok = false;
+		try {
+			ok = document.execCommand('insertText', false, norm);
+		} catch {
+			ok = false;
+		}
+		if (!ok || this.pending !== null) {
+			if (!ok)
+				this.ta.setRangeText(norm, this.ta.selectionStart, this.ta.selectionEnd, 'end');
+			this.sync();
+		}
+		this.pending = null;
+	}
+
+	// Bring the list of breaks in line with the textarea after an edit.
+	sync() {
+		const old = this.prev;
+		const now = this.ta.value;
+		const max = Math.min(old.length, now.length);
+		let p = 0;
+		while (p < max && old.charCodeAt(p) === now.charCodeAt(p))
+			p++;
+		let s = 0;
+		while (s < max - p && old.charCodeAt(old.length - 1 - s) === now.charCodeAt(now.length - 1 - s))
+			s++;
+		const at = countLF(old, 0, p);
+		const removed = countLF(old, p, old.length - s);
+		const inserted = countLF(now, p, now.length - s);
+		const fresh = this.pending && this.pending.length === inserted
+			? this.pending : new Array(inserted).fill('\n');
+		this.pending = null;
+		this.breaks.splice(at, removed, ...fresh);
+		this.prev = now;
+	}
+
+	value() {
+		const v = this.ta.value;
+		if (v !== this.prev)
+			this.sync();
+		if (this.breaks.every((b) => b === '\n'))
+			return v;
+		const lines = v.split('\n');
+		if (lines.length !== this.breaks.length + 1)
+			return v;
+		let out = lines[0];
+		for (let i = 1; i < lines.length; i++)
+			out += this.breaks[i - 1] + lines[i];
+		return out;
+	}
+
+	clear() {
+		this.ta.value = '';
+		this.prev = '';
+		this.breaks = [];
+		this.pending = null;
+	}
+}
+
+function countLF(s, from, to) {
+	let n = 0;
+	for (let i = s.indexOf('\n', from); i >= 0 && i < to; i = s.indexOf('\n', i + 1))
+		n++;
+	return n;
+}
+
+function utf8Length(s) {
+	let n = 0;
+	for (let i = 0; i < s.length; i++) {
+		const c = s.charCodeAt(i);
+		if (c < 0x80)
+			n += 1;
+		else if (c < 0x800)
+			n += 2;
+		else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+			const d = s.charCodeAt(i + 1);
+			if (d >= 0xdc00 && d <= 0xdfff) {
+				n += 4;
+				i++;
+			} else
+				n += 3;
+		} else
+			n += 3;
+	}
+	return n;
+}
+
+const form = $('create-form');
+const textArea = $('text');
+const exact = new ExactText(textArea);
+const fileInput = $('file-input');
+const fileList = $('file-list');
+const dropzone = $('dropzone');
+const meter = $('size-meter');
+const formError = $('form-error');
+const views = $('views');
+const unlimited = $('unlimited');
+const passphrase = $('passphrase');
+const togglePass = $('toggle-passphrase');
+const createButton = $('create-button');
+const progress = $('progress');
+const progressBar = $('progress-bar');
+const progressText = $('progress-text');
+
+let files = []; // File objects, in the order added
+let busy = false;
+
+/* Size meter and files */
+
+function textBytes() {
+	return utf8Length(exact.value());
+}
+
+function filesBytes() {
+	return files.reduce((n, f) => n + f.size, 0);
+}
+
+function updateMeter() {
+	const used = textBytes() + filesBytes();
+	meter.textContent = `${formatBytes(used)} of 2 MiB used` +
+		(files.length ? ` · ${plural(files.length, 'file', 'files')} of ${MAX_FILES}` : '');
+	meter.classList.toggle('over', used > MAX_PLAINTEXT);
+	return used;
+}
+
+let meterQueued = false;
+textArea.addEventListener('input', () => {
+	if (meterQueued)
+		return;
+	meterQueued = true;
+	requestAnimationFrame(() => {
+		meterQueued = false;
+		updateMeter();
+	});
+});
+
+function renderFiles() {
+	fileList.replaceChildren();
+	files.forEach((f, i) => {
+		const remove = el('button', {
+			type: 'button', class: 'button small', text: 'Remove',
+			'aria-label': `Remove ${f.name || 'file'}`,
+		});
+		remove.addEventListener('click', () => {
+			files.splice(i, 1);
+			renderFiles();
+			announce(`${f.name || 'File'} removed.`);
+			const next = fileList.querySelectorAll('button')[Math.min(i, files.length - 1)];
+			(next || $('add-files')).focus();
+		});
+		fileList.append(el('li', {},
+			el('span', { class: 'file-name', text: f.name || '(no name)' }),
+			el('span', { class: 'file-size', text: formatBytes(f.size) }),
+			remove));
+	});
+	fileList.hidden = files.length === 0;
+	updateMeter();
+}
+
+// Add files as long as they fit the limits; say what did not fit and why.
+function addFiles(list) {
+	const added = [];
+	const refused = [];
+	let reason = '';
+	for (const f of list) {
+		if (files.length >= MAX_FILES) {
+			refused.push(f);
+			reason = `A secret may carry at most ${MAX_FILES} files.`;
+			continue;
+		}
+		const room = MAX_PLAINTEXT - textBytes() - filesBytes();
+		if (f.size > room) {
+			refused.push(f);
+			reason = `Text and files may add up to 2 MiB; ${formatBytes(Math.max(0, room))} is left.`;
+			continue;
+		}
+		files.push(f);
+		added.push(f);
+	}
+	renderFiles();
+	if (refused.length) {
+		const names = refused.map((f) => `“${f.name}” (${formatBytes(f.size)})`).join(', ');
+		setMessage(formError, 'error',
+			refused.length === 1 ? `${names} was not added.` : `${refused.length} files were not added: ${names}.`,
+			reason);
+	} else {
+		setMessage(formError, '', '');
+	}
+	if (added.length)
+		announce(`${plural(added.length, 'file', 'files')} added. ${meter.textContent}.`);
+}
+
+$('add-files').addEventListener('click', () => fileInput.click());
+fileInput.addEventListener('change', () => {
+	addFiles(Array.from(fileInput.files || []));
+	fileInput.value = '';
+});
+
+function hasFiles(e) {
+	return e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
+}
+
+// Files dropped anywhere on the page are attached (never opened by the browser).
+let dragDepth = 0;
+document.addEventListener('dragenter', (e) => {
+	if (!hasFiles(e) || busy || $('create-view').hidden)
+		return;
+	dragDepth++;
+	dropzone.classList.add('dragging');
+});
+document.addEventListener('dragleave', (e) => {
+	if (!hasFiles(e))
+		return;
+	dragDepth = Math.max(0, dragDepth - 1);
+	if (dragDepth === 0)
+		dropzone.classList.remove('dragging');
+});
+document.addEventListener('dragover', (e) => {
+	if (!hasFiles(e))
+		return;
+	e.preventDefault();
+	e.dataTransfer.dropEffect = busy || $('create-view').hidden ? 'none' : 'copy';
+});
+document.addEventListener('drop', (e) => {
+	if (!hasFiles(e))
+		return;
+	e.preventDefault();
+	dragDepth = 0;
+	dropzone.classList.remove('dragging');
+	if (busy || $('create-view').hidden)
+		return;
+	addFiles(Array.from(e.dataTransfer.files || []));
+});
+
+/* Options */
+
+unlimited.addEventListener('change', () => {
+	views.disabled = unlimited.checked;
+});
+
+togglePass.addEventListener('click', () => {
+	const show = passphrase.type === 'password';
+	passphrase.type = show ? 'text' : 'password';
+	togglePass.textContent = show ? 'Hide' : 'Show';
+	togglePass.setAttribute('aria-pressed', String(show));
+	togglePass.setAttribute('aria-label', show ? 'Hide passphrase' : 'Show passphrase');
+});
+togglePass.setAttribute('aria-label', 'Show passphrase');
+
+/* Submit */
+
+function invalid(field, title, detail) {
+	field.setAttribute('aria-invalid', 'true');
+	setMessage(formError, 'error', title, detail);
+	field.focus();
+	return null;
+}
+
+// The validated request options, or null after telling what is wrong.
+function readOptions(text) {
+	for (const f of [textArea, views, passphrase])
+		f.removeAttribute('aria-invalid');
+	if (text === '' && files.length === 0)
+		return invalid(textArea, 'There is nothing to share yet.', 'Type a secret or add at least one file.');
+	if (utf8Length(text) + filesBytes() > MAX_PLAINTEXT)
+		return invalid(textArea, 'The secret is too large.', 'Text and files together may hold at most 2 MiB.');
+	let maxViews = null;
+	if (!unlimited.checked) {
+		const v = views.value.trim();
+		if (!/^\d+$/.test(v) || +v < 1 || +v > 999)
+			return invalid(views, 'Views allowed must be a whole number from 1 to 999.', 'Or tick “Unlimited until it expires”.');
+		maxViews = parseInt(v, 10);
+	}
+	const pass = passphrase.value;
+	const plen = Array.from(pass).length;
+	if (pass !== '' && (plen < PASS_MIN || plen > PASS_MAX))
+		return invalid(passphrase, `The passphrase must be ${PASS_MIN} to ${PASS_MAX} characters long.`,
+			`It has ${plen}. Leave it empty for no passphrase.`);
+	return {
+		ttl: parseInt($('ttl').value, 10),
+		maxViews,
+		passphrase: pass === '' ? undefined : pass,
+		deletable: $('deletable').checked,
+	};
+}
+
+function setProgress(fraction, text) {
+	progress.hidden = false;
+	progressBar.value = Math.round(Math.max(0, Math.min(1, fraction)) * 100);
+	progressText.textContent = text;
+}
+
+function setBusy(on) {
+	busy = on;
+	form.setAttribute('aria-busy', String(on));
+	for (const c of form.querySelectorAll('input, textarea, select, button'))
+		if (c !== views || !unlimited.checked)
+			c.disabled = on;
+	if (!on) {
+		views.disabled = unlimited.checked;
+		progress.hidden = true;
+	}
+}
+
+// Post the body with upload progress (fetch cannot report it).
+function upload(body, onProgress) {
+	return new Promise((resolve) => {
+		const xhr = new XMLHttpRequest();
+		xhr.open('POST', apiUrl());
+		xhr.setRequestHeader('Content-Type', 'application/json');
+		xhr.setRequestHeader('Accept', 'application/json');
+		xhr.responseType = 'text';
+		xhr.upload.onprogress = (e) => {
+			if (e.lengthComputable)
+				onProgress(e.loaded / e.total);
+		};
+		xhr.onload = () => {
+			let data = null;
+			try {
+				data = JSON.parse(xhr.responseText);
+			} catch {
+				data = null;
+			}
+			const headers = new Headers();
+			for (const h of ['Retry-After', 'X-RateLimit-Reset']) {
+				const v = xhr.getResponseHeader(h);
+				if (v)
+					headers.set(h, v);
+			}
+			const ok = xhr.status >= 200 && xhr.status < 300 && data && data.success;
+			resolve({ ok, status: xhr.status, data: data || { code: xhr.status >= 500 ? 'INTERNAL_ERROR' : 'UNEXPECTED' }, headers });
+		};
+		xhr.onerror = () => resolve({ ok: false, status: 0, data: { code: 'NETWORK_ERROR' }, headers: new Headers() });
+		xhr.send(body);
+	});
+}
+
+form.addEventListener('submit', async (e) => {
+	e.preventDefault();
+	if (busy)
+		return;
+	const text = exact.value();
+	const opts = readOptions(text);
+	if (!opts)
+		return;
+	setMessage(formError, '', '');
+	setBusy(true);
+	announce('Encrypting in your browser…');
+	const raw = newRawKey();
+	try {
+		const key = await importKey(raw);
+		const total = utf8Length(text) + filesBytes() || 1;
+		let done = 0;
+		const body = {};
+		setProgress(0, 'Encrypting…');
+		if (text !== '') {
+			body.text = await encryptString(key, text);
+			done += utf8Length(text);
+		}
+		if (files.length) {
+			body.files = [];
+			for (let i = 0; i < files.length; i++) {
+				const f = files[i];
+				setProgress(0.5 * done / total, `Encrypting file ${i + 1} of ${files.length}…`);
+				const bytes = new Uint8Array(await f.arrayBuffer());
+				body.files.push({
+					filename: await encryptString(key, f.name || 'file'),
+					mimeType: await encryptString(key, f.type || 'application/octet-stream'),
+					data: await encryptBytes(key, bytes),
+				});
+				bytes.fill(0);
+				done += f.size;
+			}
+		}
+		body.ttl = opts.ttl;
+		body.maxViews = opts.maxViews;
+		if (opts.passphrase !== undefined)
+			body.passphrase = opts.passphrase;
+		body.deletable = opts.deletable;
+		setProgress(0.5, 'Uploading…');
+		announce('Uploading the encrypted secret…');
+		const res = await upload(JSON.stringify(body), (f) => {
+			setProgress(0.5 + 0.5 * f, f < 1 ? `Uploading… ${Math.round(f * 100)} %` : 'Saving…');
+		});
+		if (!res.ok) {
+			const { title, detail } = describeError(res);
+			setBusy(false);
+			setMessage(formError, 'error', title, detail);
+			formError.focus();
+			return;
+		}
+		const link = res.data.secretUrl.split('#')[0] + '#key=' + b64urlEncode(raw);
+		setBusy(false);
+		showResult(link, res.data, opts);
+	} catch (err) {
+		setBusy(false);
+		setMessage(formError, 'error', 'The secret could not be encrypted in this browser.',
+			String(err && err.message ? err.message : err));
+	} finally {
+		raw.fill(0);
+	}
+});
+
+/* Result */
+
+function drawQR(link) {
+	const fig = $('qr-figure');
+	fig.hidden = true;
+	if (typeof window.qrcode !== 'function')
+		return;
+	try {
+		const qr = window.qrcode(0, 'M');
+		qr.addData(link, 'Byte');
+		qr.make();
+		const n = qr.getModuleCount();
+		const quiet = 4;
+		const scale = Math.max(2, Math.floor(400 / (n + 2 * quiet)));
+		const size = (n + 2 * quiet) * scale;
+		const canvas = $('qr-canvas');
+		canvas.width = size;
+		canvas.height = size;
+		const ctx = canvas.getContext('2d');
+		ctx.fillStyle = '#ffffff';
+		ctx.fillRect(0, 0, size, size);
+		ctx.fillStyle = '#000000';
+		for (let r = 0; r < n; r++)
+			for (let c = 0; c < n; c++)
+				if (qr.isDark(r, c))
+					ctx.fillRect((c + quiet) * scale, (r + quiet) * scale, scale, scale);
+		fig.hidden = false;
+	} catch {
+		fig.hidden = true;
+	}
+}
+
+function viewsInWords(maxViews) {
+	if (maxViews === null)
+		return 'Unlimited until it expires';
+	if (maxViews === 1)
+		return '1 view, then it burns';
+	return `${maxViews} views, then it burns`;
+}
+
+function showResult(link, data, opts) {
+	const meta = data.metadata || {};
+	$('secret-link').value = link;
+	$('receipt-link').value = data.metadataUrl;
+	$('open-receipt').href = data.metadataUrl;
+	const expiry = $('result-expiry');
+	expiry.replaceChildren(formatRelative(meta.expiresAt),
+		el('span', { class: 'sub', text: formatDate(meta.expiresAt) }));
+	$('result-views').textContent = viewsInWords(meta.maxViews === undefined ? opts.maxViews : meta.maxViews);
+	$('result-passphrase').textContent = opts.passphrase !== undefined
+		? 'Required: send it to the recipient another way'
+		: 'None';
+	drawQR(link);
+	showView('result-view');
+	$('result-title').focus();
+	announce('Your secret link is ready.');
+}
+
+$('copy-secret').addEventListener('click', (e) => copyText($('secret-link').value, e.currentTarget, $('secret-link')));
+$('copy-receipt').addEventListener('click', (e) => copyText($('receipt-link').value, e.currentTarget, $('receipt-link')));
+for (const id of ['secret-link', 'receipt-link'])
+	$(id).addEventListener('focus', (e) => e.currentTarget.select());
+
+$('create-another').addEventListener('click', () => {
+	form.reset();
+	exact.clear();
+	files = [];
+	renderFiles();
+	views.disabled = false;
+	passphrase.type = 'password';
+	togglePass.textContent = 'Show';
+	togglePass.setAttribute('aria-pressed', 'false');
+	togglePass.setAttribute('aria-label', 'Show passphrase');
+	$('secret-link').value = '';
+	$('receipt-link').value = '';
+	$('open-receipt').href = './';
+	const canvas = $('qr-canvas');
+	canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+	setMessage(formError, '', '');
+	showView('create-view');
+	textArea.focus();
+	announce('Ready for a new secret.');
+});
+
+updateMeter();
