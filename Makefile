@@ -32,7 +32,7 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: all programs dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-asan test-valgrind asan install dist clean screenshots bench fuzz
 
 all: deps
@@ -67,7 +67,7 @@ $(BIN)tools/%: tools/%.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBA)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LIBS)
 
@@ -82,11 +82,17 @@ asan: deps
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    programs
 
+# A plain dynamically linked build for valgrind (it cannot see malloc in a
+# static binary), in build/dyn/.
+dyn: deps
+	@$(MAKE) --no-print-directory BUILD=build/dyn-obj BIN=build/dyn/ LDSTATIC= \
+	    CFLAGS="-O1 -g" programs
+
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
 
 check: all
 	@sh scripts/deps.sh test
-	@$(MAKE) --no-print-directory $(UNIT_BIN) asan
+	@$(MAKE) --no-print-directory $(UNIT_BIN) asan dyn
 	@sh tests/run.sh
 
 test-unit: all

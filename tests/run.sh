@@ -1,0 +1,105 @@
+#!/bin/sh
+# run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
+# Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits asan
+#        valgrind http cli browser screenshots)
+# Called by `make check` after the programs, the unit tests and the sanitizer
+# and valgrind builds are made.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+top=$(pwd)
+
+suites=${*:-unit cgi limits asan valgrind http cli browser}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+failed=""
+
+# Adds the counts of a node:test TAP file to the totals.
+count_tap() {
+	p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	pass=$((pass + ${p:-0}))
+	fail=$((fail + ${f:-0}))
+}
+
+# node_suite NAME DIR [ENV=VALUE...]: one node:test run, spec to the terminal.
+node_suite() {
+	name=$1
+	dir=$2
+	shift 2
+	if ! ls "$dir"/*.test.mjs >/dev/null 2>&1; then
+		echo "== $name: no tests in $dir"
+		return
+	fi
+	echo "== $name"
+	tap="$tmp/$name.tap"
+	if ! env "$@" node --test --test-reporter=spec --test-reporter-destination=stdout \
+	    --test-reporter=tap --test-reporter-destination="$tap" "$dir"/*.test.mjs; then
+		failed="$failed $name"
+		# a crashed runner may have written no counts
+		grep -q '^# fail [1-9]' "$tap" 2>/dev/null || fail=$((fail + 1))
+	fi
+	count_tap "$tap"
+}
+
+unit() {
+	echo "== unit"
+	for t in build/tests/*; do
+		[ -x "$t" ] || continue
+		out=$("$t")
+		rc=$?
+		echo "$out"
+		p=$(echo "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+		f=$(echo "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+		pass=$((pass + ${p:-0}))
+		fail=$((fail + ${f:-0}))
+		if [ "$rc" != 0 ]; then
+			failed="$failed unit:$(basename "$t")"
+			[ "${f:-0}" = 0 ] && fail=$((fail + 1))
+		fi
+	done
+}
+
+npm_deps() {
+	# The browser tests' packages (playwright-core, axe-core) and the page's QR code.
+	[ -f package-lock.json ] || return 0
+	if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+		npm ci --no-audit --no-fund --loglevel=error || return 1
+	fi
+}
+
+valgrind_cmd="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
+
+for s in $suites; do
+	case "$s" in
+	unit) unit ;;
+	cgi) node_suite cgi tests/cgi ;;
+	limits) node_suite limits tests/limits ;;
+	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	    node_suite asan-limits tests/limits BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
+	valgrind) node_suite valgrind-cgi tests/cgi BURNLINK_BIN="$top/build/dyn" \
+	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
+	http)
+		for srv in lighttpd apache htaccess; do
+			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv
+		done ;;
+	cli) node_suite cli tests/cli ;;
+	browser)
+		if npm_deps; then
+			node_suite browser tests/browser
+		else
+			echo "== browser: npm ci failed"
+			failed="$failed browser"
+			fail=$((fail + 1))
+		fi ;;
+	screenshots) npm_deps && node tests/browser/screenshots.mjs ;;
+	*) echo "run.sh: unknown suite $s" >&2; exit 2 ;;
+	esac
+done
+
+[ -n "$failed" ] && echo "failed suites:$failed"
+echo "check: $pass passed, $fail failed"
+[ "$fail" = 0 ] && [ -z "$failed" ]
