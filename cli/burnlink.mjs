@@ -521,9 +521,9 @@ function promptHidden(question) {
 	}
 	return new Promise((resolve, reject) => {
 		const input = new tty.ReadStream(fd);
-		fs.writeSync(fd, question);
 		input.setRawMode(true);
 		input.setEncoding('utf8');
+		fs.writeSync(fd, question);
 		let answer = '';
 		const finish = (value, err) => {
 			input.setRawMode(false);

@@ -3,13 +3,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { startServer } from '../lib/server.mjs';
 import {
-	ROOT, run, splitLink, apiJson, retrieveRaw, createRaw, tmpDir, errorLine,
+	ROOT, CLI, run, splitLink, apiJson, retrieveRaw, createRaw, tmpDir, errorLine,
 } from './helpers.mjs';
 
 let srv;
@@ -529,3 +530,70 @@ test('npm install -g ./cli installs a working burnlink command', async () => {
 	const out = execFileSync(bin, ['--url', srv.base, 'installed'], { encoding: 'utf8' });
 	assert.equal((await retrieveRaw(out)).text.toString(), 'installed');
 });
+
+/* ---------- expiry and the passphrase prompt ---------- */
+
+// Runs SQL on the server's database as the user the server runs as (so that
+// no file of the database ends up owned by someone else).
+function sql(statement) {
+	const asOther = process.getuid?.() === 0 && srv.user !== 'root';
+	const argv = asOther ? ['runuser', '-u', srv.user, '--', 'sqlite3', srv.db, statement] : ['sqlite3', srv.db, statement];
+	execFileSync(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+test('410 SECRET_EXPIRED once the expiry has passed', async () => {
+	const r = await run([...URL_OPT, '--json', 'short-lived']);
+	const res = JSON.parse(r.out);
+	sql("UPDATE secrets SET expires_at = CAST(strftime('%s','now') AS INTEGER) * 1000 - 1000 WHERE id = (SELECT max(id) FROM secrets);");
+	assertApiError(await run(['get', res.link]), 'SECRET_EXPIRED');
+	const st = await run(['status', res.metadataUrl]);
+	assert.equal(st.code, 0, st.err);
+	assert.match(st.out, /^state: +expired$/m);
+});
+
+// Runs burnlink on a pseudo-terminal (util-linux script), answering each
+// prompt when it appears; resolves {code, out} (out is the terminal's text).
+function runOnTerminal(args, answers) {
+	return new Promise((resolve, reject) => {
+		const quoted = [process.env.BURNLINK_TEST_NODE || process.execPath, CLI, ...args]
+			.map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+		const child = spawn('script', ['-qec', quoted, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+		let out = '';
+		let seen = 0;
+		child.stdout.on('data', d => {
+			out += d;
+			const prompts = out.match(/Passphrase( \(again\))?: /g) || [];
+			while (seen < prompts.length && seen < answers.length)
+				child.stdin.write(answers[seen++] + '\r');
+		});
+		child.on('error', reject);
+		child.on('close', code => resolve({ code, out }));
+	});
+}
+
+test('--passphrase - asks on the terminal without echo, twice when sending', { skip: !hasScript() && 'script (util-linux) is missing' }, async () => {
+	const made = await runOnTerminal([...URL_OPT, '-p', '-', 'prompted secret'], ['typed pass', 'typed pass']);
+	assert.equal(made.code, 0, made.out);
+	assert.ok(!made.out.includes('typed pass'), 'the passphrase was echoed');
+	const link = /(http:\S+#key=\S+)/.exec(made.out)[1];
+	assert.equal((await meta(link)).json.hasPassphrase, true);
+	// get asks when the secret needs one; a wrong answer is asked again.
+	const got = await runOnTerminal(['get', link], ['wrong pass', 'typed pass']);
+	assert.equal(got.code, 0, got.out);
+	assert.match(got.out, /wrong passphrase, try again/);
+	assert.ok(got.out.endsWith('prompted secret'), JSON.stringify(got.out));
+	assert.ok(!got.out.includes('typed pass'));
+	// Two different answers when sending: usage error, nothing sent.
+	const differ = await runOnTerminal([...URL_OPT, '-p', '-', 'x'], ['one pass', 'two pass']);
+	assert.equal(differ.code, 2);
+	assert.match(differ.out, /differ/);
+});
+
+function hasScript() {
+	try {
+		execFileSync('script', ['--version'], { stdio: 'ignore' });
+		return true;
+	} catch {
+		return false;
+	}
+}
