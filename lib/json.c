@@ -17,9 +17,12 @@ bl_json_parse(struct bl_req *r)
 	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL)
 		return BL_ERR_INTERNAL;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len);
+	/* The NUL after the body ends the input, so a bare literal completes. */
+	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len + 1);
 	if (o == NULL) {
-		if (json_tokener_get_error(tok) == json_tokener_continue)
+		if (json_tokener_get_error(tok) == json_tokener_success)
+			bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}, not null.");
+		else if (json_tokener_get_error(tok) == json_tokener_continue)
 			bl_req_fail(r, e, "The JSON body ends too early.");
 		else
 			bl_req_fail(r, e, "The body is not valid JSON (%s at byte %zu).",
@@ -28,7 +31,8 @@ bl_json_parse(struct bl_req *r)
 		goto out;
 	}
 	for (i = json_tokener_get_parse_end(tok); i < r->body_len; i++)
-		if (!strchr(" \t\r\n", r->body[i])) {
+		if (r->body[i] != ' ' && r->body[i] != '\t' && r->body[i] != '\r' &&
+		    r->body[i] != '\n') {
 			bl_req_fail(r, e, "Unexpected data after the JSON object at byte %zu.", i);
 			goto out;
 		}
@@ -390,7 +394,8 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			c->server_side = mode_of(v) == 1;
 	}
 
-	if (json_object_object_get_ex(o, "ttl", &v) &&
+	/* A null ttl, passphrase or deletable means "the default", like an absent one. */
+	if (json_object_object_get_ex(o, "ttl", &v) && v != NULL &&
 	    bl_json_int(v, BL_TTL_MIN, BL_TTL_MAX, &c->ttl) != 0)
 		return BL_ERR_INVALID_TTL;
 	if (json_object_object_get_ex(o, "maxViews", &v)) {
@@ -411,7 +416,7 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
 			    "passphrase must be a string of 4 to 256 characters without NUL.");
 	}
-	if (json_object_object_get_ex(o, "deletable", &v)) {
+	if (json_object_object_get_ex(o, "deletable", &v) && v != NULL) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return BL_ERR_INVALID_DELETABLE;
 		c->deletable = json_object_get_boolean(v);
