@@ -38,4 +38,28 @@ CREATE TABLE IF NOT EXISTS attachments (
 	PRIMARY KEY (secret_id, idx)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 1;
+-- Version 2: accounts and their API keys. Every statement of this file is
+-- idempotent (IF NOT EXISTS), so a version-1 database is upgraded by running
+-- the whole file again; a later step that cannot be written that way needs a
+-- separate upgrade step in the storage unit.
+CREATE TABLE IF NOT EXISTS accounts (
+	id		INTEGER PRIMARY KEY,
+	name		TEXT NOT NULL UNIQUE,		-- operator's label, e.g. an e-mail
+	created_at	INTEGER NOT NULL		-- ms since the epoch
+);
+
+-- API keys: "bl_" + 43 url-safe base64 characters, shown once; only SHA-256 of
+-- the whole key is kept. Revoked keys stay, marked by revoked_at.
+CREATE TABLE IF NOT EXISTS api_keys (
+	id		INTEGER PRIMARY KEY,
+	account_id	INTEGER NOT NULL REFERENCES accounts(id),
+	key_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the key
+	prefix		TEXT NOT NULL,			-- first 11 characters, to recognise it
+	label		TEXT NOT NULL DEFAULT '',
+	created_at	INTEGER NOT NULL,		-- ms since the epoch
+	last_used_at	INTEGER,			-- last creation with the key
+	revoked_at	INTEGER				-- NULL while the key is valid
+);
+CREATE INDEX IF NOT EXISTS api_keys_account ON api_keys(account_id);
+
+PRAGMA user_version = 2;

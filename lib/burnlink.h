@@ -45,6 +45,7 @@ enum bl_err {
 	BL_ERR_STORE_BUSY,
 	BL_ERR_STORE_UNAVAILABLE,
 	BL_ERR_RATE_LIMIT_UNAVAILABLE,
+	BL_ERR_EXISTS,			/* admin: the name is taken */
 	BL_ERR__MAX
 };
 
@@ -166,6 +167,83 @@ struct bl_cleanup_stats {
 };
 int		 bl_cleanup(const struct bl_config *, int64_t now_ms,
 		    struct bl_cleanup_stats *, char *errbuf, size_t errlen);
+
+/*
+ * limit.c: rate limits. Each limit counts one thing in fixed UTC windows (the
+ * day, the hour, the minute) through bl_store_count(); the subject (client IP,
+ * account id, secret and IP) is stored only as HMAC-SHA-256 under the install
+ * secret. The tightest window that applied is reported in r->rl.
+ */
+enum bl_limit {
+	BL_LIM_IP_CREATE = 0,	/* requests per client IP and operation, per day */
+	BL_LIM_IP_METADATA,
+	BL_LIM_IP_RETRIEVE,
+	BL_LIM_IP_BURN,
+	BL_LIM_PASSPHRASE,	/* attempts per secret and client IP, per minute */
+	BL_LIM_SESSION_HOUR,	/* signed-in creations per account, per hour */
+	BL_LIM_SESSION_DAY,	/* signed-in creations per account, per day */
+	BL_LIM_KEY_HOUR,	/* creations with any API key of an account, per hour */
+	BL_LIM__MAX
+};
+
+struct bl_limit_info {
+	const char	*name;		/* e.g. "ip:create"; part of the bucket */
+	int64_t		 window;	/* seconds: 60, 3600 or 86400 */
+	int64_t		 limit;		/* requests allowed in one window */
+	enum bl_err	 err;		/* returned when exceeded */
+};
+
+/* A counter as an operator sees it: this window's count and when it ends. */
+struct bl_usage {
+	int64_t	limit;
+	int64_t	count;
+	int64_t	reset;		/* Unix seconds */
+};
+
+#define BL_IP_TEXT	64		/* canonical client address, NUL included */
+
+const struct bl_limit_info *bl_limit_info(enum bl_limit);
+int		 bl_ip_canon(const char *, char out[BL_IP_TEXT]);
+enum bl_err	 bl_limit_usage(struct bl_req *, enum bl_limit, const void *subject,
+		    size_t len, struct bl_usage *);
+enum bl_err	 bl_limit_set(struct bl_req *, enum bl_limit, const void *subject,
+		    size_t len, int64_t count);
+
+/* auth.c: accounts and API keys ("bl_" + 43 url-safe base64, stored as SHA-256). */
+#define BL_API_KEY_LEN		46
+#define BL_API_KEY_PREFIX	11		/* leading characters kept to recognise a key */
+#define BL_NAME_MAX		128		/* bytes of an account name or a key label */
+
+struct bl_account {
+	int64_t	id;
+	char	name[BL_NAME_MAX + 1];
+	int64_t	created_ms;
+	int64_t	keys_active;
+	int64_t	secrets;		/* rows stored for it (active or tombstones) */
+	int64_t	secrets_active;
+};
+
+struct bl_api_key {
+	int64_t	id;
+	int64_t	account_id;
+	char	prefix[BL_API_KEY_PREFIX + 1];
+	char	label[BL_NAME_MAX + 1];
+	int64_t	created_ms;
+	int64_t	last_used_ms;		/* -1: never used */
+	int64_t	revoked_ms;		/* -1: valid */
+};
+
+int		 bl_name_valid(const char *, int allow_empty);
+enum bl_err	 bl_account_create(struct bl_req *, const char *name, struct bl_account *);
+enum bl_err	 bl_account_find(struct bl_req *, const char *id_or_name, struct bl_account *);
+enum bl_err	 bl_account_list(struct bl_req *,
+		    int (*cb)(void *, const struct bl_account *), void *);
+enum bl_err	 bl_key_issue(struct bl_req *, int64_t account_id, const char *label,
+		    char key[BL_API_KEY_LEN + 1], struct bl_api_key *);
+enum bl_err	 bl_key_find(struct bl_req *, const char *id_or_key, struct bl_api_key *);
+enum bl_err	 bl_key_list(struct bl_req *, int64_t account_id /* 0: all */,
+		    int (*cb)(void *, const struct bl_api_key *), void *);
+enum bl_err	 bl_key_revoke(struct bl_req *, int64_t key_id);
 
 /* config.c */
 int		 bl_config_load(struct bl_config *, const struct bl_io *);

@@ -62,7 +62,7 @@ bl_req_init(struct bl_req *r, const struct bl_io *io)
 {
 	unsigned char	 rnd[15];
 	char		*id;
-	const char	*m, *ip;
+	const char	*m;
 
 	memset(r, 0, sizeof(*r));
 	r->io = io;
@@ -84,11 +84,9 @@ bl_req_init(struct bl_req *r, const struct bl_io *io)
 		r->method = BL_M_POST;
 	else if (strcmp(m, "DELETE") == 0)
 		r->method = BL_M_DELETE;
-	ip = bl_req_env(r, "REMOTE_ADDR");
-	snprintf(r->client_ip, sizeof(r->client_ip), "%s",
-	    ip != NULL && strlen(ip) < sizeof(r->client_ip) ? ip : "unknown");
 	if (bl_config_load(&r->cfg, io) != 0)
 		return BL_ERR_INTERNAL;
+	bl_client_ip(r);	/* after the configuration: trusted proxies */
 	return BL_OK;
 }
 

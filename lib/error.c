@@ -87,6 +87,9 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_RATE_LIMIT_UNAVAILABLE] = {503, "RATE_LIMIT_UNAVAILABLE",
 	    "The rate limiter is unavailable, so the request was refused.",
 	    "Nothing was changed; try again in a minute (see Retry-After)."},
+	[BL_ERR_EXISTS] = {409, "ALREADY_EXISTS",
+	    "The name is already taken.",
+	    "Choose another name."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */

@@ -62,6 +62,7 @@ struct bl_new_secret {
 	unsigned char		 pass_hash[BL_PASSHASH_BYTES];
 	int			 server_side;
 	int64_t			 account_id;
+	int64_t			 api_key_id;	/* its last_used_at is set; 0: none */
 	const struct bl_content	*content;
 };
 
@@ -82,6 +83,26 @@ enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
 enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
 enum bl_err	 bl_store_count(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t *count);
+enum bl_err	 bl_store_counter_get(struct bl_store *,
+		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+		    int64_t *count);
+enum bl_err	 bl_store_counter_set(struct bl_store *,
+		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+		    int64_t expires, int64_t count /* 0 removes it */);
+enum bl_err	 bl_store_account_create(struct bl_store *, const char *name,
+		    int64_t now_ms, int64_t *id);
+enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *name,
+		    struct bl_account *);
+enum bl_err	 bl_store_account_list(struct bl_store *,
+		    int (*cb)(void *, const struct bl_account *), void *);
+enum bl_err	 bl_store_key_insert(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    struct bl_api_key *);
+enum bl_err	 bl_store_key_find(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    struct bl_api_key *);
+enum bl_err	 bl_store_key_get(struct bl_store *, int64_t id, struct bl_api_key *);
+enum bl_err	 bl_store_key_list(struct bl_store *, int64_t account_id,
+		    int (*cb)(void *, const struct bl_api_key *), void *);
+enum bl_err	 bl_store_key_revoke(struct bl_store *, int64_t id, int64_t now_ms);
 const char	*bl_store_error(const struct bl_store *);
 enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
 		    struct bl_cleanup_stats *);
@@ -115,5 +136,15 @@ const char	*bl_state_name(enum bl_state);
 enum bl_err	 bl_check_passphrase(struct bl_req *, const struct bl_secret *,
 		    const unsigned char secret_hash[BL_HASH_BYTES]);
 int		 bl_site_url(struct bl_req *, char **out);
+
+/* limit.c: the client address and the counting of requests. */
+void		 bl_client_ip(struct bl_req *);
+enum bl_err	 bl_limit_take(struct bl_req *, enum bl_limit, const void *subject,
+		    size_t len, int64_t *remaining);
+enum bl_err	 bl_limit_request(struct bl_req *, enum bl_limit);
+enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
+
+/* auth.c: the API key of a request, if it sent one. */
+enum bl_err	 bl_auth_request(struct bl_req *, int64_t *account_id, int64_t *key_id);
 
 #endif /* BL_INTERNAL_H */

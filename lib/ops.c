@@ -190,10 +190,14 @@ bl_op_create(struct bl_req *r)
 	json_object		*o = NULL, *m;
 	enum bl_err		 e;
 	size_t			 dlen = 0;
+	int64_t			 account = 0, key_id = 0;
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
 	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_CREATE)) != BL_OK ||
+	    (e = bl_auth_request(r, &account, &key_id)) != BL_OK ||
+	    (e = bl_limit_creator(r, account, key_id != 0)) != BL_OK ||
 	    (e = bl_req_read_body(r, 1)) != BL_OK ||
 	    (e = bl_create_parse(r, &c)) != BL_OK)
 		goto out;
@@ -204,6 +208,8 @@ bl_op_create(struct bl_req *r)
 	n.deletable = c.deletable;
 	n.server_side = c.server_side;
 	n.content = &c.content;
+	n.account_id = account;
+	n.api_key_id = key_id;
 	if (c.pass != NULL) {
 		n.has_pass = 1;
 		if (bl_pass_hash(c.pass, c.pass_len, n.pass_hash) != 0) {
@@ -284,6 +290,7 @@ bl_op_metadata(struct bl_req *r)
 
 	if ((e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD),
 	    "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)
 		return e;
@@ -323,9 +330,9 @@ enum bl_err
 bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
     const unsigned char hash[BL_HASH_BYTES])
 {
-	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)], bucket[BL_HASH_BYTES];
+	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)];
 	json_object	*v = NULL;
-	int64_t		 now = r->now_ms / 1000, win = now - now % 60, count;
+	int64_t		 left;
 	size_t		 iplen = strlen(r->client_ip);
 	enum bl_err	 e;
 	int		 ok;
@@ -335,21 +342,10 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    !json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
 		    "passphrase must be a string.");
-	if ((e = bl_req_install_key(r)) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	memcpy(msg, hash, BL_HASH_BYTES);
 	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	if (bl_hmac_sha256(r->install_key, sizeof(r->install_key), msg,
-	    BL_HASH_BYTES + iplen, bucket) != 0)
-		return BL_ERR_INTERNAL;
-	if ((e = store_fail(r, bl_store_count(r->store, bucket, win, win + 60, &count))) != BL_OK)
+	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK)
 		return e;
-	if (count > BL_ATTEMPTS_PER_MIN) {
-		r->retry_after = (long)(win + 60 - now);
-		return bl_req_fail(r, BL_ERR_TOO_MANY_ATTEMPTS,
-		    "At most 5 passphrase attempts a minute are allowed for this secret; try again in %ld seconds.",
-		    r->retry_after);
-	}
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
 		    "This secret is protected by a passphrase: send {\"passphrase\": \"...\"}. No view was used.");
@@ -360,7 +356,7 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	if (!ok)
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
 		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",
-		    (long long)(BL_ATTEMPTS_PER_MIN - count), BL_ATTEMPTS_PER_MIN - count == 1 ? "" : "s");
+		    (long long)left, left == 1 ? "" : "s");
 	return BL_OK;
 }
 
@@ -377,6 +373,7 @@ bl_op_retrieve(struct bl_req *r)
 
 	memset(&c, 0, sizeof(c));
 	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_RETRIEVE)) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = bl_req_read_body(r, 0)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)
@@ -429,6 +426,7 @@ bl_op_burn(struct bl_req *r)
 	enum bl_err		 e;
 
 	if ((e = bl_req_method(r, BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_BURN)) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = bl_req_read_body(r, 0)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)

@@ -10,7 +10,7 @@
 #include "internal.h"
 #include "schema.h"	/* generated from schema.sql and schema-limits.sql */
 
-#define SCHEMA_VERSION		1
+#define SCHEMA_VERSION		2
 #define LIMITS_VERSION		1
 #define BUSY_TIMEOUT_MS		5000
 
@@ -28,8 +28,28 @@ enum stmt {
 	ST_CLEAN_ROWS,
 	ST_COUNT,
 	ST_CLEAN_COUNTERS,
+	ST_COUNTER_GET,
+	ST_COUNTER_SET,
+	ST_COUNTER_DEL,
+	ST_KEY_USED,
+	ST_ACCOUNT_INSERT,
+	ST_ACCOUNT_GET,
+	ST_ACCOUNT_LIST,
+	ST_KEY_INSERT,
+	ST_KEY_FIND,
+	ST_KEY_GET,
+	ST_KEY_LIST,
+	ST_KEY_REVOKE,
 	ST__MAX
 };
+
+#define ACCOUNT_COLUMNS "a.id, a.name, a.created_at, " \
+	"(SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND " \
+	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
+	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
+	"s.account_id = a.id AND s.state = 0) FROM accounts a"
+#define KEY_COLUMNS "id, account_id, prefix, label, created_at, last_used_at, " \
+	"revoked_at FROM api_keys"
 
 #define ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
 	"last_viewed_at, deletable, pass_hash, account_id"
@@ -62,6 +82,23 @@ static const struct {
 	    "VALUES (?,?,?,1) ON CONFLICT (bucket, window) DO UPDATE SET "
 	    "count = count + 1 RETURNING count", 1},
 	[ST_CLEAN_COUNTERS] = {"DELETE FROM counters WHERE expires <= ?", 1},
+	[ST_COUNTER_GET] = {"SELECT count FROM counters WHERE bucket = ? AND window = ?", 1},
+	[ST_COUNTER_SET] = {"INSERT INTO counters (bucket, window, expires, count) "
+	    "VALUES (?,?,?,?) ON CONFLICT (bucket, window) DO UPDATE SET "
+	    "count = excluded.count, expires = excluded.expires", 1},
+	[ST_COUNTER_DEL] = {"DELETE FROM counters WHERE bucket = ? AND window = ?", 1},
+	[ST_KEY_USED] = {"UPDATE api_keys SET last_used_at = ? WHERE id = ?", 0},
+	[ST_ACCOUNT_INSERT] = {"INSERT INTO accounts (name, created_at) VALUES (?,?)", 0},
+	[ST_ACCOUNT_GET] = {"SELECT " ACCOUNT_COLUMNS " WHERE a.id = ? OR a.name = ?", 0},
+	[ST_ACCOUNT_LIST] = {"SELECT " ACCOUNT_COLUMNS " ORDER BY a.id", 0},
+	[ST_KEY_INSERT] = {"INSERT INTO api_keys (account_id, key_hash, prefix, label, "
+	    "created_at) VALUES (?,?,?,?,?)", 0},
+	[ST_KEY_FIND] = {"SELECT " KEY_COLUMNS " WHERE key_hash = ?", 0},
+	[ST_KEY_GET] = {"SELECT " KEY_COLUMNS " WHERE id = ?", 0},
+	[ST_KEY_LIST] = {"SELECT " KEY_COLUMNS " WHERE ?1 = 0 OR account_id = ?1 "
+	    "ORDER BY id", 0},
+	[ST_KEY_REVOKE] = {"UPDATE api_keys SET revoked_at = ? WHERE id = ? AND "
+	    "revoked_at IS NULL", 0},
 };
 
 struct bl_store {
@@ -335,6 +372,15 @@ bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
 		}
 		if ((e = run(s, st)) != BL_OK)
 			goto out;
+	}
+	if (n->api_key_id > 0) {
+		if ((st = stmt(s, ST_KEY_USED)) == NULL) {
+			e = BL_ERR_STORE_UNAVAILABLE;
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, n->created_ms);
+		sqlite3_bind_int64(st, 2, n->api_key_id);
+		e = run(s, st);
 	}
 out:
 	if (s->st[ST_INSERT_SECRET] != NULL)
@@ -638,6 +684,251 @@ bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
 		fail(s, s->limits, rc, "count");
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/* Reads the count of bucket in the window starting at window_start (0 if none). */
+enum bl_err
+bl_store_counter_get(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t *count)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*count = 0;
+	if (open_limits(s) != BL_OK || (st = stmt(s, ST_COUNTER_GET)) == NULL)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, bucket, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, window_start);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*count = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		fail(s, s->limits, rc, "counter");
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/* Sets the count of bucket in a window (an operator's correction); 0 removes it. */
+enum bl_err
+bl_store_counter_set(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t expires, int64_t count)
+{
+	sqlite3_stmt	*st;
+
+	if (open_limits(s) != BL_OK ||
+	    (st = stmt(s, count > 0 ? ST_COUNTER_SET : ST_COUNTER_DEL)) == NULL)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, bucket, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, window_start);
+	if (count > 0) {
+		sqlite3_bind_int64(st, 3, expires);
+		sqlite3_bind_int64(st, 4, count);
+	}
+	return run(s, st) == BL_OK ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/* Copies a TEXT column into a fixed buffer of size n (truncating). */
+static void
+col_text(sqlite3_stmt *st, int col, char *buf, size_t n)
+{
+	const unsigned char	*p = sqlite3_column_text(st, col);
+
+	snprintf(buf, n, "%s", p != NULL ? (const char *)p : "");
+}
+
+static int64_t
+col_time(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, col);
+}
+
+static void
+read_account(sqlite3_stmt *st, struct bl_account *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->id = sqlite3_column_int64(st, 0);
+	col_text(st, 1, a->name, sizeof(a->name));
+	a->created_ms = sqlite3_column_int64(st, 2);
+	a->keys_active = sqlite3_column_int64(st, 3);
+	a->secrets = sqlite3_column_int64(st, 4);
+	a->secrets_active = sqlite3_column_int64(st, 5);
+}
+
+static void
+read_key(sqlite3_stmt *st, struct bl_api_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->id = sqlite3_column_int64(st, 0);
+	k->account_id = sqlite3_column_int64(st, 1);
+	col_text(st, 2, k->prefix, sizeof(k->prefix));
+	col_text(st, 3, k->label, sizeof(k->label));
+	k->created_ms = sqlite3_column_int64(st, 4);
+	k->last_used_ms = col_time(st, 5);
+	k->revoked_ms = col_time(st, 6);
+}
+
+/* Creates an account; BL_ERR_EXISTS if the name is taken. */
+enum bl_err
+bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64_t *id)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_ACCOUNT_INSERT)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, now);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return BL_ERR_EXISTS;
+	if (rc != SQLITE_DONE)
+		return fail(s, s->db, rc, "insert account");
+	*id = sqlite3_last_insert_rowid(s->db);
+	return BL_OK;
+}
+
+/* Finds an account by id, or by name when name is not NULL; NOT_FOUND if none. */
+enum bl_err
+bl_store_account_get(struct bl_store *s, int64_t id, const char *name, struct bl_account *a)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_ACCOUNT_GET)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, name != NULL ? -1 : id);
+	if (name != NULL)
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_account(st, a);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	return rc == SQLITE_ROW ? BL_OK : fail(s, s->db, rc, "select account");
+}
+
+/* Calls cb for every account in id order; stops early when cb returns non-zero. */
+enum bl_err
+bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_account *),
+    void *arg)
+{
+	sqlite3_stmt		*st;
+	struct bl_account	 a;
+	int			 rc;
+
+	if ((st = stmt(s, ST_ACCOUNT_LIST)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_account(st, &a);
+		if (cb(arg, &a) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? BL_OK : fail(s, s->db, rc, "list accounts");
+}
+
+/* Stores a new key (account_id, prefix, label, created_ms of k); sets k->id. */
+enum bl_err
+bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_api_key *k)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_KEY_INSERT)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, k->account_id);
+	sqlite3_bind_blob(st, 2, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, k->prefix, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, k->label, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, k->created_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, s->db, rc, "insert key");
+	k->id = sqlite3_last_insert_rowid(s->db);
+	return BL_OK;
+}
+
+/* Reads one key by statement id and a bound value; NOT_FOUND if none. */
+static enum bl_err
+key_one(struct bl_store *s, enum stmt id, const unsigned char *hash, int64_t kid,
+    struct bl_api_key *k)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, id)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	if (hash != NULL)
+		sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, kid);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_key(st, k);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	return rc == SQLITE_ROW ? BL_OK : fail(s, s->db, rc, "select key");
+}
+
+/* Finds a key by the SHA-256 of the whole key (revoked ones too). */
+enum bl_err
+bl_store_key_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_api_key *k)
+{
+	return key_one(s, ST_KEY_FIND, hash, 0, k);
+}
+
+enum bl_err
+bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
+{
+	return key_one(s, ST_KEY_GET, NULL, id, k);
+}
+
+/* Calls cb for every key of account_id (0: of all accounts), in id order. */
+enum bl_err
+bl_store_key_list(struct bl_store *s, int64_t account_id,
+    int (*cb)(void *, const struct bl_api_key *), void *arg)
+{
+	sqlite3_stmt		*st;
+	struct bl_api_key	 k;
+	int			 rc;
+
+	if ((st = stmt(s, ST_KEY_LIST)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, account_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_key(st, &k);
+		if (cb(arg, &k) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? BL_OK : fail(s, s->db, rc, "list keys");
+}
+
+/* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
+enum bl_err
+bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+
+	if ((st = stmt(s, ST_KEY_REVOKE)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	if ((e = run(s, st)) != BL_OK)
+		return e;
+	return sqlite3_changes(s->db) == 1 ? BL_OK : BL_ERR_NOT_FOUND;
 }
 
 /*
