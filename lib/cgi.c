@@ -240,6 +240,38 @@ oprintf(struct obuf *o, const char *fmt, ...)
 	}
 }
 
+/*
+ * The response of last resort, when memory ran out: a fixed 500 with the
+ * common headers and the request id, built without allocating.
+ */
+static int
+write_fallback(struct bl_req *r)
+{
+	static const char head[] = "Status: 500 Internal Server Error\r\n"
+	    "Content-Type: application/json; charset=utf-8\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\n"
+	    "Referrer-Policy: no-referrer\r\n"
+	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+	    "X-Frame-Options: DENY\r\n"
+	    "X-Request-Id: ";
+	static const char mid[] = "\r\n\r\n"
+	    "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\","
+	    "\"hint\":\"The server ran out of memory; try again later.\",\"requestId\":\"";
+	static const char tail[] = "\"}";
+
+	if (r->io->write(r->io->ctx, head, sizeof(head) - 1) != 0 ||
+	    r->io->write(r->io->ctx, r->id, strlen(r->id)) != 0)
+		return -1;
+	if (r->method == BL_M_HEAD)
+		return r->io->write(r->io->ctx, "\r\n\r\n", 4);
+	if (r->io->write(r->io->ctx, mid, sizeof(mid) - 1) != 0 ||
+	    r->io->write(r->io->ctx, r->id, strlen(r->id)) != 0 ||
+	    r->io->write(r->io->ctx, tail, sizeof(tail) - 1) != 0)
+		return -1;
+	return 0;
+}
+
 static const char *
 reason(int status)
 {
@@ -270,7 +302,7 @@ bl_respond_json(struct bl_req *r, int status, json_object *body)
 	struct obuf	 o = { NULL, 0, 0, 0 };
 	const char	*js;
 	size_t		 jlen = 0;
-	int		 rc = -1;
+	int		 rc = -1, owned = 1;
 
 	if (r->responded)
 		return 0;
@@ -282,9 +314,12 @@ bl_respond_json(struct bl_req *r, int status, json_object *body)
 		js = "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\"}";
 		jlen = strlen(js);
 		status = 500;
+		owned = 0;
 	}
-	if ((o.buf = malloc(1024)) == NULL)
-		return -1;
+	if ((o.buf = malloc(1024)) == NULL) {
+		o.err = 1;
+		goto out;
+	}
 	o.cap = 1024;
 	oprintf(&o, "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
@@ -304,14 +339,22 @@ bl_respond_json(struct bl_req *r, int status, json_object *body)
 	if (status == 405 && r->allow != NULL)
 		oprintf(&o, "Allow: %s\r\n", r->allow);
 	oprintf(&o, "\r\n");
-	if (o.err)
+	if (o.err) {
+		bl_log(r, "cannot build the response head");
 		goto out;
+	}
 	if (r->io->write(r->io->ctx, o.buf, o.len) != 0)
 		goto out;
 	if (r->method != BL_M_HEAD && r->io->write(r->io->ctx, js, jlen) != 0)
 		goto out;
 	rc = 0;
 out:
+	/* Out of memory before anything was written: the static 500 still goes out. */
+	if (o.err)
+		rc = write_fallback(r);
+	/* The serialised body may hold a decryption key (create's secretUrl). */
+	if (owned)
+		bl_wipe((char *)js, jlen);
 	free(o.buf);
 	return rc;
 }
@@ -344,16 +387,11 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	    json_object_object_add(o, "hint",
 	    json_object_new_string(r->hint[0] != '\0' ? r->hint : ei->hint)) ||
 	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
-		static const char fallback[] = "Status: 500 Internal Server Error\r\n"
-		    "Content-Type: application/json; charset=utf-8\r\n"
-		    "Cache-Control: no-store\r\n\r\n"
-		    "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\","
-		    "\"hint\":\"Try again later.\",\"requestId\":\"req_unknown\"}";
 		json_object_put(o);
 		if (r->responded)
 			return -1;
 		r->responded = 1;
-		return r->io->write(r->io->ctx, fallback, sizeof(fallback) - 1);
+		return write_fallback(r);
 	}
 	rc = bl_respond_json(r, ei->status, o);
 	json_object_put(o);
@@ -391,8 +429,13 @@ bl_serve(enum bl_err (*handler)(struct bl_req *))
 {
 	struct bl_req	 r;
 	enum bl_err	 e;
+	int		 confined;
 
+	confined = bl_sandbox() == 0;
 	e = bl_req_init(&r, &bl_cgi_io);
+	if (e == BL_OK && !confined)
+		e = bl_req_fail(&r, BL_ERR_INTERNAL,
+		    "cannot install the seccomp sandbox (build with make SECCOMP=0 where seccomp is unavailable)");
 	if (e == BL_OK)
 		e = handler(&r);
 	if (e != BL_OK && !r.responded)

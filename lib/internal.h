@@ -128,6 +128,10 @@ struct bl_create {
 enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
 void		 bl_create_free(struct bl_create *);
 
+/* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
+int		 bl_sandbox(void);
+int		 bl_sandbox_enabled(void);
+
 /* state and helpers used by the operations */
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
