@@ -1,0 +1,227 @@
+// content.test.mjs: what goes in comes out: exact text in both modes, files
+// byte for byte in both modes, and the 2 MiB plaintext limit counted over text
+// and files together.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { newContext, checkError, encryptItem, decryptItem, newKey, b64urlEncode } from '../lib/cgi.mjs';
+
+const ctx = newContext();
+const LIMIT = 2097152;
+
+const TEXTS = [
+	['leading and trailing spaces', '   spaced out   '],
+	['tabs', '\tone\ttwo\t\tthree\t'],
+	['CRLF line ends', 'line 1\r\nline 2\r\n'],
+	['a lone CR', 'a\rb'],
+	['leading newlines', '\n\n\nafter three newlines'],
+	['trailing newlines', 'before three newlines\n\n\n'],
+	['only whitespace', ' \t\r\n '],
+	['emoji with ZWJ sequences and flags', '🔥 secret 😀 👩‍👩‍👧‍👦 🇫🇷 🏳️‍🌈'],
+	['combining characters (not normalised)', 'e\u0301 vs \u00e9, A\u030a vs \u00c5'],
+	['line and paragraph separators', 'a\u2028b\u2029c'],
+	['JSON specials', '"quoted" \\back\\slash/ </script> {"a":[1]}'],
+	['control characters', '\u0001\u0007\u001b[31mred\u001b[0m\u007f'],
+	['a BOM and non-characters', '\ufeffbom \ufffe\uffff'],
+	['astral plane characters', '𝕳𝖊𝖑𝖑𝖔 𐍈 𠜎'],
+	['a single character', 'x'],
+];
+
+describe('server-side text fidelity', () => {
+	for (const [name, text] of TEXTS) {
+		test(`${name} comes back exactly`, async () => {
+			const s = await ctx.createOk({ text });
+			assert.ok(s.key && s.key.length === 32, 'the secretUrl carries a 32-byte key');
+			const res = await ctx.retrieve(s.secretKey);
+			assert.equal(res.status, 200, res.body.toString());
+			const plain = decryptItem(res.json.text, s.key);
+			assert.deepEqual(plain, Buffer.from(text, 'utf8'));
+		});
+	}
+	test('the legacy secret field is stored like text', async () => {
+		const text = ' legacy\r\n\ttext 🔐 ';
+		const s = await ctx.createOk({ secret: text });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200);
+		assert.equal(decryptItem(res.json.text, s.key).toString('utf8'), text);
+	});
+	test('text and the legacy secret together are 400 INVALID_TEXT', async () => {
+		checkError(assert, await ctx.create({ text: 'a', secret: 'a' }), 400, 'INVALID_TEXT');
+	});
+	test('the ciphertext decrypts only with the fragment key', async () => {
+		const s = await ctx.createOk({ text: 'only mine' });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.throws(() => decryptItem(res.json.text, newKey()));
+	});
+	test('text is not returned as plaintext in the retrieve response', async () => {
+		const marker = 'PLAINTEXT-MARKER-' + crypto.randomBytes(8).toString('hex');
+		const s = await ctx.createOk({ text: marker });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.ok(!res.body.toString().includes(marker));
+	});
+});
+
+describe('client-side text fidelity', () => {
+	for (const [name, text] of TEXTS) {
+		test(`${name} comes back exactly`, async () => {
+			const key = newKey();
+			const item = encryptItem(text, key);
+			const s = await ctx.createOk({ text: item });
+			assert.equal(s.key, null, 'a client-side secretUrl has no fragment');
+			const res = await ctx.retrieve(s.secretKey);
+			assert.equal(res.status, 200, res.body.toString());
+			assert.deepEqual(res.json.text, item, 'the stored ciphertext and iv come back unchanged');
+			assert.equal(decryptItem(res.json.text, key).toString('utf8'), text);
+		});
+	}
+	test('mixed modes are 400 INVALID_ENCRYPTION_MODE', async () => {
+		const key = newKey();
+		checkError(assert, await ctx.create({ text: encryptItem('a', key), files: [{ filename: 'f', data: 'data:text/plain;base64,YQ==' }] }), 400, 'INVALID_ENCRYPTION_MODE');
+	});
+	test('a legacy secret with a client-side file is 400 INVALID_ENCRYPTION_MODE', async () => {
+		checkError(assert, await ctx.create({ secret: 'a', files: [{ filename: 'f', data: encryptItem('x', newKey()) }] }), 400, 'INVALID_ENCRYPTION_MODE');
+	});
+});
+
+function dataUrl(mime, bytes) {
+	return `data:${mime};base64,${Buffer.from(bytes).toString('base64')}`;
+}
+
+describe('server-side files', () => {
+	test('data, filename and mimeType come back encrypted, each with its own IV, and decrypt exactly', async () => {
+		const bytes = Buffer.concat([crypto.randomBytes(64), Buffer.from([0, 0xff, 0x0d, 0x0a, 0])]);
+		const filename = 'résumé 📄 "final" (2).pdf';
+		const mimeType = 'application/pdf';
+		const s = await ctx.createOk({ text: 'see attachment', files: [{ filename, mimeType, data: dataUrl(mimeType, bytes) }] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200, res.body.toString());
+		assert.equal(res.json.files.length, 1);
+		const f = res.json.files[0];
+		for (const part of ['filename', 'mimeType', 'data'])
+			assert.deepEqual(Object.keys(f[part]).sort(), ['ciphertext', 'iv'], `${part} is {ciphertext, iv}`);
+		assert.equal(decryptItem(f.filename, s.key).toString('utf8'), filename);
+		assert.equal(decryptItem(f.mimeType, s.key).toString('utf8'), mimeType);
+		assert.deepEqual(decryptItem(f.data, s.key), bytes);
+		const ivs = new Set([res.json.text.iv, f.filename.iv, f.mimeType.iv, f.data.iv]);
+		assert.equal(ivs.size, 4, 'every item has its own IV');
+		assert.ok(!res.body.toString().includes('résumé'), 'the filename is not returned in clear');
+	});
+	test('several files keep their order', async () => {
+		const files = Array.from({ length: 5 }, (_, i) => ({ filename: `f${i}.bin`, mimeType: 'application/octet-stream', bytes: crypto.randomBytes(10 + i) }));
+		const s = await ctx.createOk({ files: files.map((f) => ({ filename: f.filename, mimeType: f.mimeType, data: dataUrl(f.mimeType, f.bytes) })) });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200);
+		assert.equal(res.json.text, null, 'no text was sent');
+		res.json.files.forEach((f, i) => {
+			assert.equal(decryptItem(f.filename, s.key).toString(), files[i].filename);
+			assert.deepEqual(decryptItem(f.data, s.key), files[i].bytes);
+		});
+	});
+	test('a missing mimeType defaults to application/octet-stream', async () => {
+		const s = await ctx.createOk({ text: 't', files: [{ filename: 'x', data: dataUrl('text/plain', 'abc') }] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(decryptItem(res.json.files[0].mimeType, s.key).toString(), 'application/octet-stream');
+	});
+	test('an empty file is kept', async () => {
+		const s = await ctx.createOk({ text: 't', files: [{ filename: 'empty.txt', mimeType: 'text/plain', data: 'data:text/plain;base64,' }] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200);
+		assert.equal(decryptItem(res.json.files[0].data, s.key).length, 0);
+	});
+});
+
+describe('client-side files', () => {
+	test('encrypted data, filename and mimeType round trip unchanged', async () => {
+		const key = newKey();
+		const bytes = crypto.randomBytes(1000);
+		const file = { filename: encryptItem('secret plan.txt', key), mimeType: encryptItem('text/plain', key), data: encryptItem(bytes, key) };
+		const text = encryptItem('with a file', key);
+		const s = await ctx.createOk({ text, files: [file] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200, res.body.toString());
+		assert.deepEqual(res.json.files[0], file);
+		assert.deepEqual(decryptItem(res.json.files[0].data, key), bytes);
+		assert.equal(decryptItem(res.json.files[0].filename, key).toString(), 'secret plan.txt');
+	});
+	test('a plain filename and mimeType come back as strings', async () => {
+		const key = newKey();
+		const file = { filename: 'plain name.txt', mimeType: 'text/plain', data: encryptItem('x', key) };
+		const s = await ctx.createOk({ files: [file] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.deepEqual(res.json.files[0], file);
+	});
+});
+
+// A ciphertext item that stands for n bytes of plaintext (the server cannot
+// check the tag, so random bytes of n + 16 do).
+function fakeItem(n) {
+	return { ciphertext: crypto.randomBytes(n + 16).toString('base64'), iv: crypto.randomBytes(12).toString('base64') };
+}
+
+describe('2 MiB plaintext limit', () => {
+	test('server-side text of exactly 2097152 bytes is accepted and comes back whole', async () => {
+		const text = 'a'.repeat(LIMIT - 1) + 'z';
+		const s = await ctx.createOk({ text });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(res.status, 200);
+		const plain = decryptItem(res.json.text, s.key);
+		assert.equal(plain.length, LIMIT);
+		assert.equal(plain[LIMIT - 1], 'z'.charCodeAt(0));
+	});
+	test('server-side text of 2097153 bytes is 400 INVALID_CONTENT_SIZE', async () => {
+		checkError(assert, await ctx.create({ text: 'a'.repeat(LIMIT + 1) }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('server-side text is counted in UTF-8 bytes: 524288 four-byte emoji are accepted', async () => {
+		const res = await ctx.create({ text: '😀'.repeat(LIMIT / 4) });
+		assert.equal(res.status, 200, res.body.toString().slice(0, 300));
+	});
+	test('server-side text is counted in UTF-8 bytes: one more byte is rejected', async () => {
+		checkError(assert, await ctx.create({ text: '😀'.repeat(LIMIT / 4) + 'a' }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('server-side text + file of exactly 2097152 bytes together are accepted', async () => {
+		const bytes = crypto.randomBytes(LIMIT / 2);
+		const s = await ctx.createOk({ text: 'b'.repeat(LIMIT / 2), files: [{ filename: 'half.bin', data: dataUrl('application/octet-stream', bytes) }] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.deepEqual(decryptItem(res.json.files[0].data, s.key), bytes);
+	});
+	test('server-side text + file of 2097153 bytes together are 400 INVALID_CONTENT_SIZE', async () => {
+		checkError(assert, await ctx.create({ text: 'b'.repeat(LIMIT / 2), files: [{ filename: 'half.bin', data: dataUrl('application/octet-stream', crypto.randomBytes(LIMIT / 2 + 1)) }] }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('server-side files alone of exactly 2097152 bytes are accepted', async () => {
+		const files = [0, 1, 2, 3].map((i) => ({ filename: `q${i}`, data: dataUrl('application/octet-stream', crypto.randomBytes(LIMIT / 4)) }));
+		assert.equal((await ctx.create({ files })).status, 200);
+	});
+	test('server-side files alone of 2097153 bytes are 400 INVALID_CONTENT_SIZE', async () => {
+		const files = [0, 1, 2, 3].map((i) => ({ filename: `q${i}`, data: dataUrl('application/octet-stream', crypto.randomBytes(LIMIT / 4 + (i === 3 ? 1 : 0))) }));
+		checkError(assert, await ctx.create({ files }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('client-side text + file of exactly 2097152 bytes are accepted and round trip', async () => {
+		const key = newKey();
+		const textPlain = crypto.randomBytes(LIMIT / 2).toString('latin1');	// any bytes, as text
+		const fileBytes = crypto.randomBytes(LIMIT / 2);
+		const text = encryptItem(Buffer.from(textPlain, 'latin1'), key);
+		const data = encryptItem(fileBytes, key);
+		const s = await ctx.createOk({ text, files: [{ filename: 'f', data }] });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.deepEqual(decryptItem(res.json.text, key), Buffer.from(textPlain, 'latin1'));
+		assert.deepEqual(decryptItem(res.json.files[0].data, key), fileBytes);
+	});
+	test('client-side text + file of 2097153 bytes are 400 INVALID_CONTENT_SIZE', async () => {
+		checkError(assert, await ctx.create({ text: fakeItem(LIMIT / 2), files: [{ filename: 'f', data: fakeItem(LIMIT / 2 + 1) }] }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('client-side text alone of exactly 2097152 bytes is accepted', async () => {
+		assert.equal((await ctx.create({ text: fakeItem(LIMIT) })).status, 200);
+	});
+	test('client-side text alone of 2097153 bytes is 400 INVALID_CONTENT_SIZE', async () => {
+		checkError(assert, await ctx.create({ text: fakeItem(LIMIT + 1) }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('client-side files alone of 2097153 bytes are 400 INVALID_CONTENT_SIZE', async () => {
+		checkError(assert, await ctx.create({ files: [{ filename: 'a', data: fakeItem(LIMIT / 2) }, { filename: 'b', data: fakeItem(LIMIT / 2 + 1) }] }), 400, 'INVALID_CONTENT_SIZE');
+	});
+	test('the fragment key is url-safe base64 of 32 bytes without padding', async () => {
+		const s = await ctx.createOk({ text: 'k' });
+		const frag = s.secretUrl.split('#key=')[1];
+		assert.match(frag, /^[A-Za-z0-9_-]{43}$/);
+		assert.equal(b64urlEncode(s.key), frag);
+	});
+});
