@@ -1,0 +1,611 @@
+/* burnlink-admin: accounts, API keys and rate-limit counters, for operators without a dashboard. */
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "burnlink.h"
+
+/* Exit codes. */
+#define EX_OK		0
+#define EX_FAIL		1	/* the database or the limiter could not be used */
+#define EX_USAGE	2	/* bad command line */
+#define EX_NOTFOUND	3	/* no such account or key */
+#define EX_EXISTS	4	/* the account name is taken */
+
+static const char usage_text[] =
+"usage: burnlink-admin [--db PATH] [--json] COMMAND [ARGUMENTS]\n"
+"\n"
+"Accounts and API keys:\n"
+"  account create NAME            create an account (NAME: 1-128 bytes, e.g. an e-mail)\n"
+"  account list                   list accounts with their keys and secrets\n"
+"  account show ACCOUNT           one account and its usage (same as: usage ACCOUNT)\n"
+"  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
+"  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
+"  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
+"  key revoke KEY                 revoke a key, given by its id or the whole key (bl_...)\n"
+"\n"
+"Rate-limit counters (the current UTC window):\n"
+"  limits show --ip ADDR                      requests of an address today, per operation\n"
+"  limits show --account ACCOUNT              the account's creation windows\n"
+"  limits set --ip ADDR --op OP --count N     OP: create, metadata, retrieve, burn or all\n"
+"  limits set --account ACCOUNT --window W --count N\n"
+"                                             W: key-hour, hour (signed-in) or day (signed-in)\n"
+"  limits reset --ip ADDR | --account ACCOUNT  clear the current windows (unblock)\n"
+"\n"
+"ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
+"install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
+"command becomes the owner of the database first. --json prints JSON on stdout.\n"
+"\n"
+"Exit status: 0 done, 1 the database or the limiter failed, 2 usage error,\n"
+"3 no such account or key, 4 the account name is taken.\n";
+
+static int	 json_out;
+
+static int	 usage_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints a usage error and returns EX_USAGE. */
+static int
+usage_error(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fprintf(stderr, "burnlink-admin: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nRun burnlink-admin --help for the commands.\n");
+	return EX_USAGE;
+}
+
+/* Maps a library error to a message on stderr and an exit status. */
+static int
+failed(enum bl_err e, const char *what)
+{
+	switch (e) {
+	case BL_ERR_NOT_FOUND:
+		fprintf(stderr, "burnlink-admin: %s: not found\n", what);
+		return EX_NOTFOUND;
+	case BL_ERR_EXISTS:
+		fprintf(stderr, "burnlink-admin: %s: an account with this name exists\n", what);
+		return EX_EXISTS;
+	case BL_ERR_INVALID_TEXT:
+		fprintf(stderr, "burnlink-admin: %s: names and labels are at most %d bytes of "
+		    "UTF-8 without control characters (a name is not empty)\n", what, BL_NAME_MAX);
+		return EX_USAGE;
+	default:
+		fprintf(stderr, "burnlink-admin: %s: %s (%s)\n", what,
+		    bl_error_info(e)->message, bl_error_info(e)->code);
+		return EX_FAIL;
+	}
+}
+
+static const char *
+when(int64_t ms, char buf[64])
+{
+	return ms < 0 ? "-" : bl_iso8601(ms, buf);
+}
+
+static json_object *
+jtime(int64_t ms)
+{
+	char	 buf[64];
+
+	return ms < 0 ? NULL : json_object_new_string(bl_iso8601(ms, buf));
+}
+
+static void
+print_json(json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static json_object *
+account_json(const struct bl_account *a)
+{
+	json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_int64(a->id));
+	json_object_object_add(o, "name", json_object_new_string(a->name));
+	json_object_object_add(o, "createdAt", jtime(a->created_ms));
+	json_object_object_add(o, "activeKeys", json_object_new_int64(a->keys_active));
+	json_object_object_add(o, "secrets", json_object_new_int64(a->secrets));
+	json_object_object_add(o, "activeSecrets", json_object_new_int64(a->secrets_active));
+	return o;
+}
+
+static json_object *
+key_json(const struct bl_api_key *k)
+{
+	json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_int64(k->id));
+	json_object_object_add(o, "accountId", json_object_new_int64(k->account_id));
+	json_object_object_add(o, "prefix", json_object_new_string(k->prefix));
+	json_object_object_add(o, "label", json_object_new_string(k->label));
+	json_object_object_add(o, "createdAt", jtime(k->created_ms));
+	json_object_object_add(o, "lastUsedAt", jtime(k->last_used_ms));
+	json_object_object_add(o, "revokedAt", jtime(k->revoked_ms));
+	return o;
+}
+
+static int
+list_account(void *arg, const struct bl_account *a)
+{
+	char	 t[64];
+
+	if (arg != NULL) {
+		json_object_array_add(arg, account_json(a));
+		return 0;
+	}
+	printf("%-6lld %-32s %-24s %5lld %8lld %8lld\n", (long long)a->id, a->name,
+	    when(a->created_ms, t), (long long)a->keys_active, (long long)a->secrets,
+	    (long long)a->secrets_active);
+	return 0;
+}
+
+static int
+list_key(void *arg, const struct bl_api_key *k)
+{
+	char	 t1[64], t2[64], t3[64];
+
+	if (arg != NULL) {
+		json_object_array_add(arg, key_json(k));
+		return 0;
+	}
+	printf("%-6lld %-8lld %-14s %-24s %-24s %-24s %s\n", (long long)k->id,
+	    (long long)k->account_id, k->prefix, when(k->created_ms, t1),
+	    when(k->last_used_ms, t2), when(k->revoked_ms, t3),
+	    k->label[0] != '\0' ? k->label : "-");
+	return 0;
+}
+
+/* The account's three creation windows, for usage and limits show. */
+static const struct {
+	enum bl_limit	 lim;
+	const char	*window;	/* the name limits set --window takes */
+	const char	*what;
+} account_windows[] = {
+	{BL_LIM_KEY_HOUR, "key-hour", "API keys, this hour"},
+	{BL_LIM_SESSION_HOUR, "hour", "signed-in, this hour"},
+	{BL_LIM_SESSION_DAY, "day", "signed-in, today"},
+};
+#define N_ACCOUNT_WINDOWS (sizeof(account_windows) / sizeof(account_windows[0]))
+
+static const struct {
+	enum bl_limit	 lim;
+	const char	*op;
+} ip_ops[] = {
+	{BL_LIM_IP_CREATE, "create"},
+	{BL_LIM_IP_METADATA, "metadata"},
+	{BL_LIM_IP_RETRIEVE, "retrieve"},
+	{BL_LIM_IP_BURN, "burn"},
+};
+#define N_IP_OPS (sizeof(ip_ops) / sizeof(ip_ops[0]))
+
+static json_object *
+usage_json(const char *name, const struct bl_usage *u)
+{
+	json_object	*o = json_object_new_object();
+	char		 t[64];
+
+	json_object_object_add(o, "window", json_object_new_string(name));
+	json_object_object_add(o, "limit", json_object_new_int64(u->limit));
+	json_object_object_add(o, "count", json_object_new_int64(u->count));
+	json_object_object_add(o, "remaining", json_object_new_int64(
+	    u->count >= u->limit ? 0 : u->limit - u->count));
+	json_object_object_add(o, "reset", json_object_new_int64(u->reset));
+	json_object_object_add(o, "resetAt", json_object_new_string(bl_iso8601(u->reset * 1000, t)));
+	return o;
+}
+
+static void
+usage_line(const char *what, const struct bl_usage *u)
+{
+	char	 t[64];
+
+	printf("  %-22s %6lld of %-5lld used, resets %s\n", what, (long long)u->count,
+	    (long long)u->limit, bl_iso8601(u->reset * 1000, t));
+}
+
+/* The counters of an account's creation windows; json gets them if not NULL. */
+static int
+account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *arr)
+{
+	struct bl_usage	 u;
+	char		 id[24];
+	size_t		 i;
+	enum bl_err	 e;
+
+	snprintf(id, sizeof(id), "%lld", (long long)a->id);
+	for (i = 0; i < N_ACCOUNT_WINDOWS; i++) {
+		if ((e = bl_limit_usage(r, account_windows[i].lim, id, strlen(id), &u)) != BL_OK)
+			return failed(e, "rate-limit counters");
+		if (arr != NULL)
+			json_object_array_add(arr, usage_json(account_windows[i].window, &u));
+		else
+			usage_line(account_windows[i].what, &u);
+	}
+	return EX_OK;
+}
+
+static int
+cmd_account_show(struct bl_req *r, const char *which)
+{
+	struct bl_account	 a;
+	json_object		*o = NULL, *w = NULL;
+	enum bl_err		 e;
+	char			 t[64];
+	int			 rc;
+
+	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+		return failed(e, which);
+	if (json_out) {
+		o = account_json(&a);
+		w = json_object_new_array();
+		json_object_object_add(o, "windows", w);
+	} else {
+		printf("account %lld: %s\n", (long long)a.id, a.name);
+		printf("  created                %s\n", when(a.created_ms, t));
+		printf("  active API keys        %lld\n", (long long)a.keys_active);
+		printf("  secrets stored         %lld (%lld active)\n", (long long)a.secrets,
+		    (long long)a.secrets_active);
+		printf("creation counts:\n");
+	}
+	rc = account_windows_show(r, &a, w);
+	if (o != NULL) {
+		if (rc == EX_OK)
+			print_json(o);
+		else
+			json_object_put(o);
+	}
+	return rc;
+}
+
+static int
+cmd_account(struct bl_req *r, int argc, char **argv)
+{
+	struct bl_account	 a;
+	json_object		*arr = NULL;
+	enum bl_err		 e;
+
+	if (argc < 1)
+		return usage_error("account: expected create, list or show");
+	if (strcmp(argv[0], "create") == 0) {
+		if (argc != 2)
+			return usage_error("account create: expected one NAME");
+		if ((e = bl_account_create(r, argv[1], &a)) != BL_OK)
+			return failed(e, argv[1]);
+		if (json_out)
+			print_json(account_json(&a));
+		else
+			printf("created account %lld: %s\n", (long long)a.id, a.name);
+		return EX_OK;
+	}
+	if (strcmp(argv[0], "list") == 0) {
+		if (argc != 1)
+			return usage_error("account list: no arguments expected");
+		if (json_out)
+			arr = json_object_new_array();
+		else
+			printf("%-6s %-32s %-24s %5s %8s %8s\n", "ID", "NAME", "CREATED", "KEYS",
+			    "SECRETS", "ACTIVE");
+		if ((e = bl_account_list(r, list_account, arr)) != BL_OK) {
+			json_object_put(arr);
+			return failed(e, "accounts");
+		}
+		if (arr != NULL)
+			print_json(arr);
+		return EX_OK;
+	}
+	if (strcmp(argv[0], "show") == 0) {
+		if (argc != 2)
+			return usage_error("account show: expected one ACCOUNT");
+		return cmd_account_show(r, argv[1]);
+	}
+	return usage_error("account: unknown subcommand \"%s\"", argv[0]);
+}
+
+static int
+cmd_key(struct bl_req *r, int argc, char **argv)
+{
+	struct bl_account	 a;
+	struct bl_api_key	 k;
+	char			 key[BL_API_KEY_LEN + 1], t[64];
+	const char		*label = "";
+	json_object		*arr = NULL, *o;
+	enum bl_err		 e;
+	int			 i;
+
+	if (argc < 1)
+		return usage_error("key: expected issue, list or revoke");
+	if (strcmp(argv[0], "issue") == 0) {
+		const char *acct = NULL;
+		for (i = 1; i < argc; i++) {
+			if (strcmp(argv[i], "--label") == 0 && i + 1 < argc)
+				label = argv[++i];
+			else if (argv[i][0] == '-')
+				return usage_error("key issue: unknown option %s", argv[i]);
+			else if (acct == NULL)
+				acct = argv[i];
+			else
+				return usage_error("key issue: unexpected argument %s", argv[i]);
+		}
+		if (acct == NULL)
+			return usage_error("key issue: expected ACCOUNT");
+		if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+			return failed(e, acct);
+		if ((e = bl_key_issue(r, a.id, label, key, &k)) != BL_OK)
+			return failed(e, "key issue");
+		if (json_out) {
+			o = key_json(&k);
+			json_object_object_add(o, "key", json_object_new_string(key));
+			print_json(o);
+		} else {
+			printf("%s\n", key);
+			fflush(stdout);
+			fprintf(stderr, "Issued API key %lld (%s...) for account %lld (%s).\n"
+			    "It is shown only this once: only its SHA-256 is kept. Send it as\n"
+			    "Authorization: Bearer <key>; revoke it with: burnlink-admin key revoke %lld\n",
+			    (long long)k.id, k.prefix, (long long)a.id, a.name, (long long)k.id);
+		}
+		bl_wipe(key, sizeof(key));
+		return EX_OK;
+	}
+	if (strcmp(argv[0], "list") == 0) {
+		int64_t id = 0;
+		if (argc > 2)
+			return usage_error("key list: at most one ACCOUNT");
+		if (argc == 2) {
+			if ((e = bl_account_find(r, argv[1], &a)) != BL_OK)
+				return failed(e, argv[1]);
+			id = a.id;
+		}
+		if (json_out)
+			arr = json_object_new_array();
+		else
+			printf("%-6s %-8s %-14s %-24s %-24s %-24s %s\n", "ID", "ACCOUNT",
+			    "PREFIX", "CREATED", "LAST USED", "REVOKED", "LABEL");
+		if ((e = bl_key_list(r, id, list_key, arr)) != BL_OK) {
+			json_object_put(arr);
+			return failed(e, "keys");
+		}
+		if (arr != NULL)
+			print_json(arr);
+		return EX_OK;
+	}
+	if (strcmp(argv[0], "revoke") == 0) {
+		if (argc != 2)
+			return usage_error("key revoke: expected one KEY (id or bl_...)");
+		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+			return failed(e, argv[1][0] == 'b' ? "that key" : argv[1]);
+		if (k.revoked_ms >= 0) {
+			if (json_out)
+				print_json(key_json(&k));
+			else
+				printf("key %lld (%s...) was already revoked at %s\n",
+				    (long long)k.id, k.prefix, when(k.revoked_ms, t));
+			return EX_OK;
+		}
+		if ((e = bl_key_revoke(r, k.id)) != BL_OK)
+			return failed(e, "key revoke");
+		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+			return failed(e, "key revoke");
+		if (json_out)
+			print_json(key_json(&k));
+		else
+			printf("revoked key %lld (%s...) of account %lld\n", (long long)k.id,
+			    k.prefix, (long long)k.account_id);
+		return EX_OK;
+	}
+	return usage_error("key: unknown subcommand \"%s\"", argv[0]);
+}
+
+/* Parses a count for limits set: 0 to 10^9. */
+static int
+parse_count(const char *s, int64_t *out)
+{
+	int64_t	 v = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (v > 1000000000)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+cmd_limits(struct bl_req *r, int argc, char **argv)
+{
+	const char		*ip = NULL, *acct = NULL, *op = NULL, *win = NULL, *cnt = NULL;
+	char			 canon[BL_IP_TEXT], id[24];
+	struct bl_account	 a;
+	struct bl_usage		 u;
+	json_object		*o = NULL, *arr = NULL;
+	int64_t			 count = 0;
+	enum bl_err		 e;
+	int			 i, set, reset, done = 0;
+	size_t			 j;
+
+	if (argc < 1)
+		return usage_error("limits: expected show, set or reset");
+	set = strcmp(argv[0], "set") == 0;
+	reset = strcmp(argv[0], "reset") == 0;
+	if (!set && !reset && strcmp(argv[0], "show") != 0)
+		return usage_error("limits: unknown subcommand \"%s\"", argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char **slot = NULL;
+		if (strcmp(argv[i], "--ip") == 0)
+			slot = &ip;
+		else if (strcmp(argv[i], "--account") == 0)
+			slot = &acct;
+		else if (strcmp(argv[i], "--op") == 0 && set)
+			slot = &op;
+		else if (strcmp(argv[i], "--window") == 0 && set)
+			slot = &win;
+		else if (strcmp(argv[i], "--count") == 0 && set)
+			slot = &cnt;
+		if (slot == NULL || i + 1 >= argc)
+			return usage_error("limits: unexpected argument %s", argv[i]);
+		*slot = argv[++i];
+	}
+	if ((ip == NULL) == (acct == NULL))
+		return usage_error("limits: give either --ip ADDR or --account ACCOUNT");
+	if (set && (cnt == NULL || parse_count(cnt, &count) != 0))
+		return usage_error("limits set: --count N is required, N from 0 to 1000000000");
+	if (ip != NULL) {
+		if (bl_ip_canon(ip, canon) != 0)
+			return usage_error("limits: \"%s\" is not an IPv4 or IPv6 address", ip);
+		if (set && (op == NULL || win != NULL))
+			return usage_error("limits set --ip: --op create|metadata|retrieve|burn|all is required");
+		if (json_out) {
+			o = json_object_new_object();
+			json_object_object_add(o, "client", json_object_new_string(canon));
+			json_object_object_add(o, "windows", arr = json_object_new_array());
+		} else
+			printf("client %s (IPv6 is counted per /64), requests today:\n", canon);
+		for (j = 0; j < N_IP_OPS; j++) {
+			if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, ip_ops[j].op) != 0)
+				continue;
+			done++;
+			if ((set || reset) && (e = bl_limit_set(r, ip_ops[j].lim, canon,
+			    strlen(canon), reset ? 0 : count)) != BL_OK)
+				goto fail;
+			if ((e = bl_limit_usage(r, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
+				goto fail;
+			if (arr != NULL)
+				json_object_array_add(arr, usage_json(ip_ops[j].op, &u));
+			else
+				usage_line(ip_ops[j].op, &u);
+		}
+		if (done == 0) {
+			json_object_put(o);
+			return usage_error("limits set: unknown --op %s", op);
+		}
+		if (o != NULL)
+			print_json(o);
+		return EX_OK;
+	}
+	if (set && (win == NULL || op != NULL))
+		return usage_error("limits set --account: --window key-hour|hour|day is required");
+	if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+		return failed(e, acct);
+	snprintf(id, sizeof(id), "%lld", (long long)a.id);
+	for (j = 0; j < N_ACCOUNT_WINDOWS; j++) {
+		if (!set && !reset)
+			break;
+		if (set && strcmp(win, account_windows[j].window) != 0)
+			continue;
+		done++;
+		if ((e = bl_limit_set(r, account_windows[j].lim, id, strlen(id),
+		    reset ? 0 : count)) != BL_OK)
+			goto fail;
+	}
+	if (set && done == 0)
+		return usage_error("limits set: unknown --window %s (key-hour, hour or day)", win);
+	if (json_out) {
+		o = json_object_new_object();
+		json_object_object_add(o, "accountId", json_object_new_int64(a.id));
+		json_object_object_add(o, "windows", arr = json_object_new_array());
+	} else
+		printf("account %lld (%s), creation counts:\n", (long long)a.id, a.name);
+	if (account_windows_show(r, &a, arr) != EX_OK) {
+		json_object_put(o);
+		return EX_FAIL;
+	}
+	if (o != NULL)
+		print_json(o);
+	return EX_OK;
+fail:
+	json_object_put(o);
+	return failed(e, "rate-limit counters");
+}
+
+/*
+ * Run as root (from a root shell or crontab), become the owner of the
+ * database first: a -wal or -shm file created by root would lock the web
+ * server's programs out. 0 on success or when nothing needs to change.
+ */
+static int
+become_owner(const char *db)
+{
+	struct stat	 st;
+
+	if (geteuid() != 0 || stat(db, &st) != 0 || st.st_uid == 0)
+		return 0;
+	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
+		perror("burnlink-admin: cannot become the database's owner");
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct bl_req	 r;
+	int		 i, j, rc;
+
+	/* --json may come anywhere; the other options come before the command. */
+	for (i = j = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			json_out = 1;
+		else
+			argv[j++] = argv[i];
+	argc = j;
+	argv[argc] = NULL;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage_text, stdout);
+			return EX_OK;
+		} else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+			if (setenv("BURNLINK_DB", argv[++i], 1) != 0) {
+				perror("burnlink-admin: setenv");
+				return EX_FAIL;
+			}
+		} else
+			return usage_error("unknown option %s", argv[i]);
+	}
+	if (i >= argc)
+		return usage_error("no command given");
+	if (strcmp(argv[i], "help") == 0) {
+		fputs(usage_text, stdout);
+		return EX_OK;
+	}
+	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
+	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0)
+		return usage_error("unknown command \"%s\"", argv[i]);
+	/* An operator's command is one request without a client. */
+	unsetenv("REMOTE_ADDR");
+	unsetenv("REQUEST_METHOD");
+	if (bl_req_init(&r, &bl_cgi_io) != BL_OK) {
+		fprintf(stderr, "burnlink-admin: out of memory\n");
+		return EX_FAIL;
+	}
+	if (become_owner(r.cfg.db_path) != 0) {
+		bl_req_free(&r);
+		return EX_FAIL;
+	}
+	if (strcmp(argv[i], "account") == 0)
+		rc = cmd_account(&r, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "key") == 0)
+		rc = cmd_key(&r, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "usage") == 0)
+		rc = argc - i == 2 ? cmd_account_show(&r, argv[i + 1]) :
+		    usage_error("usage: expected one ACCOUNT");
+	else
+		rc = cmd_limits(&r, argc - i - 1, argv + i + 1);
+	bl_req_free(&r);
+	return rc;
+}
