@@ -158,7 +158,10 @@ export function runCgi(program, opts = {}) {
 			if (killedByUs || (opts.killAfterMs !== undefined && signal === 'SIGKILL')) {
 				let parsed = null;
 				try { parsed = parseCgi(raw); } catch { parsed = null; }
-				return resolve({ ...(parsed || {}), killed: true, complete: parsed !== null, raw, stderr, code, signal, ms });
+				// Complete: the whole header and as many body bytes as it announced.
+				const complete = parsed !== null && parsed.json !== undefined &&
+				    Number(parsed.headers['content-length']) === parsed.body.length;
+				return resolve({ ...(parsed || {}), killed: true, complete, raw, stderr, code, signal, ms });
 			}
 			if ((code !== 0 || signal) && !opts.allowExit)
 				return reject(new Error(`${program} exited with ${signal || code}; stderr:\n${stderr}`));
@@ -167,7 +170,7 @@ export function runCgi(program, opts = {}) {
 				if (opts.allowExit) return resolve({ raw, stderr, code, signal, ms });
 				return reject(new Error(`${e.message}\nstderr:\n${stderr}`));
 			}
-			resolve({ ...parsed, killed: false, raw, stderr, code, signal, ms });
+			resolve({ ...parsed, killed: false, complete: true, raw, stderr, code, signal, ms });
 		});
 	});
 }
