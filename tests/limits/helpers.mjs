@@ -1,0 +1,198 @@
+// helpers.mjs: runs the real programs (CGI requests and burnlink-admin) for the
+// rate-limit and API-key tests, and reads or seeds the counters store.
+//
+// Environment, as for the other suites:
+//   BURNLINK_BIN   directory holding cgi-bin/, cron/ and tools/ (e.g. build/asan);
+//                  default the repository itself
+//   BURNLINK_WRAP  a command prefix every program runs under (e.g. valgrind ...)
+
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'VALGRIND_OPTS'];
+const SUB = { create: 'cgi-bin', metadata: 'cgi-bin', retrieve: 'cgi-bin', delete: 'cgi-bin',
+	cleanup: 'cron', 'burnlink-admin': 'tools' };
+
+export const wrap = (process.env.BURNLINK_WRAP || '').trim().split(/\s+/).filter(Boolean);
+// Under a wrapper (valgrind) a thousand processes take minutes: seed instead.
+export const slow = wrap.length > 0 || !!process.env.BURNLINK_SLOW;
+
+export function programPath(name) {
+	const p = path.join(path.resolve(ROOT, process.env.BURNLINK_BIN || '.'), SUB[name], name);
+	if (!fs.existsSync(p)) throw new Error(`${p} not found (run make)`);
+	return p;
+}
+
+function baseEnv() {
+	const env = { PATH: process.env.PATH || '/usr/bin:/bin' };
+	for (const k of PASS_THROUGH)
+		if (process.env[k] !== undefined) env[k] = process.env[k];
+	return env;
+}
+
+// Splits CGI output into status, lower-cased headers, body and JSON.
+export function parseCgi(out) {
+	const sep = out.indexOf('\r\n\r\n');
+	if (sep < 0) throw new Error(`no CGI header end in ${JSON.stringify(out.toString().slice(0, 300))}`);
+	const headers = {};
+	for (const line of out.subarray(0, sep).toString('latin1').split('\r\n')) {
+		const i = line.indexOf(':');
+		headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+	}
+	const body = out.subarray(sep + 4);
+	let json;
+	try { json = JSON.parse(body.toString('utf8')); } catch { json = undefined; }
+	return { status: Number(/^\d{3}/.exec(headers.status)[0]), headers, body, json };
+}
+
+/*
+ * One CGI request. opts: method, key (PATH_INFO "/<key>"), body (object or
+ * string), ip (REMOTE_ADDR, default 192.0.2.1), xff, auth (HTTP_AUTHORIZATION),
+ * env (more variables), uid/gid (run as that user).
+ */
+export function cgi(ctx, program, opts = {}) {
+	const prog = programPath(program);
+	const body = opts.body === undefined ? null :
+		Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+	const env = {
+		...baseEnv(),
+		BURNLINK_DB: ctx.db,
+		REQUEST_METHOD: opts.method || (program === 'create' || program === 'retrieve' ? 'POST' :
+			program === 'delete' ? 'DELETE' : 'GET'),
+		REMOTE_ADDR: opts.ip || '192.0.2.1',
+		HTTP_HOST: 'burnlink.test',
+		REQUEST_URI: '/api/secrets' + (opts.key ? `/${opts.key}` : ''),
+		...ctx.env,
+		...(opts.env || {}),
+	};
+	if (opts.key !== undefined) env.PATH_INFO = `/${opts.key}`;
+	if (opts.xff !== undefined) env.HTTP_X_FORWARDED_FOR = opts.xff;
+	if (opts.auth !== undefined) env.HTTP_AUTHORIZATION = opts.auth;
+	if (body) {
+		env.CONTENT_TYPE = 'application/json';
+		env.CONTENT_LENGTH = String(body.length);
+	}
+	for (const k of Object.keys(env)) if (env[k] == null) delete env[k];
+	const cmd = wrap.length ? wrap[0] : prog;
+	const args = wrap.length ? [...wrap.slice(1), prog] : [];
+	const spawnOpts = { env, stdio: ['pipe', 'pipe', 'pipe'] };
+	if (opts.uid !== undefined) Object.assign(spawnOpts, { uid: opts.uid, gid: opts.gid });
+	return new Promise((resolve, reject) => {
+		const child = spawn(cmd, args, spawnOpts);
+		const out = [], err = [];
+		child.stdout.on('data', (c) => out.push(c));
+		child.stderr.on('data', (c) => err.push(c));
+		child.stdin.on('error', () => {});
+		child.stdin.end(body || undefined);
+		child.on('error', reject);
+		child.on('close', (code, signal) => {
+			const stderr = Buffer.concat(err).toString();
+			if (code !== 0 || signal)
+				return reject(new Error(`${program} exited with ${signal || code}: ${stderr}`));
+			try {
+				resolve({ ...parseCgi(Buffer.concat(out)), stderr });
+			} catch (e) {
+				reject(new Error(`${e.message}; stderr: ${stderr}`));
+			}
+		});
+	});
+}
+
+// Runs burnlink-admin (or cron/cleanup) synchronously: { code, stdout, stderr, json }.
+export function tool(ctx, name, args = [], env = {}) {
+	const prog = programPath(name);
+	const cmd = wrap.length ? wrap[0] : prog;
+	const argv = wrap.length ? [...wrap.slice(1), prog, ...args] : args;
+	const r = spawnSync(cmd, argv, {
+		env: { ...baseEnv(), BURNLINK_DB: ctx.db, ...ctx.env, ...env }, encoding: 'utf8',
+	});
+	if (r.error) throw r.error;
+	let json;
+	try { json = JSON.parse(r.stdout); } catch { json = undefined; }
+	return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+export const admin = (ctx, ...args) => tool(ctx, 'burnlink-admin', args);
+
+// Runs SQL with the sqlite3 command-line tool; returns its output, trimmed.
+export function sql(db, q) {
+	return execFileSync('sqlite3', ['-cmd', '.timeout 10000', db, q], { encoding: 'utf8' }).trim();
+}
+
+const dirs = [];
+process.on('exit', () => {
+	for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+// A fresh directory with a database path; env is passed to every program.
+export function newCtx(env = {}) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-limits-'));
+	dirs.push(dir);
+	return { dir, db: path.join(dir, 'burnlink.db'), limits: path.join(dir, 'burnlink-limits.db'), env };
+}
+
+// The counter bucket of a limit: HMAC-SHA-256(install secret, name NUL subject).
+export function bucket(ctx, name, subject) {
+	const key = fs.readFileSync(ctx.env.BURNLINK_SECRET_FILE || path.join(ctx.dir, 'secret.key'));
+	return crypto.createHmac('sha256', key)
+		.update(Buffer.concat([Buffer.from(name + '\0'), Buffer.from(subject)])).digest('hex');
+}
+
+// Current window [start, end) in Unix seconds for a window length.
+export function windowOf(len, nowS = Math.floor(Date.now() / 1000)) {
+	const start = nowS - (nowS % len);
+	return [start, start + len];
+}
+
+// Writes a counter row directly (e.g. a window that has ended).
+export function seed(ctx, name, subject, windowStart, len, count) {
+	sql(ctx.limits, `INSERT INTO counters (bucket, window, expires, count) VALUES ` +
+		`(x'${bucket(ctx, name, subject)}', ${windowStart}, ${windowStart + len}, ${count}) ` +
+		`ON CONFLICT (bucket, window) DO UPDATE SET count = excluded.count`);
+}
+
+export function count(ctx, name, subject, windowStart) {
+	const v = sql(ctx.limits, `SELECT count FROM counters WHERE bucket = x'${bucket(ctx, name, subject)}' ` +
+		`AND window = ${windowStart}`);
+	return v === '' ? 0 : Number(v);
+}
+
+// Runs fn over items with at most n in flight; resolves to the results in order.
+export async function pool(items, n, fn) {
+	const out = new Array(items.length);
+	let next = 0;
+	async function worker() {
+		while (next < items.length) {
+			const i = next++;
+			out[i] = await fn(items[i], i);
+		}
+	}
+	await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+	return out;
+}
+
+export function rl(res) {
+	const h = res.headers;
+	return {
+		limit: h['x-ratelimit-limit'] === undefined ? undefined : Number(h['x-ratelimit-limit']),
+		remaining: h['x-ratelimit-remaining'] === undefined ? undefined : Number(h['x-ratelimit-remaining']),
+		reset: h['x-ratelimit-reset'] === undefined ? undefined : Number(h['x-ratelimit-reset']),
+		retryAfter: h['retry-after'] === undefined ? undefined : Number(h['retry-after']),
+	};
+}
+
+// Creates a secret and returns { secretKey, receiptKey }.
+export async function createSecret(ctx, body = { text: 'hello' }, opts = {}) {
+	const res = await cgi(ctx, 'create', { body, ...opts });
+	if (res.status !== 200) throw new Error(`create: ${res.status} ${res.body}`);
+	return { secretKey: res.json.metadata.secretKey, receiptKey: res.json.metadata.key, res };
+}
+
+export function secretsCount(ctx) {
+	return Number(sql(ctx.db, 'SELECT count(*) FROM secrets'));
+}
