@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import tty from 'node:tty';
+import { fileURLToPath } from 'node:url';
 
 export const VERSION = '0.1.0';
 
@@ -572,10 +573,10 @@ async function passphraseFrom(opts, { confirm }) {
 	return opts.passphrase;
 }
 
-async function askPassphrase(confirm) {
+async function askPassphrase(confirm, noTerminal = 'no terminal to ask for the passphrase on; use --passphrase-file') {
 	const p = await promptHidden('Passphrase: ');
 	if (p === null)
-		throw new UsageError('no terminal to ask for the passphrase on; use --passphrase-file');
+		throw new UsageError(noTerminal);
 	if (p === '')
 		throw new UsageError('no passphrase entered');
 	if (confirm && (await promptHidden('Passphrase (again): ')) !== p)
@@ -602,7 +603,9 @@ async function cmdSend(opts, args) {
 		body.maxViews = parseViews(opts.views);
 	if (opts.undeletable)
 		body.deletable = false;
-	const apiKey = opts['api-key'] ?? process.env.BURNLINK_API_KEY ?? '';
+	const apiKey = (opts['api-key'] ?? process.env.BURNLINK_API_KEY ?? '').trim();
+	if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey))
+		throw new UsageError('the API key contains characters an API key cannot have');
 
 	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
 	if (files.length > MAX_FILES)
@@ -673,9 +676,7 @@ async function cmdGet(opts, args) {
 	const meta = await api('GET', url, { timeoutMs });
 	let prompted = false;
 	if (meta.hasPassphrase && passphrase === undefined) {
-		passphrase = await promptHidden('Passphrase: ');
-		if (passphrase === null)
-			throw new UsageError('this secret needs a passphrase: use --passphrase or --passphrase-file');
+		passphrase = await askPassphrase(false, 'this secret needs a passphrase: use --passphrase or --passphrase-file');
 		prompted = true;
 	}
 	let res;
@@ -689,7 +690,7 @@ async function cmdGet(opts, args) {
 			if (!(prompted && err instanceof ApiError && err.code === 'INVALID_PASSPHRASE' && attempt < 3))
 				throw err;
 			process.stderr.write('burnlink: wrong passphrase, try again\n');
-			passphrase = await promptHidden('Passphrase: ');
+			passphrase = await askPassphrase(false);
 		}
 	}
 
@@ -805,9 +806,7 @@ async function cmdBurn(opts, args) {
 	if (link.kind === 'secret' && passphrase === undefined) {
 		const meta = await api('GET', url, { timeoutMs });
 		if (meta.hasPassphrase) {
-			passphrase = await promptHidden('Passphrase: ');
-			if (passphrase === null)
-				throw new UsageError('this secret has a passphrase: burning it with the secret link needs --passphrase or --passphrase-file (the receipt link needs none)');
+			passphrase = await askPassphrase(false, 'this secret has a passphrase: burning it with the secret link needs --passphrase or --passphrase-file (the receipt link needs none)');
 		}
 	}
 	const res = await api('DELETE', url, {
@@ -840,7 +839,7 @@ export async function main(argv) {
 
 const isMain = (() => {
 	try {
-		return fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname);
+		return fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
 	} catch {
 		return false;
 	}
