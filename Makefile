@@ -121,6 +121,13 @@ screenshots: all
 	@sh scripts/deps.sh test browser
 	@sh tests/run.sh screenshots
 
+# Fuzz each parser for FUZZ_TIME seconds (clang, libFuzzer); the corpus grows
+# in build/fuzz/corpus/, crashes land in build/fuzz/artifacts/. FUZZERS=name...
+FUZZ_TIME ?= 60
+fuzz: deps
+	@sh scripts/deps.sh test
+	@FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh fuzz
+
 bench: all
 	@sh scripts/deps.sh bench
 	@sh bench/run.sh

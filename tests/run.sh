@@ -1,14 +1,14 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
 # Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits asan
-#        valgrind http cli browser screenshots)
+#        valgrind fuzz-smoke faults security http cli browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits asan valgrind http cli browser}
+suites=${*:-unit cgi limits asan valgrind fuzz-smoke faults security http cli browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
@@ -87,6 +87,17 @@ for s in $suites; do
 			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv
 		done ;;
 	cli) node_suite cli tests/cli ;;
+	fuzz-smoke)
+		# Each libFuzzer harness over its seed corpus and a few seconds more.
+		echo "== fuzz-smoke"
+		sh tests/fuzz/run.sh smoke | tee "$tmp/fuzz.out"
+		p=$(sed -n 's/^fuzz-smoke: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$tmp/fuzz.out")
+		f=$(sed -n 's/^fuzz-smoke: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$tmp/fuzz.out")
+		pass=$((pass + ${p:-0}))
+		fail=$((fail + ${f:-1}))
+		[ "${f:-1}" = 0 ] || failed="$failed fuzz-smoke" ;;
+	faults) node_suite faults tests/faults ;;
+	security) node_suite security tests/security ;;
 	browser)
 		if npm_deps; then
 			node_suite browser tests/browser
