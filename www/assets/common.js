@@ -283,7 +283,7 @@ export function formatRelative(iso) {
 		return '';
 	const diff = (d.getTime() - Date.now()) / 1000;
 	const abs = Math.abs(diff);
-	const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+	const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'always' });
 	if (abs < 60)
 		return diff >= 0 ? 'in less than a minute' : 'just now';
 	if (abs < 3600)

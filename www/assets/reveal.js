@@ -127,10 +127,13 @@ function lockOut(seconds) {
 	lockTimer = setInterval(tick, 1000);
 }
 
-// Reveal: the only place a view is consumed. Only a real press (trusted event)
-// counts, so a scanner that runs the page's script and submits forms cannot.
+// Reveal: the only place a view is consumed. Only a person's own press counts:
+// a trusted click on the button (mouse, touch, Enter or Space on it) or Enter
+// typed in the passphrase field. A script's button.click() or form submission
+// (a link scanner running the page) produces an untrusted click or keydown and
+// is ignored; the form's own submit event is never used, since the browser
+// fires it as trusted even when a script started the submission.
 async function reveal(e) {
-	e.preventDefault();
 	if (!e.isTrusted || lockTimer || $('reveal-button').disabled)
 		return;
 	const pass = $('passphrase');
@@ -295,7 +298,14 @@ $('toggle-passphrase').addEventListener('click', (e) => {
 	e.currentTarget.setAttribute('aria-pressed', String(show));
 	e.currentTarget.setAttribute('aria-label', show ? 'Hide passphrase' : 'Show passphrase');
 });
-$('reveal-form').addEventListener('submit', reveal);
+$('reveal-form').addEventListener('submit', (e) => e.preventDefault());
+$('reveal-button').addEventListener('click', reveal);
+$('passphrase').addEventListener('keydown', (e) => {
+	if (e.key === 'Enter' && !e.isComposing) {
+		e.preventDefault();
+		reveal(e);
+	}
+});
 $('retry').addEventListener('click', () => check());
 window.addEventListener('pagehide', () => {
 	for (const u of blobUrls)
