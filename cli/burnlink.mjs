@@ -726,6 +726,13 @@ async function cmdGet(opts, args) {
 	} else if (text !== null) {
 		await writeOut(text);
 	}
+	if (process.stderr.isTTY && !opts.json) {
+		const left = res.viewsRemaining;
+		process.stderr.write(`${process.stdout.isTTY && text !== null && text.length && text[text.length - 1] !== 0x0a ? '\n' : ''}burnlink: ${
+			left === 0 ? 'that was the last view: the secret is now deleted from the server'
+			: left === null || left === undefined ? 'the link keeps working until it expires'
+			: `${left} more view${left === 1 ? '' : 's'} left`}\n`);
+	}
 }
 
 // Creates dir/name without following symlinks and without replacing anything
