@@ -70,10 +70,11 @@ describe('cron/cleanup', () => {
 		await ctx.retrieve(s.secretKey);		// one attempt counted
 		const limits = path.join(ctx.dir, 'burnlink-limits.db');
 		assert.ok(fs.existsSync(limits), 'the counters store sits beside the database as <name>-limits.db');
-		assert.equal(sqlite(limits, 'SELECT count(*) FROM counters').trim(), '1');
-		assert.equal(summary(await ctx.cleanup()).counters, 0, 'a live window is kept');
+		const n = Number(sqlite(limits, 'SELECT count(*) FROM counters').trim());
+		assert.ok(n >= 1, 'the attempt (and the per-address counts) are recorded');
+		assert.equal(summary(await ctx.cleanup()).counters, 0, 'live windows are kept');
 		sqlite(limits, 'UPDATE counters SET expires = 0');
-		assert.equal(summary(await ctx.cleanup()).counters, 1);
+		assert.equal(summary(await ctx.cleanup()).counters, n);
 		assert.equal(sqlite(limits, 'SELECT count(*) FROM counters').trim(), '0');
 		ctx.remove();
 	});

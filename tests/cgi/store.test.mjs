@@ -80,10 +80,14 @@ describe('busy database', () => {
 });
 
 describe('database that cannot be opened', () => {
-	test('create with BURNLINK_DB in a missing directory is 503 STORE_UNAVAILABLE', async () => {
+	test('create with BURNLINK_DB in a missing directory is 503 (store or rate limiter unavailable) with Retry-After', async () => {
+		// The counters store sits beside the database, so whichever is opened
+		// first fails; both refuse the request.
 		const ctx = newContext({ BURNLINK_DB: '/nonexistent/dir/x.db' });
 		const res = await ctx.create({ text: 'x' });
-		checkError(assert, res, 503, 'STORE_UNAVAILABLE');
+		assert.equal(res.status, 503, res.body.toString());
+		assert.ok(['STORE_UNAVAILABLE', 'RATE_LIMIT_UNAVAILABLE'].includes(res.json.code), res.json.code);
+		checkError(assert, res, 503, res.json.code);
 		assert.ok(Number(res.headers['retry-after']) > 0);
 		ctx.remove();
 	});
@@ -99,15 +103,26 @@ describe('database that cannot be opened', () => {
 		assert.ok(!res.body.toString().includes('secretUrl'));
 		ctx.remove();
 	});
-	test('a retrieve on a protected secret whose counters store cannot be opened is 503 RATE_LIMIT_UNAVAILABLE and uses no view', async () => {
+	test('a retrieve whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE (Retry-After: 60) and uses no view', async () => {
 		const ctx = newContext();
 		const s = await ctx.createOk({ text: 'x', passphrase: 'abcd' });
-		// A directory where the counters database should be.
-		fs.mkdirSync(`${ctx.dir}/burnlink-limits.db`);
+		const limits = `${ctx.dir}/burnlink-limits.db`;
+		for (const f of [limits, `${limits}-wal`, `${limits}-shm`]) fs.rmSync(f, { force: true });
+		fs.writeFileSync(limits, crypto.randomBytes(8192));
 		const res = await ctx.retrieve(s.secretKey, { passphrase: 'abcd' });
 		checkError(assert, res, 503, 'RATE_LIMIT_UNAVAILABLE');
 		assert.equal(res.headers['retry-after'], '60');
 		assert.equal(ctx.sql(`SELECT view_count FROM secrets WHERE secret_hash = x'${sha256hex(s.secretKey)}'`).trim(), '0');
+		ctx.remove();
+	});
+	test('a create whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE and stores nothing', async () => {
+		const ctx = newContext();
+		await ctx.createOk({ text: 'first' });
+		const limits = `${ctx.dir}/burnlink-limits.db`;
+		for (const f of [limits, `${limits}-wal`, `${limits}-shm`]) fs.rmSync(f, { force: true });
+		fs.writeFileSync(limits, crypto.randomBytes(8192));
+		checkError(assert, await ctx.create({ text: 'second' }), 503, 'RATE_LIMIT_UNAVAILABLE');
+		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1');
 		ctx.remove();
 	});
 });
