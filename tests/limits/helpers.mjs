@@ -121,7 +121,7 @@ export const admin = (ctx, ...args) => tool(ctx, 'burnlink-admin', args);
 
 // Runs SQL with the sqlite3 command-line tool; returns its output, trimmed.
 export function sql(db, q) {
-	return execFileSync('sqlite3', ['-cmd', '.timeout 10000', db, q], { encoding: 'utf8' }).trim();
+	return execFileSync('sqlite3', ['-batch', '-cmd', '.timeout 10000', db], { input: q, encoding: 'utf8' }).trim();
 }
 
 const dirs = [];
