@@ -49,7 +49,8 @@ Sending:
   --views N|unlimited    how many times the link can be opened (1 to 999,
                          default 1); "unlimited" = until it expires
   -p, --passphrase P     also require passphrase P to open the link
-                         ("-" = prompt without echo on the terminal)
+                         ("-" = prompt without echo on the terminal; a
+                         passphrase on the command line shows in "ps")
   --passphrase-file F    read the passphrase from file F (one trailing
                          newline is removed)
   -f, --file PATH        attach a file (repeatable, at most 20; 2 MiB in
@@ -78,7 +79,8 @@ Receiving (get):
 
 status and burn:
   --json                 print the API's response as JSON
-  burn with a secret link that has a passphrase needs -p or --passphrase-file.
+  burn with a secret link that has a passphrase needs it (-p, --passphrase-file
+  or the prompt); the receipt link needs none.
 
 Common:
   --timeout SECONDS      give up on a request after this long (default ${DEFAULT_TIMEOUT_S})
@@ -194,7 +196,7 @@ export function parseArgs(argv) {
 			if (a.length > 2)
 				value = a.slice(2);
 		}
-		const spec = OPTIONS[name];
+		const spec = Object.hasOwn(OPTIONS, name) ? OPTIONS[name] : null;
 		if (!spec)
 			throw new UsageError(`unknown option --${oneLine(name)}`);
 		if (spec.value) {
