@@ -86,7 +86,10 @@ for s in $suites; do
 		for srv in lighttpd apache htaccess; do
 			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv
 		done ;;
-	cli) node_suite cli tests/cli ;;
+	cli)
+		# the interop tests drive the page in Chromium: same packages as the browser suite
+		npm_deps || echo "== cli: npm ci failed; the page interop tests will skip"
+		node_suite cli tests/cli ;;
 	fuzz-smoke)
 		# Each libFuzzer harness over its seed corpus and a few seconds more.
 		echo "== fuzz-smoke"
