@@ -19,8 +19,9 @@ const SUB = { create: 'cgi-bin', metadata: 'cgi-bin', retrieve: 'cgi-bin', delet
 	cleanup: 'cron', 'burnlink-admin': 'tools' };
 
 export const wrap = (process.env.BURNLINK_WRAP || '').trim().split(/\s+/).filter(Boolean);
-// Under a wrapper (valgrind) a thousand processes take minutes: seed instead.
-export const slow = wrap.length > 0 || !!process.env.BURNLINK_SLOW;
+// Under a wrapper (valgrind) or a sanitizer build a thousand processes take
+// minutes: the long loop seeds 990 first instead.
+export const slow = wrap.length > 0 || !!process.env.BURNLINK_SLOW || !!process.env.BURNLINK_BIN;
 
 export function programPath(name) {
 	const p = path.join(path.resolve(ROOT, process.env.BURNLINK_BIN || '.'), SUB[name], name);

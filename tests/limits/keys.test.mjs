@@ -190,7 +190,7 @@ test('concurrency at the key limit: 30 parallel creates at 985 → exactly 15 cr
 	assert.equal(secretsCount(ctx), 15);
 });
 
-test('a version-1 database is upgraded to version 2 in place, its secrets kept', async () => {
+test('a version-1 database is upgraded in place (accounts, api_keys), its secrets kept', async () => {
 	const ctx = newCtx();
 	sql(ctx.db, fs.readFileSync(new URL('./schema-v1.sql', import.meta.url), 'utf8'));
 	sql(ctx.db, `PRAGMA journal_mode=WAL; INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, text_ct, text_iv)
@@ -198,7 +198,7 @@ test('a version-1 database is upgraded to version 2 in place, its secrets kept',
 	assert.equal(sql(ctx.db, 'PRAGMA user_version'), '1');
 	const r = await cgi(ctx, 'create', { body: { text: 'after upgrade' } });
 	assert.equal(r.status, 200, r.body.toString());
-	assert.equal(sql(ctx.db, 'PRAGMA user_version'), '2');
+	assert.ok(Number(sql(ctx.db, 'PRAGMA user_version')) >= 2, 'upgraded');
 	assert.equal(secretsCount(ctx), 2);
 	assert.match(sql(ctx.db, '.tables'), /api_keys/);
 	newAccount(ctx, 'ivan');
