@@ -16,15 +16,18 @@
 //   env     extra environment variables for the programs (e.g.
 //           BURNLINK_TRUSTED_PROXIES, BURNLINK_SITE_URL).
 //   binDir  the directory holding the programs (create, metadata, retrieve,
-//           delete). Default: $BURNLINK_BIN (e.g. build/asan, relative to the
-//           repository), else the repository's cgi-bin/.
+//           delete), or a build tree holding cgi-bin/ (build/asan). Relative to
+//           the repository. Default: $BURNLINK_BIN, else the repository's cgi-bin/.
 //   wwwDir  the document root. Default: the repository's www/.
+//   (Apache runs the prefork MPM with mod_cgi; BURNLINK_APACHE_CGI=cgid in the
+//   environment selects the event MPM with mod_cgid instead.)
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
 //
-// Returned: { base, port, host, server, dir, db, docroot, cgiBin, user,
+// Returned: { base, port, host, server, dir, db, docroot, cgiBin, user, pid,
 //             errorLogPath, accessLogPath, accessLog(), errorLog(), stop() }.
+// stop() resolves once the whole process group is gone (the port is closed).
 // When the tests run as root the server (and so the programs) run as www-data,
 // and the database directory is given to that user.
 
@@ -125,13 +128,28 @@ function killGroup(pgid, sig) {
 	}
 }
 
-function groupAlive(pgid) {
+// Whether any live (not zombie) process is left in the process group. A zombie
+// holds no port or file; init reaps the orphaned ones in its own time.
+export function processGroupAlive(pgid) {
 	try {
 		process.kill(-pgid, 0);
-		return true;
 	} catch (e) {
 		return e.code === 'EPERM';
 	}
+	if (!fs.existsSync('/proc/self/stat')) return true;
+	for (const d of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(d)) continue;
+		let stat;
+		try {
+			stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+		} catch {
+			continue;
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
+		const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
+	}
+	return false;
 }
 
 function installHooks() {
@@ -187,7 +205,10 @@ export async function startServer(opts = {}) {
 	if (!KINDS.has(kind)) throw new Error(`server.mjs: unknown server ${kind}`);
 	installHooks();
 
-	const binDir = path.resolve(ROOT, opts.binDir || process.env.BURNLINK_BIN || 'cgi-bin');
+	let binDir = path.resolve(ROOT, opts.binDir || process.env.BURNLINK_BIN || 'cgi-bin');
+	// BURNLINK_BIN may name a build tree (build/asan, holding cgi-bin/) or the
+	// program directory itself.
+	if (fs.existsSync(path.join(binDir, 'cgi-bin', 'create'))) binDir = path.join(binDir, 'cgi-bin');
 	for (const p of PROGRAMS) {
 		if (!fs.existsSync(path.join(binDir, p))) {
 			throw new Error(`server.mjs: ${path.join(binDir, p)} is missing (run make)`);
@@ -283,7 +304,14 @@ export async function startServer(opts = {}) {
 		const site = path.join(confDir, 'site.conf');
 		const conf = path.join(confDir, 'httpd.conf');
 		genconf(siteTemplate, vars, site);
-		genconf('apache-httpd.conf.in', { ...vars, BL_SITE_CONF: site, BL_APACHE_MODDIR: findApacheModDir() }, conf);
+		const cgid = process.env.BURNLINK_APACHE_CGI === 'cgid';
+		genconf('apache-httpd.conf.in', {
+			...vars,
+			BL_SITE_CONF: site,
+			BL_APACHE_MODDIR: findApacheModDir(),
+			BL_APACHE_MPM: cgid ? 'event' : 'prefork',
+			BL_APACHE_CGI: cgid ? 'cgid' : 'cgi',
+		}, conf);
 		bin = findBinary(['apache2', 'httpd']);
 		argv = ['-d', runDir, '-f', conf, '-DFOREGROUND'];
 	}
@@ -297,6 +325,9 @@ export async function startServer(opts = {}) {
 		env: { PATH: process.env.PATH || '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' },
 	});
 	fs.closeSync(out);
+	// The server does not keep the test process alive: a test file that forgets
+	// stop() still ends (and the exit hook then kills the server).
+	child.unref();
 	const pgid = child.pid;
 	let exited = false;
 	let exitInfo = null;
@@ -320,6 +351,7 @@ export async function startServer(opts = {}) {
 
 	const srv = {
 		base, port, host, server: kind, dir, db, docroot, cgiBin, user: user || os.userInfo().username,
+		pid: pgid,	// the server's process, leader of its own process group
 		errorLogPath, accessLogPath,
 		accessLog: () => readText(accessLogPath),
 		errorLog: () => readText(errorLogPath) + readText(outPath),
@@ -329,11 +361,12 @@ export async function startServer(opts = {}) {
 		async stop() {
 			if (stopped) return;
 			stopped = true;
+			child.ref();
 			if (!exited) killGroup(pgid, 'SIGTERM');
 			const t0 = Date.now();
 			await Promise.race([exitPromise, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref())]);
 			// Whatever is left of the group (CGI programs, cgid, workers) goes now.
-			while (groupAlive(pgid)) {
+			while (processGroupAlive(pgid)) {
 				if (!exited || Date.now() - t0 > 1000) killGroup(pgid, 'SIGKILL');
 				if (Date.now() - t0 > STOP_TIMEOUT_MS * 2) throw new Error(`server.mjs: process group ${pgid} will not die`);
 				await new Promise((r) => setTimeout(r, 20));

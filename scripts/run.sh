@@ -1,0 +1,118 @@
+#!/bin/sh
+# run.sh: serve burnlink from this tree on 127.0.0.1:$PORT in the foreground
+# (`make run`, `make run SERVER=apache`). Ctrl-C stops it.
+#
+# Environment: PORT (8080), SERVER (lighttpd | apache), and for the programs
+# BURNLINK_DB (default var/burnlink.db), BURNLINK_SECRET_FILE (default beside
+# the database), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES; BURNLINK_BIN runs
+# other builds of the programs (build/asan). Configuration, logs and the pid
+# file go to var/run/ and var/log/. Run as root, the server runs as www-data
+# (or $BURNLINK_RUN_USER), which is given var/.
+set -eu
+
+PORT=${PORT:-8080}
+SERVER=${SERVER:-lighttpd}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+case "$PORT" in
+'' | *[!0-9]*) echo "run.sh: PORT must be a number (got '$PORT')" >&2; exit 2 ;;
+esac
+
+bin=${BURNLINK_BIN:-$top/cgi-bin}
+case "$bin" in /*) ;; *) bin=$top/$bin ;; esac
+[ -x "$bin/cgi-bin/create" ] && bin=$bin/cgi-bin
+for p in create metadata retrieve delete; do
+	[ -x "$bin/$p" ] || { echo "run.sh: $bin/$p is missing; run make first" >&2; exit 1; }
+done
+
+var=$top/var
+run=$var/run/$SERVER
+log=$var/log
+mkdir -p "$var" "$run" "$log"
+chmod 700 "$var"
+chmod 755 "$var/run" "$run" "$log" 2>/dev/null || true
+
+BURNLINK_DB=${BURNLINK_DB:-$var/burnlink.db}
+case "$BURNLINK_DB" in /*) ;; *) BURNLINK_DB=$top/$BURNLINK_DB ;; esac
+datadir=$(dirname "$BURNLINK_DB")
+mkdir -p "$datadir"
+BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
+export BURNLINK_DB BURNLINK_SECRET_FILE
+passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
+for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+	eval "isset=\${$v+x}"
+	[ -n "$isset" ] && passenv="$passenv $v"
+done
+
+# Who the server (and so the programs) run as.
+user=""
+if [ "$(id -u)" = 0 ]; then
+	user=${BURNLINK_RUN_USER:-www-data}
+	id -u "$user" >/dev/null 2>&1 || { echo "run.sh: user $user does not exist (set BURNLINK_RUN_USER)" >&2; exit 1; }
+	group=$(id -gn "$user")
+	# The programs write the database directory (SQLite WAL needs it writable)
+	# and lighttpd writes its logs after dropping privileges.
+	chown "$user:$group" "$datadir" "$log"
+	[ "$datadir" = "$var" ] || chown "$user:$group" "$var"
+	for f in "$datadir"/*.db "$datadir"/*.db-wal "$datadir"/*.db-shm "$datadir"/*.sqlite "$BURNLINK_SECRET_FILE" "$log"/*.log; do
+		[ -e "$f" ] && chown "$user:$group" "$f"
+	done
+	chmod 700 "$datadir"
+	if ! su -s /bin/sh "$user" -c "test -x '$bin/create' && test -r '$top/www/index.html' && test -w '$datadir'" 2>/dev/null; then
+		echo "run.sh: $user cannot reach $bin, $top/www or $datadir;" >&2
+		echo "run.sh: make the checkout readable (chmod o+x on its parents) or set BURNLINK_RUN_USER" >&2
+		exit 1
+	fi
+fi
+
+export BL_PASSENV="$passenv" BL_HOST=127.0.0.1 BL_PORT="$PORT" BL_VHOST="127.0.0.1:$PORT"
+export BL_SERVERNAME=127.0.0.1 BL_DOCROOT="$top/www" BL_CGIBIN="$bin" BL_DATADIR="$datadir"
+export BL_LOGDIR="$log" BL_RUNDIR="$run" BL_USER="$user"
+export BL_ACCESSLOG="|exec cat >> $log/access.log"
+
+case "$SERVER" in
+lighttpd)
+	conf=$run/lighttpd.conf
+	sh scripts/genconf.sh conf/lighttpd.conf.in >"$conf"
+	server=$(command -v lighttpd || echo /usr/sbin/lighttpd)
+	[ -x "$server" ] || { echo "run.sh: lighttpd is not installed (sh scripts/deps.sh run)" >&2; exit 1; }
+	"$server" -tt -f "$conf" || { echo "run.sh: bad configuration $conf" >&2; exit 1; }
+	set -- "$server" -D -f "$conf"
+	;;
+apache)
+	moddir=""
+	for d in /usr/lib/apache2/modules /usr/lib64/httpd/modules /usr/lib/httpd/modules; do
+		[ -f "$d/mod_rewrite.so" ] && { moddir=$d; break; }
+	done
+	server=$(command -v apache2 || command -v httpd || echo /usr/sbin/apache2)
+	[ -x "$server" ] && [ -n "$moddir" ] ||
+		{ echo "run.sh: Apache is not installed (sh scripts/deps.sh apache)" >&2; exit 1; }
+	sh scripts/genconf.sh conf/apache-vhost.conf.in >"$run/site.conf"
+	if [ "${BURNLINK_APACHE_CGI:-cgi}" = cgid ]; then mpm=event cgi=cgid; else mpm=prefork cgi=cgi; fi
+	BL_SITE_CONF=$run/site.conf BL_APACHE_MODDIR=$moddir BL_APACHE_MPM=$mpm BL_APACHE_CGI=$cgi \
+		sh scripts/genconf.sh conf/apache-httpd.conf.in >"$run/httpd.conf"
+	"$server" -d "$run" -f "$run/httpd.conf" -t 2>&1 | grep -v 'Syntax OK' >&2 || true
+	"$server" -d "$run" -f "$run/httpd.conf" -t >/dev/null 2>&1 ||
+		{ echo "run.sh: bad configuration $run/httpd.conf" >&2; exit 1; }
+	set -- "$server" -d "$run" -f "$run/httpd.conf" -DFOREGROUND
+	;;
+*)
+	echo "run.sh: SERVER must be lighttpd or apache (got '$SERVER')" >&2
+	exit 2
+	;;
+esac
+
+echo "burnlink: serving http://127.0.0.1:$PORT/ with $SERVER${user:+ as $user} (Ctrl-C stops)"
+echo "burnlink: database $BURNLINK_DB; logs $log/error.log, $log/access.log"
+# Ctrl-C reaches the server too (same process group); wait for it to finish.
+stopping=""
+trap 'stopping=1; echo "burnlink: stopping" >&2' INT TERM
+rc=0
+"$@" || rc=$?
+[ -n "$stopping" ] && exit 0
+if [ "$rc" != 0 ]; then
+	echo "run.sh: $SERVER exited with status $rc; the end of $log/error.log:" >&2
+	tail -n 15 "$log/error.log" >&2 2>/dev/null || true
+fi
+exit "$rc"
