@@ -181,6 +181,27 @@ describe('keys', () => {
 	});
 });
 
+describe('API keys', () => {
+	const unknownKey = 'bl_' + 'A'.repeat(43);
+	test('an unknown API key on create is 401 INVALID_API_KEY', async () => {
+		const res = await ctx.create({ text: 'a' }, { env: { HTTP_AUTHORIZATION: `Bearer ${unknownKey}` } });
+		checkError(assert, res, 401, 'INVALID_API_KEY');
+	});
+	test('a malformed API key on create is 401 INVALID_API_KEY', async () => {
+		const res = await ctx.create({ text: 'a' }, { env: { HTTP_AUTHORIZATION: 'Bearer not-a-key' } });
+		checkError(assert, res, 401, 'INVALID_API_KEY');
+	});
+	test('a rejected API key stores nothing', async () => {
+		const before = ctx.sql('SELECT count(*) FROM secrets').trim();
+		await ctx.create({ text: 'a' }, { env: { HTTP_AUTHORIZATION: `Bearer ${unknownKey}` } });
+		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), before);
+	});
+	test('an Authorization header on metadata is ignored', async () => {
+		const res = await ctx.metadata(plain.secretKey, { env: { HTTP_AUTHORIZATION: `Bearer ${unknownKey}` } });
+		assert.equal(res.status, 200, res.body.toString());
+	});
+});
+
 describe('create validation codes', () => {
 	const cases = [
 		['text of the wrong type', { text: 42 }, 'INVALID_TEXT'],
