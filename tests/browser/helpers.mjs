@@ -167,8 +167,10 @@ export async function dropFiles(page, files) {
 	}, files.map((f) => ({ name: f.name, mimeType: f.mimeType, b64: f.buffer.toString('base64') })));
 }
 
-// Opens a secret link and waits for the page to settle on a view.
+// Opens a secret link and waits for the page to settle on a view. (From
+// about:blank, so that a link differing only in its fragment still loads.)
 export async function openLink(page, link) {
+	await page.goto('about:blank');
 	await page.goto(link);
 	await page.locator('[data-view]:not([hidden]):not(#loading-view)').waitFor({ state: 'visible' });
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 
-import { startServer } from '../lib/server.mjs';
+import { startServer, rawRequest } from '../lib/server.mjs';
 import {
 	missing, launch, newContext, createSecret, readResult, paste, dropFiles, openLink, shown,
 	requestsContaining, api, apiCreate, expireNewest, PHONE,
@@ -98,10 +98,19 @@ describe('page', { skip: skip || false }, () => {
 		const names = await sender.locator('#file-list .file-name').allTextContents();
 		assert.deepEqual(names, [a.name, b.name, c.name]);
 		assert.match(await sender.textContent('#size-meter'), /3 files of 20/);
+		// Progress is shown while the files are encrypted and uploaded.
+		await sender.evaluate(() => {
+			window.progressSeen = [];
+			new MutationObserver(() => window.progressSeen.push(document.getElementById('progress-text').textContent))
+				.observe(document.getElementById('progress'), { subtree: true, childList: true, characterData: true, attributes: true });
+		});
 		await sender.click('#create-button');
 		await shown(sender, 'result-view');
 		const res = await readResult(sender);
 		keys.push(res.key);
+		const progress = (await sender.evaluate(() => window.progressSeen)).join(' | ');
+		assert.match(progress, /Encrypting file 1 of 3/);
+		assert.match(progress, /Uploading/);
 
 		// Nothing about the files reaches the server in the clear.
 		const post = (await sender.context().requests()).find((r) => r.method === 'POST');
@@ -261,7 +270,7 @@ describe('page', { skip: skip || false }, () => {
 		await r.locator('#r-used', { hasText: '1 of 2' }).waitFor();
 		assert.equal(await r.textContent('#r-left'), '1');
 		assert.doesNotMatch(await r.textContent('#r-last'), /Not yet/);
-		assert.match(await r.textContent('#state-text'), /opened 1 time/);
+		assert.match(await r.textContent('#state-text'), /opened once/);
 
 		await r.click('#burn-button');
 		await shown(r, 'burn-confirm');
@@ -435,6 +444,55 @@ describe('page', { skip: skip || false }, () => {
 			return n;
 		});
 		assert.ok(dark > 1000, 'the canvas holds a drawn code');
+	});
+
+	test('under a path prefix, every address the page uses stays under it', async () => {
+		// The site as it would be installed at /burnlink/: the browser sees the
+		// prefix, and the route hands each request to the server without it.
+		const prefix = `${srv.base}/burnlink`;
+		const ctx = await context();
+		await ctx.route(`${prefix}/**`, async (route) => {
+			const req = route.request();
+			const headers = { ...req.headers() };
+			delete headers.host;
+			let res;
+			try {
+				// A fresh connection per request (no keep-alive to go stale).
+				res = await rawRequest(srv.base, {
+					method: req.method(), path: req.url().slice(prefix.length), headers,
+					body: req.postDataBuffer() || undefined,
+				});
+			} catch {
+				return route.abort().catch(() => {});
+			}
+			let body = res.body;
+			if (/json/.test(res.headers['content-type'] || '')) {
+				const esc = (u) => u.replace(/\//g, '\\/');
+				body = res.text.split(srv.base + '/').join(prefix + '/')
+					.split(esc(srv.base + '/')).join(esc(prefix + '/'));
+			}
+			const out = {};
+			for (const [k, v] of Object.entries(res.headers))
+				if (k !== 'content-length' && k !== 'transfer-encoding')
+					out[k] = Array.isArray(v) ? v.join(', ') : v;
+			return route.fulfill({ status: res.status, headers: out, body }).catch(() => {});
+		});
+		const p = await ctx.newPage();
+		const res = await createSecret(p, prefix, { text: 'under a prefix', views: 2 });
+		keys.push(res.key);
+		assert.ok(res.link.startsWith(`${prefix}/secret/`), res.link);
+		await openLink(p, res.link);
+		await p.click('#reveal-button');
+		await shown(p, 'secret-view');
+		assert.equal(await p.textContent('#secret-text'), 'under a prefix');
+		await p.click('a.brand');
+		await shown(p, 'create-view');
+		await p.goto(res.receipt);
+		await shown(p, 'receipt-view');
+		assert.equal(await p.textContent('#r-used'), '1 of 2');
+		const outside = (await ctx.requests()).filter((r) => !r.url.startsWith(`${prefix}/`) && r.url !== 'about:blank');
+		assert.deepEqual(outside.map((r) => r.url), []);
+		assert.deepEqual(ctx.problems, []);
 	});
 
 	test('no key ever appears in a request the browser sent or in the server log', async () => {

@@ -2,7 +2,7 @@
 // (never its content), refreshes on demand, and burns it after confirmation.
 
 import {
-	$, el, api, pathKey, describeError, formatDate, formatRelative, plural, showView,
+	$, el, api, pathKey, describeError, formatDate, formatRelative, showView,
 	announce, setMessage,
 } from './common.js';
 
@@ -33,7 +33,7 @@ function stateText(m) {
 	case 'active':
 		if (!m.viewCount)
 			return 'Nobody has opened the secret yet.';
-		return `The secret was opened ${plural(m.viewCount, 'time', 'times')} and still works.`;
+		return `The secret was opened ${m.viewCount === 1 ? 'once' : m.viewCount + ' times'} and still works.`;
 	case 'exhausted':
 		return 'All its views are used: the secret was read, its content is deleted and the link no longer works.';
 	case 'burned':

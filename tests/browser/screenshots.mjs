@@ -1,0 +1,79 @@
+// screenshots.mjs: regenerates docs/screenshots/*.png (run by `make screenshots`):
+// the create page, the result, the reveal page before and after Reveal, and the
+// receipt, in the light and the dark theme, on a desktop and a 360 px phone.
+// It serves the real page and programs through lighttpd with a fresh database.
+//
+//   node tests/browser/screenshots.mjs [output-dir]
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { startServer } from '../lib/server.mjs';
+import { ROOT, missing, launch, newContext, shown, openLink, readResult, DESKTOP, PHONE } from './helpers.mjs';
+
+const why = missing();
+if (why) {
+	console.error(`screenshots: ${why}`);
+	process.exit(1);
+}
+
+const out = path.resolve(process.argv[2] || path.join(ROOT, 'docs', 'screenshots'));
+fs.mkdirSync(out, { recursive: true });
+
+const TEXT = 'Database: db.internal:5432\nUser:     deploy\nPassword: x7!Qm#2pLr9$vT\n\nRotate it after the migration.';
+const FILE = { name: 'deploy-key.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\n'.repeat(40)) };
+const SIZES = { desktop: { ...DESKTOP, height: 760 }, phone: PHONE };
+
+const srv = await startServer({ server: 'lighttpd' });
+const browser = await launch();
+const written = [];
+
+async function shot(page, name) {
+	await page.evaluate(() => document.activeElement && document.activeElement.blur());
+	const file = path.join(out, `${name}.png`);
+	await page.screenshot({ path: file, fullPage: true });
+	written.push(file);
+}
+
+try {
+	for (const [device, viewport] of Object.entries(SIZES)) {
+		for (const scheme of ['light', 'dark']) {
+			const tag = `${scheme}-${device}`;
+			const ctx = await newContext(browser, { colorScheme: scheme, viewport });
+			const p = await ctx.newPage();
+			await p.goto(srv.base + '/');
+			await shown(p, 'create-view');
+			await p.fill('#text', TEXT);
+			await p.setInputFiles('#file-input', [FILE]);
+			await p.fill('#views', '3');
+			await p.fill('#passphrase', 'blue-harbour-41');
+			await shot(p, `create-${tag}`);
+			await p.click('#create-button');
+			await shown(p, 'result-view');
+			await shot(p, `result-${tag}`);
+			const { link, receipt } = await readResult(p);
+
+			const other = await newContext(browser, { colorScheme: scheme, viewport });
+			const q = await other.newPage();
+			await openLink(q, link);
+			await shown(q, 'ready-view');
+			await q.fill('#passphrase', 'blue-harbour-41');
+			await shot(q, `reveal-${tag}`);
+			await q.click('#reveal-button');
+			await shown(q, 'secret-view');
+			await shot(q, `revealed-${tag}`);
+			await other.close();
+
+			await p.goto(receipt);
+			await shown(p, 'receipt-view');
+			await shot(p, `receipt-${tag}`);
+			await ctx.close();
+		}
+	}
+} finally {
+	await browser.close();
+	await srv.stop();
+}
+
+for (const f of written)
+	console.log(`${path.relative(ROOT, f)} (${Math.round(fs.statSync(f).size / 1024)} KiB)`);
