@@ -38,6 +38,11 @@ describe('server-side text fidelity', () => {
 			assert.deepEqual(plain, Buffer.from(text, 'utf8'));
 		});
 	}
+	test('JSON escapes (a surrogate pair, \\u00e9, \\t) decode to the same UTF-8 as raw characters', async () => {
+		const s = await ctx.createOk('{"text":"\\ud83d\\ude00 caf\\u00e9\\t\\r\\n\\/"}');
+		const res = await ctx.retrieve(s.secretKey);
+		assert.equal(decryptItem(res.json.text, s.key).toString('utf8'), '😀 café\t\r\n/');
+	});
 	test('the legacy secret field is stored like text', async () => {
 		const text = ' legacy\r\n\ttext 🔐 ';
 		const s = await ctx.createOk({ secret: text });
