@@ -15,6 +15,14 @@
 //                  (e.g. "valgrind --error-exitcode=99 --leak-check=full -q").
 //                  Any non-zero exit of a program (a wrapper's error exit, a
 //                  sanitizer report) fails the request's test.
+//   BURNLINK_SLOW   set under valgrind: the heavy tests use fewer processes.
+//   BURNLINK_TEST_TIMEOUT_MS  the per-program time limit (default 60000).
+//   BURNLINK_KEEP_TMP  keep the temporary directories (for debugging).
+//
+// Run the suite: node --test tests/cgi/
+//   BURNLINK_BIN=build/asan node --test tests/cgi/
+//   BURNLINK_BIN=build/dyn BURNLINK_SLOW=1 BURNLINK_WRAP="valgrind -q --error-exitcode=99 \
+//       --leak-check=full --errors-for-leak-kinds=definite,indirect" node --test tests/cgi/
 
 import { spawn, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
