@@ -65,15 +65,15 @@ $(LIBA): $(LIB_OBJ)
 
 $(BIN)cgi-bin/%: cgi-bin/%.c $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
 $(BIN)cron/%: cron/%.c $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
 $(BIN)tools/%: tools/%.c $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
@@ -128,9 +128,26 @@ fuzz: deps
 	@sh scripts/deps.sh test
 	@FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh fuzz
 
+# The benchmark's helpers: the CGI floor (static, like the programs), the
+# seeder and the CGI driver (bench/run.sh, docs/PERFORMANCE.md).
+BENCH_BIN = $(BUILD)/bench/null $(BUILD)/bench/seed $(BUILD)/bench/drive
+
+$(BUILD)/bench/null: bench/null.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -static
+
+$(BUILD)/bench/drive: bench/drive.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $<
+
+$(BUILD)/bench/seed: bench/seed.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
+
 bench: all
 	@sh scripts/deps.sh bench
-	@sh bench/run.sh
+	@$(MAKE) --no-print-directory $(BENCH_BIN)
+	@BENCH_HELPERS=$(BUILD)/bench sh bench/run.sh
 
 clean:
 	rm -rf build $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
