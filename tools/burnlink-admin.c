@@ -534,15 +534,29 @@ fail:
 
 /*
  * Run as root (from a root shell or crontab), become the owner of the
- * database first: a -wal or -shm file created by root would lock the web
- * server's programs out. 0 on success or when nothing needs to change.
+ * database (or of its directory, before the first request made it) first: a
+ * database, -wal or -shm file created by root would lock the web server's
+ * programs out. 0 on success or when nothing needs to change.
  */
 static int
 become_owner(const char *db)
 {
 	struct stat	 st;
+	char		*dir, *slash;
+	int		 rc;
 
-	if (geteuid() != 0 || stat(db, &st) != 0 || st.st_uid == 0)
+	if (geteuid() != 0)
+		return 0;
+	if ((rc = stat(db, &st)) != 0) {
+		/* No database yet: become the owner of its directory instead. */
+		if ((dir = strdup(db)) == NULL)
+			return -1;
+		if ((slash = strrchr(dir, '/')) != NULL)
+			slash[slash == dir ? 1 : 0] = '\0';
+		rc = stat(slash != NULL ? dir : ".", &st);
+		free(dir);
+	}
+	if (rc != 0 || st.st_uid == 0)
 		return 0;
 	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
 		perror("burnlink-admin: cannot become the database's owner");
