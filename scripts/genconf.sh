@@ -7,7 +7,7 @@
 # these are computed:
 #   @ENV_LIGHTTPD@, @ENV_APACHE@, @ENV_NGINX@  the program environment, from the variables
 #                                 named in BL_PASSENV (e.g. "BURNLINK_DB ...")
-#   @USER_LIGHTTPD@, @USER_APACHE@ the run-as user lines, from BL_USER (and
+#   @USER_LIGHTTPD@, @USER_APACHE@, @USER_NGINX@  the run-as user lines, from BL_USER (and
 #                                 BL_GROUP); empty when BL_USER is empty
 # Used by scripts/run.sh, scripts/install.sh and tests/lib/server.mjs.
 set -eu
@@ -39,10 +39,12 @@ done
 
 user_lighttpd=""
 user_apache=""
+user_nginx=""
 if [ -n "${BL_USER:-}" ]; then
 	group=${BL_GROUP:-$BL_USER}
 	user_lighttpd="server.username      = \"$BL_USER\"${nl}server.groupname     = \"$group\""
 	user_apache="User $BL_USER${nl}Group $group"
+	user_nginx="user $BL_USER $group;"
 fi
 
 BL_ENV_LIGHTTPD=${env_lighttpd%"$nl"} \
@@ -50,6 +52,7 @@ BL_ENV_APACHE=${env_apache%"$nl"} \
 BL_ENV_NGINX=${env_nginx%"$nl"} \
 BL_USER_LIGHTTPD=$user_lighttpd \
 BL_USER_APACHE=$user_apache \
+BL_USER_NGINX=$user_nginx \
 	awk '
 	{
 		out = ""

@@ -3,7 +3,8 @@
 # Usage: scripts/install.sh DESTDIR PREFIX
 #
 #   PREFIX/htdocs/    document root: pages, assets, robots.txt, .htaccess
-#   PREFIX/cgi-bin/   the programs (create, metadata, retrieve, delete), .htaccess
+#   PREFIX/cgi-bin/   the programs (create, metadata, retrieve, delete, and the
+#                     account programs when built), .htaccess
 #   PREFIX/bin/       cleanup (the hourly cron job)
 #   PREFIX/var/       the database and the install secret, mode 0700, owned by
 #                     the user the programs run as; outside the document root
@@ -16,6 +17,10 @@
 #   BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES   written into the configuration
 #   BURNLINK_BIN      where the built programs are (default: the tree itself)
 #   BURNLINK_WWW      the pages to install (default: www/)
+#   BURNLINK_CONF_PREFIX  the path written into etc/ (default PREFIX; `make dist`
+#                     sets a placeholder). When set, cgi-bin/.htaccess names no
+#                     database: the programs then use ../var/burnlink.db beside
+#                     their own directory, wherever the tree is uploaded.
 # An upgrade (install over an existing tree) keeps var/ and keeps any
 # configuration file that was edited after install, writing the new one beside
 # it as NAME.new.
@@ -80,8 +85,11 @@ find "$root/htdocs" -type d -exec chmod 755 {} +
 
 # Programs: copied to a new name and renamed, so a running request never sees
 # a half-written file.
-for p in create metadata retrieve delete; do
-	cp "$cgidir/$p" "$root/cgi-bin/.$p.new"
+for f in "$cgidir"/*; do
+	p=${f##*/}
+	case "$p" in *.* | *~) continue ;; esac
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	cp "$f" "$root/cgi-bin/.$p.new"
 	chmod 755 "$root/cgi-bin/.$p.new"
 	mv -f "$root/cgi-bin/.$p.new" "$root/cgi-bin/$p"
 done
@@ -98,6 +106,9 @@ if [ ! -d "$root/var" ]; then
 	mkdir -p "$root/var"
 fi
 chmod 700 "$root/var"
+# Should var/ ever end up under a document root, Apache still refuses it.
+[ -f "$root/var/.htaccess" ] || printf 'Require all denied\n' >"$root/var/.htaccess"
+chmod 644 "$root/var/.htaccess"
 if [ -n "$BURNLINK_USER" ]; then
 	if [ "$(id -u)" = 0 ]; then
 		chown -R "$BURNLINK_USER:$(id -gn "$BURNLINK_USER")" "$root/var"
@@ -109,23 +120,29 @@ fi
 # Generated configuration, with this tree's paths.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-BURNLINK_DB=$prefix/var/burnlink.db
-BURNLINK_SECRET_FILE=$prefix/var/secret.key
+cprefix=${BURNLINK_CONF_PREFIX:-$prefix}
+BURNLINK_DB=$cprefix/var/burnlink.db
+BURNLINK_SECRET_FILE=$cprefix/var/secret.key
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
 [ -n "${BURNLINK_SITE_URL:-}" ] && passenv="$passenv BURNLINK_SITE_URL"
 [ -n "${BURNLINK_TRUSTED_PROXIES:-}" ] && passenv="$passenv BURNLINK_TRUSTED_PROXIES"
 export BL_PASSENV="$passenv"
 export BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' BL_SERVERNAME=${BURNLINK_SERVER_NAME:-burnlink.example.org}
-export BL_DOCROOT="$prefix/htdocs" BL_CGIBIN="$prefix/cgi-bin" BL_DATADIR="$prefix/var"
-export BL_LOGDIR=/var/log/lighttpd BL_ACCESSLOG=/var/log/lighttpd/access.log BL_RUNDIR=/run BL_USER="${BURNLINK_USER:-www-data}" BL_PREFIX="$prefix"
-export BL_FCGIWRAP_SOCKET=/run/fcgiwrap.socket
+export BL_DOCROOT="$cprefix/htdocs" BL_CGIBIN="$cprefix/cgi-bin" BL_DATADIR="$cprefix/var"
+export BL_LOGDIR=/var/log/lighttpd BL_ACCESSLOG=/var/log/lighttpd/access.log BL_RUNDIR=/run BL_USER="${BURNLINK_USER:-www-data}" BL_PREFIX="$cprefix"
+export BL_FCGIWRAP_SOCKET=/run/fcgiwrap.socket BL_NGINX_LISTEN=80 BL_NGINX_HTTP_HOST='$host'
 gen="$top/scripts/genconf.sh"
-sh "$gen" "$top/conf/cgi-bin.htaccess.in" >"$tmp/cgi-bin.htaccess"
+if [ -n "${BURNLINK_CONF_PREFIX:-}" ]; then
+	BL_PASSENV="" sh "$gen" "$top/conf/cgi-bin.htaccess.in" >"$tmp/cgi-bin.htaccess"
+else
+	sh "$gen" "$top/conf/cgi-bin.htaccess.in" >"$tmp/cgi-bin.htaccess"
+fi
 cp "$www/.htaccess" "$tmp/htdocs.htaccess"
 sh "$gen" "$top/conf/lighttpd.conf.in" >"$tmp/lighttpd.conf"
 sh "$gen" "$top/conf/apache-vhost.conf.in" >"$tmp/apache-vhost.conf"
-sh "$gen" "$top/conf/nginx.conf.in" >"$tmp/nginx.conf"
+BL_NGINX_PARAMS=$cprefix/etc/nginx-fastcgi-params sh "$gen" "$top/conf/nginx.conf.in" >"$tmp/nginx.conf"
+sh "$gen" "$top/conf/nginx-fastcgi-params.in" >"$tmp/nginx-fastcgi-params"
 sh "$gen" "$top/cron/crontab.example" >"$tmp/crontab"
 {
 	echo "# burnlink: the programs' settings, for the cron job and nginx (fcgiwrap)."
@@ -134,7 +151,7 @@ sh "$gen" "$top/cron/crontab.example" >"$tmp/crontab"
 
 put_conf "$tmp/htdocs.htaccess" "$root/htdocs/.htaccess"
 put_conf "$tmp/cgi-bin.htaccess" "$root/cgi-bin/.htaccess"
-for f in lighttpd.conf apache-vhost.conf nginx.conf crontab burnlink.env; do
+for f in lighttpd.conf apache-vhost.conf nginx.conf nginx-fastcgi-params crontab burnlink.env; do
 	put_conf "$tmp/$f" "$root/etc/$f"
 done
 

@@ -2,7 +2,7 @@
 # run.sh: serve burnlink from this tree on 127.0.0.1:$PORT in the foreground
 # (`make run`, `make run SERVER=apache`). Ctrl-C stops it.
 #
-# Environment: PORT (8080), SERVER (lighttpd | apache), and for the programs
+# Environment: PORT (8080), SERVER (lighttpd | apache | nginx), and for the programs
 # BURNLINK_DB (default var/burnlink.db), BURNLINK_SECRET_FILE (default beside
 # the database), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES; BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
@@ -97,8 +97,31 @@ apache)
 		{ echo "run.sh: bad configuration $run/httpd.conf" >&2; exit 1; }
 	set -- "$server" -d "$run" -f "$run/httpd.conf" -DFOREGROUND
 	;;
+nginx)
+	# nginx with fcgiwrap (as the programs' user) beside it.
+	for b in nginx fcgiwrap; do
+		command -v $b >/dev/null 2>&1 || [ -x /usr/sbin/$b ] ||
+			{ echo "run.sh: $b is not installed (apt-get install nginx fcgiwrap)" >&2; exit 1; }
+	done
+	mkdir -p "$run/fcgi"
+	[ -n "$user" ] && chown "$user:$group" "$run/fcgi"
+	sock=$run/fcgi/fcgiwrap.sock
+	rm -f "$sock"
+	BL_NGINX_HTTP_HOST='$host:$server_port' \
+		sh scripts/genconf.sh conf/nginx-fastcgi-params.in >"$run/fastcgi-params"
+	BL_NGINX_LISTEN=127.0.0.1:$PORT BL_FCGIWRAP_SOCKET=$sock BL_NGINX_PARAMS=$run/fastcgi-params \
+		sh scripts/genconf.sh conf/nginx.conf.in >"$run/site.conf"
+	BL_SITE_CONF=$run/site.conf sh scripts/genconf.sh conf/nginx-main.conf.in >"$run/nginx.conf"
+	nginx=$(command -v nginx || echo /usr/sbin/nginx)
+	fcgiwrap=$(command -v fcgiwrap || echo /usr/sbin/fcgiwrap)
+	"$nginx" -t -q -e "$log/error.log" -p "$run" -c "$run/nginx.conf" ||
+		{ echo "run.sh: bad configuration $run/nginx.conf" >&2; exit 1; }
+	drop=""
+	[ -n "$user" ] && drop="setpriv --reuid=$user --regid=$user --init-groups"
+	set -- sh -c "$drop $fcgiwrap -c 4 -s unix:$sock & exec $nginx -e $log/error.log -p $run -c $run/nginx.conf"
+	;;
 *)
-	echo "run.sh: SERVER must be lighttpd or apache (got '$SERVER')" >&2
+	echo "run.sh: SERVER must be lighttpd, apache or nginx (got '$SERVER')" >&2
 	exit 2
 	;;
 esac

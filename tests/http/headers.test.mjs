@@ -78,7 +78,7 @@ test(`${KIND}: assets have their types and the same headers`, async () => {
 	for (const f of files) {
 		const r = await rawRequest(srv.base, { path: `/assets/${f}` });
 		assert.equal(r.status, 200, f);
-		const type = { js: /^text\/javascript/, css: /^text\/css/, svg: /^image\/svg\+xml/ }[f.split('.').pop()];
+		const type = { js: /^(text|application)\/javascript/, css: /^text\/css/, svg: /^image\/svg\+xml/ }[f.split('.').pop()];
 		assert.match(r.headers['content-type'], type, f);
 		assertPageHeaders(r, f);
 	}

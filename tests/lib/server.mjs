@@ -12,7 +12,8 @@
 // Options:
 //   server  'lighttpd' | 'apache' | 'htaccess' (Apache, AllowOverride All over a
 //           tree laid out by scripts/install.sh, serving through its .htaccess
-//           files alone). Default: $BURNLINK_SERVER, else 'lighttpd'.
+//           files alone) | 'nginx' (with fcgiwrap). Default: $BURNLINK_SERVER,
+//           else 'lighttpd'.
 //   env     extra environment variables for the programs (e.g.
 //           BURNLINK_TRUSTED_PROXIES, BURNLINK_SITE_URL).
 //   binDir  the directory holding the programs (create, metadata, retrieve,
@@ -41,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const KINDS = new Set(['lighttpd', 'apache', 'htaccess']);
+const KINDS = new Set(['lighttpd', 'apache', 'htaccess', 'nginx']);
 const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
 const START_TIMEOUT_MS = 15000;
 const STOP_TIMEOUT_MS = 5000;
@@ -294,12 +295,34 @@ export async function startServer(opts = {}) {
 		...progEnv,
 	};
 
-	let argv, bin;
+	let argv, bin, fcgiSocket;
 	if (kind === 'lighttpd') {
 		const conf = path.join(confDir, 'lighttpd.conf');
 		genconf('lighttpd.conf.in', vars, conf);
 		bin = findBinary(['lighttpd']);
 		argv = ['-D', '-f', conf];
+	} else if (kind === 'nginx') {
+		// nginx and fcgiwrap (as the programs' user) in one process group.
+		const sockDir = path.join(dir, 'fcgi');
+		fs.mkdirSync(sockDir, { mode: 0o755 });
+		own(sockDir);
+		fcgiSocket = path.join(sockDir, 'fcgiwrap.sock');
+		const site = path.join(confDir, 'site.conf');
+		const conf = path.join(confDir, 'nginx.conf');
+		const params = path.join(confDir, 'fastcgi-params');
+		genconf('nginx-fastcgi-params.in', { ...vars, BL_NGINX_HTTP_HOST: '$host:$server_port' }, params);
+		genconf('nginx.conf.in', {
+			...vars,
+			BL_NGINX_LISTEN: `${host}:${port}`,
+			BL_NGINX_PARAMS: params,
+			BL_FCGIWRAP_SOCKET: fcgiSocket,
+		}, site);
+		genconf('nginx-main.conf.in', { ...vars, BL_SITE_CONF: site }, conf);
+		const nginx = findBinary(['nginx']);
+		const fcgiwrap = findBinary(['fcgiwrap']);
+		const drop = user ? `setpriv --reuid=${user} --regid=${user} --init-groups ` : '';
+		bin = '/bin/sh';
+		argv = ['-c', `${drop}${fcgiwrap} -c 4 -s unix:${fcgiSocket} & exec ${nginx} -e ${logDir}/error.log -p ${runDir} -c ${conf}`];
 	} else {
 		const site = path.join(confDir, 'site.conf');
 		const conf = path.join(confDir, 'httpd.conf');
@@ -389,7 +412,7 @@ export async function startServer(opts = {}) {
 		try {
 			const res = await fetch(base + '/robots.txt', { signal: AbortSignal.timeout(2000) });
 			await res.arrayBuffer();
-			break;
+			if (!fcgiSocket || fs.existsSync(fcgiSocket)) break;
 		} catch {
 			// not listening yet
 		}
