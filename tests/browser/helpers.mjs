@@ -232,19 +232,28 @@ export function expireNewest(srv) {
 
 /* Accessibility */
 
-const AXE_SOURCE = () => fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 let axeSource = null;
 
+// The axe-core source, to add to a context with ctx.addInitScript({content})
+// so that every page of it has axe from the start.
+export function axeScript() {
+	axeSource = axeSource || fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+	return axeSource;
+}
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+
 // Runs axe-core on the page as it is now; resolves to the list of violations
-// (WCAG 2.x A and AA, and axe's best practices), each as a readable line.
-export async function axeViolations(page) {
-	axeSource = axeSource || AXE_SOURCE();
+// (WCAG 2.x A and AA, and axe's best practices, or only the given rules), each
+// as a readable line.
+export async function axeViolations(page, rules) {
 	// evaluate() runs through the DevTools protocol, outside the page's CSP.
-	await page.evaluate(axeSource);
-	const result = await page.evaluate(() => window.axe.run(document, {
-		runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-		resultTypes: ['violations'],
-	}));
+	if (!await page.evaluate(() => typeof window.axe === 'object'))
+		await page.evaluate(axeScript());
+	const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: AXE_TAGS };
+	const result = await page.evaluate((only) => window.axe.run(document, {
+		runOnly: only, resultTypes: ['violations'],
+	}), runOnly);
 	return result.violations.map((v) =>
 		`${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

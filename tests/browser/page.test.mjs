@@ -157,6 +157,20 @@ describe('page', { skip: skip || false }, () => {
 		assert.equal((await p.context().requests()).filter((r) => r.url.includes('/api/')).length, 0);
 	});
 
+	test('the largest secret allowed, 2 MiB of text and file, goes through', async () => {
+		const big = { name: 'exactly.bin', mimeType: 'application/octet-stream', buffer: crypto.randomBytes(2 * 1048576 - 3) };
+		const sender = await page();
+		const res = await createSecret(sender, srv.base, { text: 'é!', files: [big] });
+		keys.push(res.key);
+		const p = await page();
+		await openLink(p, res.link);
+		await p.click('#reveal-button');
+		await shown(p, 'secret-view');
+		assert.equal(await p.textContent('#secret-text'), 'é!');
+		const [download] = await Promise.all([p.waitForEvent('download'), p.click('#files a[download]')]);
+		assert.ok(fs.readFileSync(await download.path()).equals(big.buffer));
+	});
+
 	test('passphrase: needed, wrong (no view used), then right', async () => {
 		const sender = await page();
 		await sender.goto(srv.base + '/');
