@@ -5,6 +5,7 @@
 //
 //   node tests/browser/screenshots.mjs [output-dir]
 
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -24,7 +25,10 @@ const TEXT = 'Database: db.internal:5432\nUser:     deploy\nPassword: x7!Qm#2pLr
 const FILE = { name: 'deploy-key.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\n'.repeat(40)) };
 const SIZES = { desktop: { ...DESKTOP, height: 760 }, phone: PHONE };
 
-const srv = await startServer({ server: 'lighttpd' });
+// The links shown carry a site address as a real install would have.
+const SITE = 'https://burnlink.example';
+const srv = await startServer({ server: 'lighttpd', env: { BURNLINK_SITE_URL: SITE } });
+const local = (u) => u.replace(SITE, srv.base);
 const browser = await launch();
 const written = [];
 
@@ -52,10 +56,11 @@ try {
 			await shown(p, 'result-view');
 			await shot(p, `result-${tag}`);
 			const { link, receipt } = await readResult(p);
+			assert.ok(link.startsWith(`${SITE}/secret/`), link);
 
 			const other = await newContext(browser, { colorScheme: scheme, viewport });
 			const q = await other.newPage();
-			await openLink(q, link);
+			await openLink(q, local(link));
 			await shown(q, 'ready-view');
 			await q.fill('#passphrase', 'blue-harbour-41');
 			await shot(q, `reveal-${tag}`);
@@ -64,7 +69,7 @@ try {
 			await shot(q, `revealed-${tag}`);
 			await other.close();
 
-			await p.goto(receipt);
+			await p.goto(local(receipt));
 			await shown(p, 'receipt-view');
 			await shot(p, `receipt-${tag}`);
 			await ctx.close();
