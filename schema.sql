@@ -62,4 +62,25 @@ CREATE TABLE IF NOT EXISTS api_keys (
 );
 CREATE INDEX IF NOT EXISTS api_keys_account ON api_keys(account_id);
 
-PRAGMA user_version = 2;
+-- Version 3: sign-in passwords and browser sessions (docs/ACCOUNTS.md).
+-- Passwords are kept apart from accounts so that this step, too, is idempotent.
+CREATE TABLE IF NOT EXISTS account_passwords (
+	account_id	INTEGER PRIMARY KEY REFERENCES accounts(id),
+	pass_hash	BLOB NOT NULL,			-- 16-byte salt || scrypt (as passphrases)
+	changed_at	INTEGER NOT NULL		-- ms since the epoch
+);
+
+-- Signed-in browser sessions: only SHA-256 of the cookie's random id is kept.
+-- A session ends after BL_SESSION_IDLE without a request, BL_SESSION_MAX after
+-- sign-in, at sign-out and when the account's password changes.
+CREATE TABLE IF NOT EXISTS sessions (
+	id		INTEGER PRIMARY KEY,
+	session_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the session id
+	account_id	INTEGER NOT NULL REFERENCES accounts(id),
+	created_at	INTEGER NOT NULL,		-- ms since the epoch
+	seen_at		INTEGER NOT NULL		-- last request, ms since the epoch
+);
+CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
+CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
+
+PRAGMA user_version = 3;

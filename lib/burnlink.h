@@ -46,6 +46,16 @@ enum bl_err {
 	BL_ERR_STORE_UNAVAILABLE,
 	BL_ERR_RATE_LIMIT_UNAVAILABLE,
 	BL_ERR_EXISTS,			/* admin: the name is taken */
+	BL_ERR_INVALID_EMAIL,		/* accounts (lib/account.c) */
+	BL_ERR_INVALID_PASSWORD,
+	BL_ERR_INVALID_NAME,
+	BL_ERR_INVALID_CREDENTIALS,
+	BL_ERR_NOT_SIGNED_IN,
+	BL_ERR_CSRF_REJECTED,
+	BL_ERR_SIGNUP_CLOSED,
+	BL_ERR_ACCOUNT_EXISTS,
+	BL_ERR_KEY_NOT_FOUND,
+	BL_ERR_KEY_LIMIT,
 	BL_ERR__MAX
 };
 
@@ -134,8 +144,10 @@ struct bl_req {
 	char			 hint[256];	/* overrides the table's hint */
 	int			 responded;
 	struct bl_store		*store;		/* opened on first use */
+	struct bl_store		*counters;	/* the rate limiter's, opened on first use */
 	unsigned char		 install_key[32]; /* HMAC key for client IPs */
 	int			 have_install_key;
+	char			 set_cookie[192]; /* Set-Cookie value, "" for none */
 };
 
 /* cgi.c: request set-up, input and the one output path. */
@@ -183,6 +195,14 @@ enum bl_limit {
 	BL_LIM_SESSION_HOUR,	/* signed-in creations per account, per hour */
 	BL_LIM_SESSION_DAY,	/* signed-in creations per account, per day */
 	BL_LIM_KEY_HOUR,	/* creations with any API key of an account, per hour */
+	BL_LIM_IP_SESSION,	/* requests per client IP and account operation, per day */
+	BL_LIM_IP_SIGNUP,
+	BL_LIM_IP_PASSWORD,
+	BL_LIM_IP_KEYS,
+	BL_LIM_IP_MYSECRETS,
+	BL_LIM_SIGNIN,		/* sign-in attempts per account name and client IP, per hour */
+	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
+	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
 	BL_LIM__MAX
 };
 
@@ -245,6 +265,26 @@ enum bl_err	 bl_key_list(struct bl_req *, int64_t account_id /* 0: all */,
 		    int (*cb)(void *, const struct bl_api_key *), void *);
 enum bl_err	 bl_key_revoke(struct bl_req *, int64_t key_id);
 
+/*
+ * account.c: sign-up, sign-in, sessions, the dashboard's API keys and "my
+ * secrets" (docs/ACCOUNTS.md). Each operation writes its own success response.
+ */
+#define BL_PASSWORD_MIN		8		/* characters of a sign-in password */
+#define BL_PASSWORD_MAX		256
+#define BL_EMAIL_MAX		254		/* bytes of an e-mail address */
+#define BL_SESSION_IDLE		7200		/* seconds without a request */
+#define BL_SESSION_MAX		43200		/* seconds after sign-in */
+#define BL_KEYS_MAX		100		/* valid API keys per account */
+#define BL_MY_SECRETS_MAX	1000		/* rows "my secrets" lists */
+
+enum bl_err	 bl_op_session(struct bl_req *);	/* GET, POST, DELETE /api/session */
+enum bl_err	 bl_op_signup(struct bl_req *);		/* POST /api/signup */
+enum bl_err	 bl_op_password(struct bl_req *);	/* POST /api/password */
+enum bl_err	 bl_op_keys(struct bl_req *);		/* /api/keys[/<id>] */
+enum bl_err	 bl_op_mysecrets(struct bl_req *);	/* /api/my/secrets[/<id>] */
+enum bl_err	 bl_account_set_password(struct bl_req *, int64_t account_id,
+		    const char *password, size_t len);
+
 /* config.c */
 int		 bl_config_load(struct bl_config *, const struct bl_io *);
 void		 bl_config_free(struct bl_config *);
@@ -270,6 +310,7 @@ int		 bl_aes_gcm_decrypt(const unsigned char key[32],
 int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
 int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);
+int		 bl_ct_equal(const void *, const void *, size_t);
 
 /* validate.c: field checks with explicit bounds. */
 int		 bl_key_valid(const char *, size_t);

@@ -282,6 +282,7 @@ reason(int status)
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
 	case 410: return "Gone";
 	case 413: return "Payload Too Large";
 	case 415: return "Unsupported Media Type";
@@ -338,6 +339,8 @@ bl_respond_json(struct bl_req *r, int status, json_object *body)
 		oprintf(&o, "Retry-After: %ld\r\n", r->retry_after);
 	if (status == 405 && r->allow != NULL)
 		oprintf(&o, "Allow: %s\r\n", r->allow);
+	if (r->set_cookie[0] != '\0')
+		oprintf(&o, "Set-Cookie: %s\r\n", r->set_cookie);
 	oprintf(&o, "\r\n");
 	if (o.err) {
 		bl_log(r, "cannot build the response head");

@@ -351,3 +351,10 @@ bl_pass_verify(const char *pass, size_t len, const unsigned char stored[BL_PASSH
 	OPENSSL_cleanse(h, sizeof(h));
 	return rc;
 }
+
+/* 1 if the len bytes at a and b are equal, in time independent of where they differ. */
+int
+bl_ct_equal(const void *a, const void *b, size_t len)
+{
+	return CRYPTO_memcmp(a, b, len) == 0;
+}

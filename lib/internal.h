@@ -74,6 +74,7 @@ struct bl_new_secret {
 struct bl_store;
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
+enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
 void		 bl_store_close(struct bl_store *);
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
@@ -103,6 +104,39 @@ enum bl_err	 bl_store_key_get(struct bl_store *, int64_t id, struct bl_api_key *
 enum bl_err	 bl_store_key_list(struct bl_store *, int64_t account_id,
 		    int (*cb)(void *, const struct bl_api_key *), void *);
 enum bl_err	 bl_store_key_revoke(struct bl_store *, int64_t id, int64_t now_ms);
+
+/*
+ * Sign-in passwords, browser sessions and an account's secrets (lib/account.c).
+ * Sessions are found by the SHA-256 of their id; the caller decides whether
+ * one has expired (BL_SESSION_IDLE, BL_SESSION_MAX).
+ */
+struct bl_session {
+	int64_t		 id;
+	int64_t		 account_id;
+	int64_t		 created_ms;	/* sign-in */
+	int64_t		 seen_ms;	/* last request */
+};
+enum bl_err	 bl_store_account_signup(struct bl_store *, const char *name,
+		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
+		    int64_t *id);
+enum bl_err	 bl_store_account_by_email(struct bl_store *, const char *email_lower,
+		    struct bl_account *);
+enum bl_err	 bl_store_password_get(struct bl_store *, int64_t account_id,
+		    unsigned char pass_hash[BL_PASSHASH_BYTES]);
+enum bl_err	 bl_store_password_set(struct bl_store *, int64_t account_id,
+		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
+enum bl_err	 bl_store_session_insert(struct bl_store *,
+		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
+		    int64_t now_ms);
+enum bl_err	 bl_store_session_find(struct bl_store *,
+		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
+enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_session_delete(struct bl_store *, int64_t id);
+enum bl_err	 bl_store_session_prune(struct bl_store *, int64_t seen_before_ms,
+		    int64_t created_before_ms);
+enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
+enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
+		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
 const char	*bl_store_error(const struct bl_store *);
 enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
 		    struct bl_cleanup_stats *);
@@ -150,5 +184,8 @@ enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
 
 /* auth.c: the API key of a request, if it sent one. */
 enum bl_err	 bl_auth_request(struct bl_req *, int64_t *account_id, int64_t *key_id);
+
+/* account.c: the signed-in session's account for a creation (0: none). */
+enum bl_err	 bl_session_creator(struct bl_req *, int64_t *account_id);
 
 #endif /* BL_INTERNAL_H */

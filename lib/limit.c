@@ -21,6 +21,14 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_SESSION_HOUR] = {"account:hour", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SESSION_DAY] = {"account:day", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_KEY_HOUR] = {"apikey:hour", 3600, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_SESSION] = {"ip:session", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_SIGNUP] = {"ip:signup", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_PASSWORD] = {"ip:password", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_KEYS] = {"ip:keys", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_MYSECRETS] = {"ip:mysecrets", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_SIGNIN] = {"signin", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_SIGNIN_IP] = {"signin:ip", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_SIGNUP] = {"signup", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *
@@ -225,6 +233,15 @@ bucket(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
 	return BL_OK;
 }
 
+/* The counters store of the request, without the secrets database. */
+static enum bl_err
+counters(struct bl_req *r)
+{
+	if (r->counters != NULL)
+		return BL_OK;
+	return bl_store_open_counters(&r->counters, &r->cfg);
+}
+
 /* Start and end (Unix seconds) of the current window of a limit. */
 static void
 window(const struct bl_req *r, enum bl_limit which, int64_t *start, int64_t *end)
@@ -265,11 +282,11 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK)
 		return e;
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_count(r->store, b, start, end, &count) != BL_OK) {
-		bl_log(r, "rate limiter: %s: %s", r->cfg.limits_path, bl_store_error(r->store));
+	if (bl_store_count(r->counters, b, start, end, &count) != BL_OK) {
+		bl_log(r, "rate limiter: %s: %s", r->cfg.limits_path, bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	left = count >= li->limit ? 0 : li->limit - count;
@@ -285,10 +302,17 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 		return bl_req_fail(r, li->err, "At most %lld passphrase attempts a minute "
 		    "are allowed for this secret; try again in %ld seconds.",
 		    (long long)li->limit, r->retry_after);
+	if (which == BL_LIM_SIGNIN || which == BL_LIM_SIGNIN_IP || which == BL_LIM_SIGNUP)
+		return bl_req_fail(r, li->err, "At most %lld %s an hour are allowed %s; "
+		    "try again in %ld seconds.", (long long)li->limit,
+		    which == BL_LIM_SIGNUP ? "sign-ups" : "sign-in attempts",
+		    which == BL_LIM_SIGNIN ? "for this account from this address" :
+		    "from this address", r->retry_after);
 	return bl_req_fail(r, li->err, "%s allows %lld requests per %s; try again in "
 	    "%ld seconds (see Retry-After and X-RateLimit-Reset).",
 	    which == BL_LIM_KEY_HOUR ? "This account's API keys" :
-	    which <= BL_LIM_IP_BURN ? "This address" : "This account",
+	    which <= BL_LIM_IP_BURN || strncmp(li->name, "ip:", 3) == 0 ?
+	    "This address" : "This account",
 	    (long long)li->limit, li->window == 60 ? "minute" : li->window == 3600 ?
 	    "hour" : "day", r->retry_after);
 }
@@ -334,13 +358,13 @@ bl_limit_usage(struct bl_req *r, enum bl_limit which, const void *subject, size_
 	if ((unsigned)which >= BL_LIM__MAX)
 		return BL_ERR_INTERNAL;
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = bl_req_store(r)) != BL_OK)
+	    (e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
 	u->limit = limits[which].limit;
 	u->reset = end;
-	if (bl_store_counter_get(r->store, b, start, &u->count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->store));
+	if (bl_store_counter_get(r->counters, b, start, &u->count) != BL_OK) {
+		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;
@@ -358,11 +382,11 @@ bl_limit_set(struct bl_req *r, enum bl_limit which, const void *subject, size_t 
 	if ((unsigned)which >= BL_LIM__MAX || count < 0)
 		return BL_ERR_INTERNAL;
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = bl_req_store(r)) != BL_OK)
+	    (e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_counter_set(r->store, b, start, end, count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->store));
+	if (bl_store_counter_set(r->counters, b, start, end, count) != BL_OK) {
+		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;

@@ -197,6 +197,7 @@ bl_op_create(struct bl_req *r)
 	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
 	    (e = bl_limit_request(r, BL_LIM_IP_CREATE)) != BL_OK ||
 	    (e = bl_auth_request(r, &account, &key_id)) != BL_OK ||
+	    (account == 0 && (e = bl_session_creator(r, &account)) != BL_OK) ||
 	    (e = bl_limit_creator(r, account, key_id != 0)) != BL_OK ||
 	    (e = bl_req_read_body(r, 1)) != BL_OK ||
 	    (e = bl_create_parse(r, &c)) != BL_OK)

@@ -10,7 +10,7 @@
 #include "internal.h"
 #include "schema.h"	/* generated from schema.sql and schema-limits.sql */
 
-#define SCHEMA_VERSION		2
+#define SCHEMA_VERSION		3
 #define LIMITS_VERSION		1
 #define BUSY_TIMEOUT_MS		5000
 
@@ -40,6 +40,16 @@ enum stmt {
 	ST_KEY_GET,
 	ST_KEY_LIST,
 	ST_KEY_REVOKE,
+	ST_PASSWORD_GET,
+	ST_PASSWORD_SET,
+	ST_SESSION_INSERT,
+	ST_SESSION_FIND,
+	ST_SESSION_TOUCH,
+	ST_SESSION_DELETE,
+	ST_SESSION_END_ALL,
+	ST_SESSION_PRUNE,
+	ST_ACCOUNT_SECRETS,
+	ST_ACCOUNT_BY_EMAIL,
 	ST__MAX
 };
 
@@ -99,6 +109,22 @@ static const struct {
 	    "ORDER BY id", 0},
 	[ST_KEY_REVOKE] = {"UPDATE api_keys SET revoked_at = ? WHERE id = ? AND "
 	    "revoked_at IS NULL", 0},
+	[ST_PASSWORD_GET] = {"SELECT pass_hash FROM account_passwords WHERE account_id = ?", 0},
+	[ST_PASSWORD_SET] = {"INSERT INTO account_passwords (account_id, pass_hash, "
+	    "changed_at) VALUES (?,?,?) ON CONFLICT (account_id) DO UPDATE SET "
+	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at", 0},
+	[ST_SESSION_INSERT] = {"INSERT INTO sessions (session_hash, account_id, "
+	    "created_at, seen_at) VALUES (?,?,?,?3)", 0},
+	[ST_SESSION_FIND] = {"SELECT id, account_id, created_at, seen_at FROM sessions "
+	    "WHERE session_hash = ?", 0},
+	[ST_SESSION_TOUCH] = {"UPDATE sessions SET seen_at = ? WHERE id = ?", 0},
+	[ST_SESSION_DELETE] = {"DELETE FROM sessions WHERE id = ?", 0},
+	[ST_SESSION_END_ALL] = {"DELETE FROM sessions WHERE account_id = ?", 0},
+	[ST_SESSION_PRUNE] = {"DELETE FROM sessions WHERE seen_at <= ? OR created_at <= ?", 0},
+	[ST_ACCOUNT_SECRETS] = {"SELECT " ROW_COLUMNS ", 0 FROM secrets WHERE "
+	    "account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", 0},
+	[ST_ACCOUNT_BY_EMAIL] = {"SELECT " ACCOUNT_COLUMNS " WHERE lower(a.name) = ? "
+	    "ORDER BY a.id LIMIT 1", 0},
 };
 
 struct bl_store {
@@ -983,4 +1009,213 @@ bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats
 	    NULL, NULL)) != SQLITE_OK)
 		return fail(s, s->limits, rc, "checkpoint");
 	return BL_OK;
+}
+
+/*
+ * Accounts with a password, and browser sessions (lib/account.c). Each call
+ * is one statement, or one transaction where it says so.
+ */
+
+/* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
+enum bl_err
+bl_store_account_signup(struct bl_store *s, const char *name,
+    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_store_account_create(s, name, now, id)) != BL_OK)
+		return commit(s, e);
+	if ((st = stmt(s, ST_PASSWORD_SET)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, *id);
+	sqlite3_bind_blob(st, 2, hash, BL_PASSHASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now);
+	return commit(s, run(s, st));
+}
+
+/*
+ * Finds the account whose name, with ASCII letters lower-cased, is email (which
+ * the caller lower-cased); the oldest if several. NOT_FOUND if none.
+ */
+enum bl_err
+bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_account *a)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_ACCOUNT_BY_EMAIL)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_text(st, 1, email, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_account(st, a);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	return rc == SQLITE_ROW ? BL_OK : fail(s, s->db, rc, "select account");
+}
+
+/* The password hash of an account; NOT_FOUND if it has none (no sign-in). */
+enum bl_err
+bl_store_password_get(struct bl_store *s, int64_t account_id,
+    unsigned char hash[BL_PASSHASH_BYTES])
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_PASSWORD_GET)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, account_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == BL_PASSHASH_BYTES)
+		memcpy(hash, sqlite3_column_blob(st, 0), BL_PASSHASH_BYTES);
+	else if (rc == SQLITE_ROW)
+		rc = SQLITE_DONE;	/* a malformed hash lets no one in */
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	return rc == SQLITE_ROW ? BL_OK : fail(s, s->db, rc, "select password");
+}
+
+/*
+ * Sets an account's password and ends every session of the account, in one
+ * transaction.
+ */
+enum bl_err
+bl_store_password_set(struct bl_store *s, int64_t account_id,
+    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
+{
+	sqlite3_stmt	*st;
+	enum bl_err	 e;
+
+	if ((e = begin(s)) != BL_OK)
+		return e;
+	if ((st = stmt(s, ST_PASSWORD_SET)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, account_id);
+	sqlite3_bind_blob(st, 2, hash, BL_PASSHASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now);
+	if ((e = run(s, st)) != BL_OK)
+		return commit(s, e);
+	if ((st = stmt(s, ST_SESSION_END_ALL)) == NULL)
+		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	sqlite3_bind_int64(st, 1, account_id);
+	return commit(s, run(s, st));
+}
+
+/* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
+enum bl_err
+bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    int64_t account_id, int64_t now)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt(s, ST_SESSION_INSERT)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, account_id);
+	sqlite3_bind_int64(st, 3, now);
+	return run(s, st);
+}
+
+/* Finds a session by the SHA-256 of its id (expired ones too); NOT_FOUND if none. */
+enum bl_err
+bl_store_session_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_session *out)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt(s, ST_SESSION_FIND)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(st, 0);
+		out->account_id = sqlite3_column_int64(st, 1);
+		out->created_ms = sqlite3_column_int64(st, 2);
+		out->seen_ms = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return BL_ERR_NOT_FOUND;
+	return rc == SQLITE_ROW ? BL_OK : fail(s, s->db, rc, "select session");
+}
+
+/* Records a request of session id at now. */
+enum bl_err
+bl_store_session_touch(struct bl_store *s, int64_t id, int64_t now)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt(s, ST_SESSION_TOUCH)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	return run(s, st);
+}
+
+/* Ends session id (sign-out); BL_OK also when it was already gone. */
+enum bl_err
+bl_store_session_delete(struct bl_store *s, int64_t id)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt(s, ST_SESSION_DELETE)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, id);
+	return run(s, st);
+}
+
+/* Removes the sessions last seen at or before seen_before or created at or before created_before. */
+enum bl_err
+bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_before)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt(s, ST_SESSION_PRUNE)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, seen_before);
+	sqlite3_bind_int64(st, 2, created_before);
+	return run(s, st);
+}
+
+/* One secret row by its id (no content, no state change); NOT_FOUND if none. */
+enum bl_err
+bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
+{
+	memset(r, 0, sizeof(*r));
+	return load(s, id, r);
+}
+
+/*
+ * Calls cb for the newest max secret rows of an account (active ones and the
+ * tombstones cleanup has not removed yet), newest first; stops early when cb
+ * returns non-zero. The rows are as stored: an active row past its expiry is
+ * still active here.
+ */
+enum bl_err
+bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
+    int (*cb)(void *, const struct bl_secret *), void *arg)
+{
+	sqlite3_stmt		*st;
+	struct bl_secret	 r;
+	int			 rc;
+
+	if ((st = stmt(s, ST_ACCOUNT_SECRETS)) == NULL)
+		return BL_ERR_STORE_UNAVAILABLE;
+	sqlite3_bind_int64(st, 1, account_id);
+	sqlite3_bind_int64(st, 2, max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_row(st, &r);
+		if (cb(arg, &r) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? BL_OK : fail(s, s->db, rc, "list secrets");
 }

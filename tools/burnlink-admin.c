@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "burnlink.h"
@@ -23,6 +24,8 @@ static const char usage_text[] =
 "  account create NAME            create an account (NAME: 1-128 bytes, e.g. an e-mail)\n"
 "  account list                   list accounts with their keys and secrets\n"
 "  account show ACCOUNT           one account and its usage (same as: usage ACCOUNT)\n"
+"  account password ACCOUNT       set the dashboard sign-in password (8-256 characters,\n"
+"                                 one line on standard input); ends the account's sessions\n"
 "  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
 "  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
 "  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
@@ -267,6 +270,57 @@ cmd_account_show(struct bl_req *r, const char *which)
 	return rc;
 }
 
+/*
+ * Sets an account's sign-in password from one line of standard input (not
+ * echoed on a terminal), which ends the account's browser sessions.
+ */
+static int
+cmd_account_password(struct bl_req *r, const char *which)
+{
+	struct bl_account	 a;
+	struct termios		 t, quiet;
+	char			*line = NULL;
+	size_t			 cap = 0, len;
+	ssize_t			 n;
+	int			 tty = isatty(STDIN_FILENO), echo_off = 0, rc;
+	enum bl_err		 e;
+
+	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+		return failed(e, which);
+	if (tty) {
+		fprintf(stderr, "New password for %s: ", a.name);
+		if (tcgetattr(STDIN_FILENO, &t) == 0) {
+			quiet = t;
+			quiet.c_lflag &= ~(tcflag_t)ECHO;
+			echo_off = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
+		}
+	}
+	n = getline(&line, &cap, stdin);
+	if (echo_off) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &t);
+		fputc('\n', stderr);
+	}
+	len = n > 0 ? (size_t)n : 0;
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	e = n > 0 ? bl_account_set_password(r, a.id, line, len) : BL_ERR_INVALID_PASSWORD;
+	if (line != NULL)
+		bl_free_wipe(line, cap);
+	if (e == BL_ERR_INVALID_PASSWORD)
+		rc = usage_error("account password: the password must be one line of %d to %d "
+		    "characters on standard input", BL_PASSWORD_MIN, BL_PASSWORD_MAX);
+	else if (e != BL_OK)
+		rc = failed(e, which);
+	else {
+		if (json_out)
+			print_json(account_json(&a));
+		else
+			printf("password set for account %lld: %s\n", (long long)a.id, a.name);
+		rc = EX_OK;
+	}
+	return rc;
+}
+
 static int
 cmd_account(struct bl_req *r, int argc, char **argv)
 {
@@ -275,7 +329,7 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 	enum bl_err		 e;
 
 	if (argc < 1)
-		return usage_error("account: expected create, list or show");
+		return usage_error("account: expected create, list, show or password");
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
@@ -307,6 +361,12 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 		if (argc != 2)
 			return usage_error("account show: expected one ACCOUNT");
 		return cmd_account_show(r, argv[1]);
+	}
+	if (strcmp(argv[0], "password") == 0) {
+		if (argc != 2)
+			return usage_error("account password: expected one ACCOUNT (the password "
+			    "is read from standard input)");
+		return cmd_account_password(r, argv[1]);
 	}
 	return usage_error("account: unknown subcommand \"%s\"", argv[0]);
 }

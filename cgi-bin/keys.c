@@ -1,0 +1,8 @@
+/* keys: /api/keys[/<id>]: the signed-in account's API keys. */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_keys);
+}

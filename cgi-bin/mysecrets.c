@@ -1,0 +1,8 @@
+/* mysecrets: /api/my/secrets[/<id>]: the signed-in account's secrets (receipts only). */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_mysecrets);
+}

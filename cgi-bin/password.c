@@ -1,0 +1,8 @@
+/* password: /api/password: change the signed-in account's password. */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_password);
+}

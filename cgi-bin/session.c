@@ -1,0 +1,8 @@
+/* session: /api/session: who is signed in, sign-in and sign-out. */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_session);
+}

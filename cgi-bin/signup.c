@@ -1,0 +1,8 @@
+/* signup: /api/signup: create an account (when sign-up is open). */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(bl_op_signup);
+}

@@ -1,0 +1,1072 @@
+/* account.c: sign-up, sign-in, browser sessions and CSRF, the dashboard's API keys and "my secrets". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+/*
+ * The session cookie. Over HTTPS it is "__Host-" prefixed (the browser then
+ * insists on Secure, Path=/ and no Domain); only plain-http loopback
+ * development uses the plain name without Secure.
+ */
+#define COOKIE_SECURE	"__Host-burnlink_session"
+#define COOKIE_DEV	"burnlink_session"
+#define SID_LEN		43		/* url-safe base64 of 32 random bytes */
+#define TOUCH_MS	60000		/* last-seen is written at most once a minute */
+
+/* The request's session, when it sent a cookie of a live one. */
+struct sess {
+	int			 found;
+	struct bl_session	 s;
+	unsigned char		 hash[BL_HASH_BYTES];	/* SHA-256 of the session id */
+	struct bl_account	 account;
+};
+
+/* Adds v under k; -1 on failure (v is released). */
+static int
+add(json_object *o, const char *k, json_object *v)
+{
+	if (v == NULL)
+		return -1;
+	if (json_object_object_add(o, k, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
+}
+
+/* An ISO 8601 time, or null for a negative ms. */
+static int
+add_time(json_object *o, const char *k, int64_t ms)
+{
+	char	 buf[64];
+
+	if (ms < 0)
+		return add_null(o, k);
+	return add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
+}
+
+static int
+add_int(json_object *o, const char *k, int64_t v)
+{
+	return add(o, k, json_object_new_int64(v));
+}
+
+/* Logs a store failure that is the server's fault and passes e on. */
+static enum bl_err
+logged(struct bl_req *r, enum bl_err e)
+{
+	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
+	    e == BL_ERR_INTERNAL))
+		bl_log(r, "database: %s", bl_store_error(r->store));
+	return e;
+}
+
+/* 1 if HTTPS is on for this request. */
+static int
+https_on(const struct bl_req *r)
+{
+	const char	*h = bl_req_env(r, "HTTPS");
+
+	return h != NULL && (strcasecmp(h, "on") == 0 || strcmp(h, "1") == 0);
+}
+
+/*
+ * 1 for plain-http development on the loopback interface: HTTPS is off and
+ * HTTP_HOST is 127.0.0.1, localhost or [::1], with or without a port.
+ */
+static int
+loopback_dev(const struct bl_req *r)
+{
+	static const char *const hosts[] = {"127.0.0.1", "localhost", "[::1]"};
+	const char	*h = bl_req_env(r, "HTTP_HOST");
+	size_t		 i, n, j;
+
+	if (https_on(r) || h == NULL)
+		return 0;
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		n = strlen(hosts[i]);
+		if (strncasecmp(h, hosts[i], n) != 0)
+			continue;
+		if (h[n] == '\0')
+			return 1;
+		if (h[n] != ':' || h[n + 1] == '\0')
+			continue;
+		for (j = n + 1; h[j] >= '0' && h[j] <= '9'; j++)
+			;
+		if (h[j] == '\0' && j - n - 1 <= 5)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+b64url_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/*
+ * Finds cookie name in HTTP_COOKIE and copies its value to out when it has the
+ * shape of a session id. 1 if found.
+ */
+static int
+cookie_find(const struct bl_req *r, const char *name, char out[SID_LEN + 1])
+{
+	const char	*p = bl_req_env(r, "HTTP_COOKIE"), *v;
+	size_t		 nlen = strlen(name), i;
+
+	if (p == NULL)
+		return 0;
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == ';')
+			p++;
+		if (strncmp(p, name, nlen) == 0 && p[nlen] == '=') {
+			v = p + nlen + 1;
+			for (i = 0; i < SID_LEN && b64url_char((unsigned char)v[i]); i++)
+				;
+			if (i == SID_LEN && (v[i] == '\0' || v[i] == ';' || v[i] == ' ')) {
+				memcpy(out, v, SID_LEN);
+				out[SID_LEN] = '\0';
+				return 1;
+			}
+		}
+		p += strcspn(p, ";");
+	}
+	return 0;
+}
+
+/* The session id the request carries, if any: the secure cookie, or in loopback development the plain one. */
+static int
+cookie_sid(const struct bl_req *r, char out[SID_LEN + 1])
+{
+	return cookie_find(r, COOKIE_SECURE, out) ||
+	    (loopback_dev(r) && cookie_find(r, COOKIE_DEV, out));
+}
+
+/* Sets the session cookie (sid) or, for sid NULL, a cookie that removes it. */
+static void
+set_cookie(struct bl_req *r, const char *sid)
+{
+	int	 secure = !loopback_dev(r);
+
+	snprintf(r->set_cookie, sizeof(r->set_cookie),
+	    "%s=%s; Path=/; Max-Age=%d; HttpOnly;%s SameSite=Strict",
+	    secure ? COOKIE_SECURE : COOKIE_DEV, sid != NULL ? sid : "",
+	    sid != NULL ? BL_SESSION_MAX : 0, secure ? " Secure;" : "");
+}
+
+/* When a live session ends: the earlier of its idle and absolute limits (ms). */
+static int64_t
+session_end(const struct bl_session *s)
+{
+	int64_t	 idle = s->seen_ms + (int64_t)BL_SESSION_IDLE * 1000;
+	int64_t	 abs = s->created_ms + (int64_t)BL_SESSION_MAX * 1000;
+
+	return idle < abs ? idle : abs;
+}
+
+/*
+ * Loads the request's session: none (found 0) without a cookie or with one of
+ * an unknown, ended or expired session (an expired one is deleted and its
+ * cookie removed); else found 1 with the account, and last-seen updated.
+ */
+static enum bl_err
+session_load(struct bl_req *r, struct sess *ss)
+{
+	char		 sid[SID_LEN + 1];
+	enum bl_err	 e;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!cookie_sid(r, sid))
+		return BL_OK;
+	e = bl_sha256(sid, SID_LEN, ss->hash) != 0 ? BL_ERR_INTERNAL : BL_OK;
+	bl_wipe(sid, sizeof(sid));
+	if (e != BL_OK || (e = bl_req_store(r)) != BL_OK)
+		return e;
+	e = bl_store_session_find(r->store, ss->hash, &ss->s);
+	if (e == BL_ERR_NOT_FOUND) {
+		set_cookie(r, NULL);
+		return BL_OK;
+	}
+	if (e != BL_OK)
+		return logged(r, e);
+	if (session_end(&ss->s) <= r->now_ms) {
+		set_cookie(r, NULL);
+		return logged(r, bl_store_session_delete(r->store, ss->s.id));
+	}
+	e = bl_store_account_get(r->store, ss->s.account_id, NULL, &ss->account);
+	if (e == BL_ERR_NOT_FOUND) {
+		set_cookie(r, NULL);
+		return BL_OK;
+	}
+	if (e != BL_OK)
+		return logged(r, e);
+	if (r->now_ms - ss->s.seen_ms >= TOUCH_MS) {
+		if ((e = bl_store_session_touch(r->store, ss->s.id, r->now_ms)) != BL_OK)
+			return logged(r, e);
+		ss->s.seen_ms = r->now_ms;
+	}
+	ss->found = 1;
+	return BL_OK;
+}
+
+/* session_load(), and 401 NOT_SIGNED_IN without a live session. */
+static enum bl_err
+session_require(struct bl_req *r, struct sess *ss)
+{
+	enum bl_err	 e;
+
+	if ((e = session_load(r, ss)) != BL_OK)
+		return e;
+	return ss->found ? BL_OK : BL_ERR_NOT_SIGNED_IN;
+}
+
+/*
+ * Starts a new session for an account: 32 random bytes as the cookie's id,
+ * only their SHA-256 stored. Ended sessions of every account are pruned first.
+ */
+static enum bl_err
+session_start(struct bl_req *r, const struct bl_account *a, struct sess *ss)
+{
+	unsigned char	 raw[32];
+	char		*sid = NULL;
+	size_t		 len = 0;
+	enum bl_err	 e = BL_ERR_INTERNAL;
+
+	memset(ss, 0, sizeof(*ss));
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	if ((e = bl_store_session_prune(r->store,
+	    r->now_ms - (int64_t)BL_SESSION_IDLE * 1000,
+	    r->now_ms - (int64_t)BL_SESSION_MAX * 1000)) != BL_OK)
+		return logged(r, e);
+	e = BL_ERR_INTERNAL;
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (sid = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL || len != SID_LEN ||
+	    bl_sha256(sid, SID_LEN, ss->hash) != 0)
+		goto out;
+	if ((e = logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
+	    r->now_ms))) != BL_OK)
+		goto out;
+	set_cookie(r, sid);
+	ss->found = 1;
+	ss->s.account_id = a->id;
+	ss->s.created_ms = r->now_ms;
+	ss->s.seen_ms = r->now_ms;
+	ss->account = *a;
+out:
+	bl_wipe(raw, sizeof(raw));
+	if (sid != NULL)
+		bl_free_wipe(sid, len);
+	return e;
+}
+
+/* The CSRF token of a session: HMAC-SHA-256(install secret, "csrf" NUL session hash), url-safe base64. */
+static enum bl_err
+csrf_token(struct bl_req *r, const struct sess *ss, char out[SID_LEN + 1])
+{
+	unsigned char	 msg[5 + BL_HASH_BYTES], mac[BL_HASH_BYTES];
+	char		*s;
+	size_t		 len = 0;
+
+	if (bl_req_install_key(r) != BL_OK)
+		return BL_ERR_STORE_UNAVAILABLE;
+	memcpy(msg, "csrf", 5);
+	memcpy(msg + 5, ss->hash, BL_HASH_BYTES);
+	if (bl_hmac_sha256(r->install_key, sizeof(r->install_key), msg, sizeof(msg), mac) != 0 ||
+	    (s = bl_b64url_encode(mac, sizeof(mac), &len)) == NULL)
+		return BL_ERR_INTERNAL;
+	if (len != SID_LEN) {
+		free(s);
+		return BL_ERR_INTERNAL;
+	}
+	memcpy(out, s, SID_LEN + 1);
+	free(s);
+	return BL_OK;
+}
+
+/* 1 if origin (len bytes) is scheme://host[:port] of the site URL or of this request. */
+static int
+same_origin(struct bl_req *r, const char *origin, size_t len)
+{
+	const char	*site = r->cfg.site_url, *host = bl_req_env(r, "HTTP_HOST"), *p;
+	const char	*scheme = https_on(r) ? "https://" : "http://";
+	size_t		 n, sl;
+
+	if (site != NULL && (p = strstr(site, "://")) != NULL) {
+		n = (size_t)(p + 3 - site);
+		n += strcspn(site + n, "/?#");
+		if (n == len && strncasecmp(site, origin, n) == 0)
+			return 1;
+	}
+	sl = strlen(scheme);
+	if (host == NULL || len <= sl || strncasecmp(origin, scheme, sl) != 0)
+		return 0;
+	return strlen(host) == len - sl && strncasecmp(origin + sl, host, len - sl) == 0;
+}
+
+/*
+ * Refuses a request that a browser says came from another site: a
+ * Sec-Fetch-Site other than same-origin (or none, typed by the user), or an
+ * Origin that is not this site's.
+ */
+static enum bl_err
+check_origin(struct bl_req *r)
+{
+	const char	*sfs = bl_req_env(r, "HTTP_SEC_FETCH_SITE");
+	const char	*origin = bl_req_env(r, "HTTP_ORIGIN");
+
+	if (sfs != NULL && strcmp(sfs, "same-origin") != 0 && strcmp(sfs, "none") != 0)
+		return bl_req_fail(r, BL_ERR_CSRF_REJECTED,
+		    "This request came from another site (Sec-Fetch-Site: %s); use this site's pages.",
+		    strcmp(sfs, "same-site") == 0 ? "same-site" : "cross-site");
+	if (origin != NULL && !same_origin(r, origin, strlen(origin)))
+		return bl_req_fail(r, BL_ERR_CSRF_REJECTED,
+		    "The Origin header names another site; send requests from this site's pages.");
+	return BL_OK;
+}
+
+/* The origin check, and the session's token in X-CSRF-Token (constant-time compare). */
+static enum bl_err
+check_csrf(struct bl_req *r, const struct sess *ss)
+{
+	const char	*sent = bl_req_env(r, "HTTP_X_CSRF_TOKEN");
+	char		 want[SID_LEN + 1];
+	enum bl_err	 e;
+	int		 ok;
+
+	if ((e = check_origin(r)) != BL_OK)
+		return e;
+	if (sent == NULL || strlen(sent) != SID_LEN)
+		return bl_req_fail(r, BL_ERR_CSRF_REJECTED, "Signed-in changes need the "
+		    "X-CSRF-Token header: the csrfToken of GET /api/session.");
+	if ((e = csrf_token(r, ss, want)) != BL_OK)
+		return e;
+	ok = bl_ct_equal(sent, want, SID_LEN);
+	bl_wipe(want, sizeof(want));
+	return ok ? BL_OK : bl_req_fail(r, BL_ERR_CSRF_REJECTED, "The X-CSRF-Token "
+	    "header is not this session's; reload the page (GET /api/session) and retry.");
+}
+
+/* 1 if sign-up is open (BURNLINK_SIGNUP=open); closed by default. */
+static int
+signup_open(const struct bl_req *r)
+{
+	const char	*v = bl_req_env(r, "BURNLINK_SIGNUP");
+
+	return v != NULL && strcmp(v, "open") == 0;
+}
+
+/* The string field k of the JSON body: BL_OK with *out, or err with hint. */
+static enum bl_err
+body_string(struct bl_req *r, const char *k, const char **out, size_t *len, enum bl_err err,
+    const char *hint)
+{
+	json_object	*v;
+
+	if (r->json == NULL || !json_object_object_get_ex(r->json, k, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return bl_req_fail(r, err, "%s", hint);
+	*out = json_object_get_string(v);
+	*len = (size_t)json_object_get_string_len(v);
+	if (strlen(*out) != *len)
+		return bl_req_fail(r, err, "%s", hint);
+	return BL_OK;
+}
+
+/* 1 if a password has 8 to 256 characters (code points) of valid UTF-8. */
+static int
+password_valid(const char *p, size_t len)
+{
+	size_t	 n = bl_utf8_codepoints(p, len);
+
+	return n != (size_t)-1 && n >= BL_PASSWORD_MIN && n <= BL_PASSWORD_MAX;
+}
+
+/*
+ * Checks an e-mail address and writes it lower-cased (ASCII) to out: at most
+ * 254 bytes of UTF-8, no white space or control characters, one "@" with
+ * something on each side. 1 if valid.
+ */
+static int
+email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
+{
+	const char	*at;
+	size_t		 i;
+
+	if (len < 3 || len > BL_EMAIL_MAX || bl_utf8_codepoints(s, len) == (size_t)-1)
+		return 0;
+	if ((at = memchr(s, '@', len)) == NULL || at == s || at == s + len - 1 ||
+	    memchr(at + 1, '@', len - (size_t)(at - s) - 1) != NULL)
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c <= 0x20 || c == 0x7f)
+			return 0;
+		out[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : (char)c;
+	}
+	out[len] = '\0';
+	return 1;
+}
+
+/*
+ * Counts a sign-in attempt (or a password check) against the limits per
+ * client address and per account name and address.
+ */
+static enum bl_err
+count_attempt(struct bl_req *r, const char *name)
+{
+	unsigned char	 msg[BL_HASH_BYTES + BL_IP_TEXT];
+	size_t		 iplen = strlen(r->client_ip);
+	enum bl_err	 e;
+
+	if ((e = bl_limit_take(r, BL_LIM_SIGNIN_IP, r->client_ip, iplen, NULL)) != BL_OK)
+		return e;
+	if (bl_sha256(name, strlen(name), msg) != 0 || iplen > BL_IP_TEXT)
+		return BL_ERR_INTERNAL;
+	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
+	return bl_limit_take(r, BL_LIM_SIGNIN, msg, BL_HASH_BYTES + iplen, NULL);
+}
+
+/*
+ * 1 if password is the account's. An account without a password (made by
+ * burnlink-admin and never given one), or no account at all, costs the same
+ * scrypt run and says no.
+ */
+static enum bl_err
+password_check(struct bl_req *r, int64_t account_id, const char *pw, size_t len, int *ok)
+{
+	/* Not the hash of anything: a salt and a digest no password produces. */
+	static const unsigned char nobody[BL_PASSHASH_BYTES] = {
+		0x62, 0x75, 0x72, 0x6e, 0x6c, 0x69, 0x6e, 0x6b,
+		0x20, 0x6e, 0x6f, 0x62, 0x6f, 0x64, 0x79, 0x00,
+	};
+	unsigned char	 stored[BL_PASSHASH_BYTES];
+	enum bl_err	 e = BL_ERR_NOT_FOUND;
+	int		 v;
+
+	*ok = 0;
+	if (account_id > 0 && (e = bl_store_password_get(r->store, account_id, stored)) != BL_OK &&
+	    e != BL_ERR_NOT_FOUND)
+		return logged(r, e);
+	v = bl_pass_verify(pw, len, e == BL_OK ? stored : nobody);
+	bl_wipe(stored, sizeof(stored));
+	if (v < 0)
+		return BL_ERR_INTERNAL;
+	*ok = v == 1 && e == BL_OK;
+	return BL_OK;
+}
+
+/* {id, email, createdAt} of an account. */
+static json_object *
+account_json(const struct bl_account *a)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (add_int(o, "id", a->id) || add(o, "email", json_object_new_string(a->name)) ||
+	    add_time(o, "createdAt", a->created_ms)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * Answers with the state of the request's session: {signedIn, signup} and,
+ * when signed in, account, csrfToken and expiresAt; success: true when asked.
+ */
+static enum bl_err
+respond_session(struct bl_req *r, const struct sess *ss, int success)
+{
+	char		 token[SID_LEN + 1] = "";
+	json_object	*o;
+	enum bl_err	 e;
+
+	if ((o = json_object_new_object()) == NULL)
+		return BL_ERR_INTERNAL;
+	e = BL_ERR_INTERNAL;
+	if ((success && add(o, "success", json_object_new_boolean(1))) ||
+	    add(o, "signedIn", json_object_new_boolean(ss->found)) ||
+	    add(o, "signup", json_object_new_string(signup_open(r) ? "open" : "closed")))
+		goto out;
+	if (ss->found) {
+		if ((e = csrf_token(r, ss, token)) != BL_OK)
+			goto out;
+		e = BL_ERR_INTERNAL;
+		if (add(o, "account", account_json(&ss->account)) ||
+		    add(o, "csrfToken", json_object_new_string(token)) ||
+		    add_time(o, "expiresAt", session_end(&ss->s)))
+			goto out;
+	}
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	bl_wipe(token, sizeof(token));
+	bl_json_wipe(o);
+	json_object_put(o);
+	return e;
+}
+
+/* POST /api/session: signs in with {email, password}. */
+static enum bl_err
+sign_in(struct bl_req *r)
+{
+	const char		*email, *pw;
+	char			 norm[BL_EMAIL_MAX + 1];
+	size_t			 elen, plen, i;
+	struct bl_account	 a;
+	struct sess		 old, ss;
+	enum bl_err		 e;
+	int			 ok;
+	static const char	 hint[] = "Send {\"email\": \"...\", \"password\": \"...\"}, both strings.";
+
+	if ((e = check_origin(r)) != BL_OK ||
+	    (e = bl_req_read_body(r, 1)) != BL_OK ||
+	    (e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
+	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_JSON, hint)) != BL_OK)
+		return e;
+	if (elen > BL_EMAIL_MAX || plen > BL_PASSWORD_MAX * 4)
+		return BL_ERR_INVALID_CREDENTIALS;
+	memcpy(norm, email, elen);
+	norm[elen] = '\0';
+	for (i = 0; i < elen; i++)
+		if (norm[i] >= 'A' && norm[i] <= 'Z')
+			norm[i] = (char)(norm[i] - 'A' + 'a');
+	if ((e = count_attempt(r, norm)) != BL_OK || (e = bl_req_store(r)) != BL_OK)
+		return e;
+	/* Names burnlink-admin made keep their case; addresses compare without it. */
+	e = bl_store_account_by_email(r->store, norm, &a);
+	if (e == BL_ERR_NOT_FOUND)
+		a.id = 0;
+	else if (e != BL_OK)
+		return logged(r, e);
+	if ((e = password_check(r, a.id, pw, plen, &ok)) != BL_OK)
+		return e;
+	if (!ok)
+		return BL_ERR_INVALID_CREDENTIALS;
+	/* A session the browser still had is replaced, never reused. */
+	if ((e = session_load(r, &old)) != BL_OK)
+		return e;
+	if (old.found && (e = logged(r, bl_store_session_delete(r->store, old.s.id))) != BL_OK)
+		return e;
+	if ((e = session_start(r, &a, &ss)) != BL_OK)
+		return e;
+	return respond_session(r, &ss, 1);
+}
+
+/* DELETE /api/session: signs out (the token is needed while the session lives). */
+static enum bl_err
+sign_out(struct bl_req *r)
+{
+	struct sess	 ss;
+	json_object	*o;
+	enum bl_err	 e;
+
+	if ((e = session_load(r, &ss)) != BL_OK)
+		return e;
+	if (ss.found) {
+		if ((e = check_csrf(r, &ss)) != BL_OK)
+			return e;
+		if ((e = logged(r, bl_store_session_delete(r->store, ss.s.id))) != BL_OK)
+			return e;
+	}
+	set_cookie(r, NULL);
+	if ((o = json_object_new_object()) == NULL ||
+	    add(o, "success", json_object_new_boolean(1)) ||
+	    add(o, "signedIn", json_object_new_boolean(0))) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, 200, o);
+	json_object_put(o);
+	return BL_OK;
+}
+
+/* /api/session: GET (who is signed in, the CSRF token), POST (sign in), DELETE (sign out). */
+enum bl_err
+bl_op_session(struct bl_req *r)
+{
+	struct sess	 ss;
+	enum bl_err	 e;
+
+	if ((e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD) |
+	    BL_MASK(BL_M_POST) | BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_SESSION)) != BL_OK)
+		return e;
+	if (r->method == BL_M_POST)
+		return sign_in(r);
+	if (r->method == BL_M_DELETE)
+		return sign_out(r);
+	if ((e = session_load(r, &ss)) != BL_OK)
+		return e;
+	return respond_session(r, &ss, 0);
+}
+
+/* POST /api/signup: creates an account {email, password} and signs it in, when sign-up is open. */
+enum bl_err
+bl_op_signup(struct bl_req *r)
+{
+	const char		*email, *pw;
+	char			 norm[BL_EMAIL_MAX + 1];
+	unsigned char		 hash[BL_PASSHASH_BYTES];
+	size_t			 elen, plen;
+	struct bl_account	 a;
+	struct sess		 ss;
+	int64_t			 id;
+	enum bl_err		 e;
+
+	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_SIGNUP)) != BL_OK ||
+	    (e = check_origin(r)) != BL_OK)
+		return e;
+	if (!signup_open(r))
+		return BL_ERR_SIGNUP_CLOSED;
+	if ((e = bl_req_read_body(r, 1)) != BL_OK ||
+	    (e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_EMAIL,
+	    "email must be an address such as name@example.org, at most 254 bytes.")) != BL_OK ||
+	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_PASSWORD,
+	    "password must be a string of 8 to 256 characters.")) != BL_OK)
+		return e;
+	if (!email_normalise(email, elen, norm))
+		return BL_ERR_INVALID_EMAIL;
+	if (!password_valid(pw, plen))
+		return BL_ERR_INVALID_PASSWORD;
+	if ((e = bl_limit_request(r, BL_LIM_SIGNUP)) != BL_OK ||
+	    (e = bl_req_store(r)) != BL_OK)
+		return e;
+	e = bl_store_account_by_email(r->store, norm, &a);
+	if (e == BL_OK)
+		return BL_ERR_ACCOUNT_EXISTS;
+	if (e != BL_ERR_NOT_FOUND)
+		return logged(r, e);
+	if (bl_pass_hash(pw, plen, hash) != 0)
+		return BL_ERR_INTERNAL;
+	e = bl_store_account_signup(r->store, norm, hash, r->now_ms, &id);
+	bl_wipe(hash, sizeof(hash));
+	if (e == BL_ERR_EXISTS)
+		return BL_ERR_ACCOUNT_EXISTS;
+	if (e != BL_OK || (e = bl_store_account_get(r->store, id, NULL, &a)) != BL_OK)
+		return logged(r, e);
+	if ((e = session_start(r, &a, &ss)) != BL_OK)
+		return e;
+	return respond_session(r, &ss, 1);
+}
+
+/* Sets an account's password (8-256 characters) and ends its sessions; for burnlink-admin too. */
+enum bl_err
+bl_account_set_password(struct bl_req *r, int64_t account_id, const char *pw, size_t len)
+{
+	unsigned char		 hash[BL_PASSHASH_BYTES];
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if (!password_valid(pw, len))
+		return BL_ERR_INVALID_PASSWORD;
+	if ((e = bl_req_store(r)) != BL_OK ||
+	    (e = logged(r, bl_store_account_get(r->store, account_id, NULL, &a))) != BL_OK)
+		return e;
+	if (bl_pass_hash(pw, len, hash) != 0)
+		return BL_ERR_INTERNAL;
+	e = bl_store_password_set(r->store, account_id, hash, r->now_ms);
+	bl_wipe(hash, sizeof(hash));
+	return logged(r, e);
+}
+
+/*
+ * POST /api/password: {currentPassword, newPassword}. Ends every session of
+ * the account and signs this browser in again with a new one.
+ */
+enum bl_err
+bl_op_password(struct bl_req *r)
+{
+	const char	*cur, *pw;
+	size_t		 clen, plen;
+	struct sess	 ss, fresh;
+	enum bl_err	 e;
+	int		 ok;
+	static const char hint[] = "Send {\"currentPassword\": \"...\", \"newPassword\": \"...\"}, both strings.";
+
+	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_PASSWORD)) != BL_OK ||
+	    (e = session_require(r, &ss)) != BL_OK ||
+	    (e = check_csrf(r, &ss)) != BL_OK ||
+	    (e = bl_req_read_body(r, 1)) != BL_OK ||
+	    (e = body_string(r, "currentPassword", &cur, &clen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
+	    (e = body_string(r, "newPassword", &pw, &plen, BL_ERR_INVALID_PASSWORD, hint)) != BL_OK)
+		return e;
+	if (!password_valid(pw, plen))
+		return BL_ERR_INVALID_PASSWORD;
+	if ((e = count_attempt(r, ss.account.name)) != BL_OK ||
+	    (e = password_check(r, ss.account.id, cur, clen, &ok)) != BL_OK)
+		return e;
+	if (!ok)
+		return BL_ERR_INVALID_CREDENTIALS;
+	if ((e = bl_account_set_password(r, ss.account.id, pw, plen)) != BL_OK ||
+	    (e = session_start(r, &ss.account, &fresh)) != BL_OK)
+		return e;
+	return respond_session(r, &fresh, 1);
+}
+
+/* Parses PATH_INFO "/<id>" (a positive decimal without a leading zero); 0 if it is not one. */
+static int64_t
+path_id(const struct bl_req *r)
+{
+	const char	*p = bl_req_env(r, "PATH_INFO");
+	int64_t		 v = 0;
+
+	if (p == NULL || p[0] != '/' || p[1] < '1' || p[1] > '9')
+		return 0;
+	for (p++; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return v;
+}
+
+/* 1 if the request names an item (any PATH_INFO other than "" or "/"). */
+static int
+path_item(const struct bl_req *r)
+{
+	const char	*p = bl_req_env(r, "PATH_INFO");
+
+	return p != NULL && p[0] != '\0' && strcmp(p, "/") != 0;
+}
+
+/* {id, name, prefix, createdAt, lastUsedAt, revokedAt, active} of an API key. */
+static json_object *
+key_json(const struct bl_api_key *k)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (add_int(o, "id", k->id) || add(o, "name", json_object_new_string(k->label)) ||
+	    add(o, "prefix", json_object_new_string(k->prefix)) ||
+	    add_time(o, "createdAt", k->created_ms) ||
+	    add_time(o, "lastUsedAt", k->last_used_ms) ||
+	    add_time(o, "revokedAt", k->revoked_ms) ||
+	    add(o, "active", json_object_new_boolean(k->revoked_ms < 0))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int
+list_key(void *arg, const struct bl_api_key *k)
+{
+	json_object	*o = key_json(k);
+
+	if (o == NULL || json_object_array_add(arg, o) != 0) {
+		json_object_put(o);
+		return -1;
+	}
+	return 0;
+}
+
+/* Answers {success?, <k>: v}; takes v. */
+static enum bl_err
+respond_one(struct bl_req *r, int success, const char *k, json_object *v)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL) {
+		json_object_put(v);
+		return BL_ERR_INTERNAL;
+	}
+	if ((success && add(o, "success", json_object_new_boolean(1))) || add(o, k, v)) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, 200, o);
+	json_object_put(o);
+	return BL_OK;
+}
+
+/* POST /api/keys: issues a named key; the key is in this response only. */
+static enum bl_err
+key_create(struct bl_req *r, const struct sess *ss)
+{
+	const char		*name;
+	char			 key[BL_API_KEY_LEN + 1];
+	size_t			 nlen;
+	struct bl_api_key	 k;
+	json_object		*o = NULL;
+	enum bl_err		 e;
+
+	if ((e = bl_req_read_body(r, 1)) != BL_OK ||
+	    (e = body_string(r, "name", &name, &nlen, BL_ERR_INVALID_NAME,
+	    "Send {\"name\": \"...\"}: 1 to 128 bytes without control characters.")) != BL_OK)
+		return e;
+	if (!bl_name_valid(name, 0))
+		return BL_ERR_INVALID_NAME;
+	if (ss->account.keys_active >= BL_KEYS_MAX)
+		return BL_ERR_KEY_LIMIT;
+	if ((e = bl_key_issue(r, ss->account.id, name, key, &k)) != BL_OK)
+		return e;
+	e = BL_ERR_INTERNAL;
+	if ((o = json_object_new_object()) == NULL ||
+	    add(o, "success", json_object_new_boolean(1)) ||
+	    add(o, "key", json_object_new_string(key)) ||
+	    add(o, "apiKey", key_json(&k)))
+		goto out;
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	bl_wipe(key, sizeof(key));
+	if (o != NULL) {
+		bl_json_wipe(o);	/* the key */
+		json_object_put(o);
+	}
+	return e;
+}
+
+/* DELETE /api/keys/<id>: revokes one of the account's valid keys. */
+static enum bl_err
+key_revoke(struct bl_req *r, const struct sess *ss, int64_t id)
+{
+	struct bl_api_key	 k;
+	enum bl_err		 e;
+
+	e = logged(r, bl_store_key_get(r->store, id, &k));
+	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && (k.account_id != ss->account.id ||
+	    k.revoked_ms >= 0)))
+		return BL_ERR_KEY_NOT_FOUND;
+	if (e != BL_OK)
+		return e;
+	if ((e = bl_key_revoke(r, id)) == BL_ERR_NOT_FOUND)
+		return BL_ERR_KEY_NOT_FOUND;	/* revoked meanwhile */
+	if (e != BL_OK || (e = logged(r, bl_store_key_get(r->store, id, &k))) != BL_OK)
+		return e;
+	return respond_one(r, 1, "apiKey", key_json(&k));
+}
+
+/* /api/keys: GET lists, POST creates; /api/keys/<id>: DELETE revokes. */
+enum bl_err
+bl_op_keys(struct bl_req *r)
+{
+	struct sess	 ss;
+	json_object	*arr;
+	enum bl_err	 e;
+	int		 item = path_item(r);
+	int64_t		 id = path_id(r);
+
+	if ((e = item ? bl_req_method(r, BL_MASK(BL_M_DELETE), "DELETE") :
+	    bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD) | BL_MASK(BL_M_POST),
+	    "GET, HEAD, POST")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_KEYS)) != BL_OK ||
+	    (e = session_require(r, &ss)) != BL_OK)
+		return e;
+	if (item) {
+		if (id == 0)
+			return BL_ERR_KEY_NOT_FOUND;
+		if ((e = check_csrf(r, &ss)) != BL_OK)
+			return e;
+		return key_revoke(r, &ss, id);
+	}
+	if (r->method == BL_M_POST) {
+		if ((e = check_csrf(r, &ss)) != BL_OK)
+			return e;
+		return key_create(r, &ss);
+	}
+	if ((arr = json_object_new_array()) == NULL)
+		return BL_ERR_INTERNAL;
+	if ((e = bl_key_list(r, ss.account.id, list_key, arr)) != BL_OK) {
+		json_object_put(arr);
+		return e;
+	}
+	return respond_one(r, 0, "keys", arr);
+}
+
+/* State name of a row as its owner sees it now: an active row past its expiry is expired. */
+static const char *
+row_state(const struct bl_req *r, const struct bl_secret *s)
+{
+	if (s->state == BL_ST_ACTIVE && s->expires_ms <= r->now_ms)
+		return bl_state_name(BL_ST_EXPIRED);
+	return bl_state_name(s->state);
+}
+
+struct list_ctx {
+	const struct bl_req	*r;
+	json_object		*arr;
+};
+
+/*
+ * One receipt of "my secrets": what the receipt page shows, by row id. Never
+ * the content, a key or anything that leads to them.
+ */
+static int
+list_secret(void *arg, const struct bl_secret *s)
+{
+	struct list_ctx	*lc = arg;
+	json_object	*o;
+	int		 active = s->state == BL_ST_ACTIVE && s->expires_ms > lc->r->now_ms;
+	int64_t		 left;
+
+	if ((o = json_object_new_object()) == NULL)
+		return -1;
+	if (json_object_array_add(lc->arr, o) != 0) {
+		json_object_put(o);
+		return -1;
+	}
+	left = s->max_views < 0 ? -1 : !active ? 0 :
+	    s->max_views > s->view_count ? s->max_views - s->view_count : 0;
+	if (add_int(o, "id", s->id) ||
+	    add(o, "state", json_object_new_string(row_state(lc->r, s))) ||
+	    add(o, "hasPassphrase", json_object_new_boolean(s->has_pass)) ||
+	    add_time(o, "createdAt", s->created_ms) ||
+	    add_time(o, "expiresAt", s->expires_ms) ||
+	    (s->max_views < 0 ? add_null(o, "maxViews") : add_int(o, "maxViews", s->max_views)) ||
+	    add_int(o, "viewCount", s->view_count) ||
+	    (left < 0 ? add_null(o, "viewsRemaining") : add_int(o, "viewsRemaining", left)) ||
+	    add_time(o, "lastViewedAt", s->last_viewed_ms) ||
+	    add(o, "deletable", json_object_new_boolean(s->deletable)))
+		return -1;
+	return 0;
+}
+
+/* {limit, used, remaining, resetsAt} of one of the account's creation windows. */
+static json_object *
+usage_json(struct bl_req *r, enum bl_limit which, int64_t account_id, enum bl_err *e)
+{
+	struct bl_usage	 u;
+	char		 id[24];
+	int		 n = snprintf(id, sizeof(id), "%lld", (long long)account_id);
+	json_object	*o;
+	int64_t		 used;
+
+	if ((*e = bl_limit_usage(r, which, id, (size_t)n, &u)) != BL_OK)
+		return NULL;
+	*e = BL_ERR_INTERNAL;
+	used = u.count < u.limit ? u.count : u.limit;
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (add_int(o, "limit", u.limit) || add_int(o, "used", used) ||
+	    add_int(o, "remaining", u.limit - used) || add_time(o, "resetsAt", u.reset * 1000)) {
+		json_object_put(o);
+		return NULL;
+	}
+	*e = BL_OK;
+	return o;
+}
+
+/* GET /api/my/secrets: the account's receipts and its usage against the limits. */
+static enum bl_err
+my_list(struct bl_req *r, const struct sess *ss)
+{
+	struct list_ctx	 lc = { r, NULL };
+	json_object	*o, *usage, *u;
+	enum bl_err	 e;
+
+	if ((o = json_object_new_object()) == NULL)
+		return BL_ERR_INTERNAL;
+	e = BL_ERR_INTERNAL;
+	if (add(o, "secrets", lc.arr = json_object_new_array()))
+		goto out;
+	if ((e = logged(r, bl_store_account_secrets(r->store, ss->account.id,
+	    BL_MY_SECRETS_MAX, list_secret, &lc))) != BL_OK)
+		goto out;
+	e = BL_ERR_INTERNAL;
+	if (add(o, "usage", usage = json_object_new_object()))
+		goto out;
+	if ((u = usage_json(r, BL_LIM_SESSION_HOUR, ss->account.id, &e)) == NULL ||
+	    add(usage, "hour", u) ||
+	    (u = usage_json(r, BL_LIM_SESSION_DAY, ss->account.id, &e)) == NULL ||
+	    add(usage, "day", u) ||
+	    (u = usage_json(r, BL_LIM_KEY_HOUR, ss->account.id, &e)) == NULL ||
+	    add(usage, "apiKeysHour", u)) {
+		if (e == BL_OK)
+			e = BL_ERR_INTERNAL;
+		goto out;
+	}
+	bl_respond_json(r, 200, o);
+	e = BL_OK;
+out:
+	json_object_put(o);
+	return e;
+}
+
+/*
+ * DELETE /api/my/secrets/<id>: burns one of the account's secrets. Another
+ * account's row and a missing row are the same 404.
+ */
+static enum bl_err
+my_burn(struct bl_req *r, const struct sess *ss, int64_t id)
+{
+	struct bl_secret	 s;
+	json_object		*o;
+	enum bl_err		 e;
+
+	e = logged(r, bl_store_secret_get(r->store, id, &s));
+	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && s.account_id != ss->account.id))
+		return bl_req_fail(r, BL_ERR_NOT_FOUND,
+		    "None of your secrets has this id; list them with GET /api/my/secrets.");
+	if (e != BL_OK)
+		return e;
+	if ((e = logged(r, bl_store_burn(r->store, id, r->now_ms))) != BL_OK)
+		return e;
+	if ((o = json_object_new_string("burned")) == NULL)
+		return BL_ERR_INTERNAL;
+	return respond_one(r, 1, "state", o);
+}
+
+/* /api/my/secrets: GET lists; /api/my/secrets/<id>: DELETE burns. */
+enum bl_err
+bl_op_mysecrets(struct bl_req *r)
+{
+	struct sess	 ss;
+	enum bl_err	 e;
+	int		 item = path_item(r);
+	int64_t		 id = path_id(r);
+
+	if ((e = item ? bl_req_method(r, BL_MASK(BL_M_DELETE), "DELETE") :
+	    bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD), "GET, HEAD")) != BL_OK ||
+	    (e = bl_limit_request(r, BL_LIM_IP_MYSECRETS)) != BL_OK ||
+	    (e = session_require(r, &ss)) != BL_OK)
+		return e;
+	if (!item)
+		return my_list(r, &ss);
+	if (id == 0)
+		return BL_ERR_NOT_FOUND;
+	if ((e = check_csrf(r, &ss)) != BL_OK)
+		return e;
+	return my_burn(r, &ss, id);
+}
+
+/*
+ * The account a creation without an API key is attributed to: the signed-in
+ * session's, once its CSRF token and origin check out (403 otherwise); 0 when
+ * the request has no live session.
+ */
+enum bl_err
+bl_session_creator(struct bl_req *r, int64_t *account_id)
+{
+	struct sess	 ss;
+	char		 sid[SID_LEN + 1];
+	enum bl_err	 e;
+
+	*account_id = 0;
+	if (!cookie_sid(r, sid))
+		return BL_OK;
+	bl_wipe(sid, sizeof(sid));
+	if ((e = session_load(r, &ss)) != BL_OK || !ss.found)
+		return e;
+	if ((e = check_csrf(r, &ss)) != BL_OK)
+		return e;
+	*account_id = ss.account.id;
+	return BL_OK;
+}
