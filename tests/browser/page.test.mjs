@@ -444,6 +444,8 @@ describe('page', { skip: skip || false }, () => {
 	});
 
 	test('the QR code is drawn in the browser', async () => {
+		assert.ok(fs.existsSync(new URL('../../www/assets/vendor/qrcode.js', import.meta.url)),
+			'www/assets/vendor/qrcode.js is missing: the build copies it from node_modules/qrcode-generator');
 		const p = await page();
 		const res = await createSecret(p, srv.base, { text: 'qr' });
 		keys.push(res.key);

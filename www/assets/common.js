@@ -221,7 +221,7 @@ export function describeError(res) {
 	case 'INVALID_PASSPHRASE_FORMAT':
 		return { title: 'The passphrase must be 4 to 256 characters long.', detail: d.hint || '' };
 	case 'INVALID_FILES':
-		return { title: 'Too many files.', detail: 'A secret may carry at most 20 files.' };
+		return { title: 'The files could not be accepted.', detail: d.hint || 'A secret may carry at most 20 files.' };
 	case 'DELETION_NOT_ALLOWED':
 		return {
 			title: 'The sender does not allow recipients to burn this secret.',
@@ -352,28 +352,42 @@ export function setMessage(box, kind, title, detail) {
 	box.hidden = false;
 }
 
-// Copy text to the clipboard; the button says so for a moment.
-export async function copyText(text, button, fallbackField) {
+// Select the text of a field or an element, for a manual copy.
+function selectAll(node) {
+	if (!node)
+		return;
+	node.focus();
+	if (typeof node.select === 'function') {
+		node.select();
+		return;
+	}
+	const range = document.createRange();
+	range.selectNodeContents(node);
+	const sel = window.getSelection();
+	sel.removeAllRanges();
+	sel.addRange(range);
+}
+
+// Copy text to the clipboard; the button says so for a moment. When the
+// clipboard cannot be written, the text in `shown` is selected instead.
+export async function copyText(text, button, shown) {
 	let done = false;
 	try {
 		await navigator.clipboard.writeText(text);
 		done = true;
 	} catch {
-		if (fallbackField) {
-			fallbackField.focus();
-			fallbackField.select();
-			try {
-				done = document.execCommand('copy');
-			} catch {
-				done = false;
-			}
+		selectAll(shown);
+		try {
+			done = !!shown && document.execCommand('copy');
+		} catch {
+			done = false;
 		}
 	}
 	const label = button.dataset.label || button.textContent;
 	button.dataset.label = label;
 	button.textContent = done ? 'Copied' : 'Press Ctrl+C to copy';
 	announce(done ? 'Copied to the clipboard.' : 'Could not copy automatically: the text is selected, press Ctrl+C.');
-	clearTimeout(button._copyTimer);
-	button._copyTimer = setTimeout(() => { button.textContent = label; }, 2000);
+	clearTimeout(button.copyTimer);
+	button.copyTimer = setTimeout(() => { button.textContent = label; }, 2000);
 	return done;
 }

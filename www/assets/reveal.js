@@ -217,7 +217,7 @@ async function showSecret(data) {
 	if (text !== null) {
 		$('secret-text').textContent = text;
 		$('text-block').hidden = false;
-		$('copy-text').addEventListener('click', (ev) => copyText(text, ev.currentTarget, null));
+		$('copy-text').addEventListener('click', (ev) => copyText(text, ev.currentTarget, $('secret-text')));
 	}
 	if (files.length) {
 		$('files-title').textContent = files.length === 1 ? 'File' : `Files (${files.length})`;
