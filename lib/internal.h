@@ -74,7 +74,6 @@ struct bl_new_secret {
 struct bl_store;
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
-enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
 void		 bl_store_close(struct bl_store *);
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
@@ -104,7 +103,6 @@ enum bl_err	 bl_store_key_get(struct bl_store *, int64_t id, struct bl_api_key *
 enum bl_err	 bl_store_key_list(struct bl_store *, int64_t account_id,
 		    int (*cb)(void *, const struct bl_api_key *), void *);
 enum bl_err	 bl_store_key_revoke(struct bl_store *, int64_t id, int64_t now_ms);
-
 /*
  * Sign-in passwords, browser sessions and an account's secrets (lib/account.c).
  * Sessions are found by the SHA-256 of their id; the caller decides whether
