@@ -102,11 +102,14 @@ bl_req_free(struct bl_req *r)
 		bl_free_wipe(r->body, r->body_len + 1);
 	if (r->store != NULL)
 		bl_store_close(r->store);
+	if (r->counters != NULL)
+		bl_store_close(r->counters);
 	bl_wipe(r->install_key, sizeof(r->install_key));
 	bl_config_free(&r->cfg);
 	r->json = NULL;
 	r->body = NULL;
 	r->store = NULL;
+	r->counters = NULL;
 }
 
 /* BL_OK if the request method is in mask, else 405 with allow as the Allow header. */

@@ -233,6 +233,21 @@ err:
 	return e;
 }
 
+/*
+ * A store for the counters alone (the rate limiter): the secrets database is
+ * never opened, so a request can be counted before it is validated. The
+ * counters file itself opens on first use.
+ */
+enum bl_err
+bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
+{
+	if ((*out = calloc(1, sizeof(**out))) == NULL)
+		return BL_ERR_INTERNAL;
+	(*out)->limits_path = cfg->limits_path;
+	umask(077);
+	return BL_OK;
+}
+
 /* Opens the secrets database (the counters store opens on first use). */
 enum bl_err
 bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
