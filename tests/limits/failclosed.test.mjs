@@ -21,6 +21,12 @@ async function prepared(env = {}, user = {}) {
 	return { ctx, plain, locked };
 }
 
+// The counters file and the -wal and -shm files SQLite keeps beside it.
+function limitsFiles(ctx) {
+	return fs.readdirSync(ctx.dir).filter((n) => n.startsWith(path.basename(ctx.limits)))
+		.map((n) => path.join(ctx.dir, n));
+}
+
 function snapshot(ctx) {
 	return sql(ctx.db, 'SELECT count(*), group_concat(view_count), group_concat(state) FROM secrets');
 }
@@ -49,24 +55,27 @@ async function assertRefused({ ctx, plain, locked }, user = {}) {
 test('read-only counters store → 503, nothing changes', async () => {
 	const user = asRoot ? NOBODY : {};
 	const p = await prepared({}, user);
-	fs.chmodSync(p.ctx.limits, 0o444);
+	for (const f of limitsFiles(p.ctx))
+		fs.chmodSync(f, 0o444);
 	await assertRefused(p, user);
-	// (SQLite gave the -wal and -shm it made the file's mode: the operator fixes all three)
-	for (const f of fs.readdirSync(p.ctx.dir).filter((n) => n.startsWith('burnlink-limits.db')))
-		fs.chmodSync(path.join(p.ctx.dir, f), 0o600);
+	for (const f of limitsFiles(p.ctx))
+		fs.chmodSync(f, 0o600);
 	const ok = await cgi(p.ctx, 'metadata', { key: p.plain.secretKey, ...user });
 	assert.equal(ok.status, 200, 'works again once writable');
 });
 
 test('counters store in a missing directory → 503', async () => {
 	const p = await prepared();
-	fs.rmSync(p.ctx.limits);
+	for (const f of limitsFiles(p.ctx))
+		fs.rmSync(f);
 	fs.symlinkSync(path.join(p.ctx.dir, 'missing', 'limits.db'), p.ctx.limits);
 	await assertRefused(p);
 });
 
 test('counters store that is not a database → 503', async () => {
 	const p = await prepared();
+	for (const f of limitsFiles(p.ctx))
+		fs.rmSync(f);
 	fs.writeFileSync(p.ctx.limits, Buffer.alloc(8192, 0x41));
 	await assertRefused(p);
 });
