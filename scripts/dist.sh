@@ -9,6 +9,7 @@
 #             directory you uploaded to), the cron line
 #   INSTALL
 # The programs are statically linked (x86-64 Linux, like most hosts).
+# BURNLINK_DIST_DIR puts the tarball elsewhere than dist/.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,10 +32,10 @@ for f in "$stage/$name"/cgi-bin/create "$stage/$name"/bin/cleanup; do
 	fi
 done
 
-mkdir -p dist
-# Owner-neutral, reproducible-ish archive; modes as installed (0755 programs,
-# 0644 files, 0700 var/).
+out=${BURNLINK_DIST_DIR:-dist}
+mkdir -p "$out"
+# Owner-neutral archive; modes as installed (0755 programs, 0644 files, 0700 var/).
 tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name \
-	-czf "dist/$name.tar.gz" "$name"
-echo "dist.sh: dist/$name.tar.gz"
-tar -tzvf "dist/$name.tar.gz" | awk '{print "  " $1 " " $6}'
+	-czf "$out/$name.tar.gz" "$name"
+echo "dist.sh: $out/$name.tar.gz"
+[ -n "${BURNLINK_QUIET:-}" ] || tar -tzvf "$out/$name.tar.gz" | awk '{print "  " $1 " " $6}'

@@ -22,8 +22,8 @@
 #                     database: the programs then use ../var/burnlink.db beside
 #                     their own directory, wherever the tree is uploaded.
 # An upgrade (install over an existing tree) keeps var/ and keeps any
-# configuration file that was edited after install, writing the new one beside
-# it as NAME.new.
+# configuration file that was edited after install, writing the new one as
+# NAME.new (etc/cgi-bin_.htaccess.new for cgi-bin/.htaccess).
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: install.sh DESTDIR PREFIX" >&2; exit 2; }
@@ -63,11 +63,14 @@ mkdir -p "$root/htdocs" "$root/cgi-bin" "$root/bin" "$root/etc/.installed"
 # Install a configuration file; keep one edited since the last install (the
 # pristine copies live in etc/.installed/).
 put_conf() { # put_conf NEW DEST
-	pristine=$root/etc/.installed/$(echo "${2#"$root"/}" | tr / _)
+	flat=$(echo "${2#"$root"/}" | tr / _)
+	pristine=$root/etc/.installed/$flat
 	if [ -f "$2" ] && ! cmp -s "$1" "$2" && ! { [ -f "$pristine" ] && cmp -s "$2" "$pristine"; }; then
-		cp "$1" "$2.new"
-		chmod 644 "$2.new"
-		echo "install.sh: kept your edited $2; the new version is $2.new" >&2
+		# beside it under etc/; never a stray file in a served directory
+		case "$2" in "$root"/etc/*) new=$2.new ;; *) new=$root/etc/$flat.new ;; esac
+		cp "$1" "$new"
+		chmod 644 "$new"
+		echo "install.sh: kept your edited $2; the new version is $new" >&2
 	else
 		cp "$1" "$2"
 		chmod 644 "$2"
@@ -84,17 +87,25 @@ done
 find "$root/htdocs" -type d -exec chmod 755 {} +
 
 # Programs: copied to a new name and renamed, so a running request never sees
-# a half-written file.
+# a half-written file. (BURNLINK_INSTALL_LINK=1, for the tests: hard links
+# where possible, to save copying the static programs again and again.)
+copy() {
+	rm -f "$2"
+	if [ -n "${BURNLINK_INSTALL_LINK:-}" ] && ln "$1" "$2" 2>/dev/null; then
+		return 0
+	fi
+	cp "$1" "$2"
+}
 for f in "$cgidir"/*; do
 	p=${f##*/}
 	case "$p" in *.* | *~) continue ;; esac
 	[ -f "$f" ] && [ -x "$f" ] || continue
-	cp "$f" "$root/cgi-bin/.$p.new"
+	copy "$f" "$root/cgi-bin/.$p.new"
 	chmod 755 "$root/cgi-bin/.$p.new"
 	mv -f "$root/cgi-bin/.$p.new" "$root/cgi-bin/$p"
 done
 if [ -x "$crondir/cleanup" ]; then
-	cp "$crondir/cleanup" "$root/bin/.cleanup.new"
+	copy "$crondir/cleanup" "$root/bin/.cleanup.new"
 	chmod 755 "$root/bin/.cleanup.new"
 	mv -f "$root/bin/.cleanup.new" "$root/bin/cleanup"
 else

@@ -22,6 +22,8 @@
 //   wwwDir  the document root. Default: the repository's www/.
 //   (Apache runs the prefork MPM with mod_cgi; BURNLINK_APACHE_CGI=cgid in the
 //   environment selects the event MPM with mod_cgid instead.)
+//   tree    with 'htaccess': serve this tree (laid out like `make install`, e.g.
+//           an unpacked `make dist` tarball) instead of installing a fresh one.
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
@@ -241,8 +243,8 @@ export async function startServer(opts = {}) {
 
 	let docroot, cgiBin, db, siteTemplate;
 	if (kind === 'htaccess') {
-		const prefix = path.join(dir, 'site');
-		execFileSync('sh', [path.join(ROOT, 'scripts/install.sh'), '', prefix], {
+		const prefix = opts.tree ? path.resolve(opts.tree) : path.join(dir, 'site');
+		if (!opts.tree) execFileSync('sh', [path.join(ROOT, 'scripts/install.sh'), '', prefix], {
 			cwd: ROOT,
 			env: {
 				...process.env,
@@ -250,6 +252,7 @@ export async function startServer(opts = {}) {
 				BURNLINK_WWW: path.resolve(ROOT, opts.wwwDir || 'www'),
 				BURNLINK_USER: user,
 				BURNLINK_QUIET: '1',
+				BURNLINK_INSTALL_LINK: '1',
 			},
 			stdio: ['ignore', 'ignore', 'pipe'],
 		});
