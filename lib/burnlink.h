@@ -144,6 +144,7 @@ struct bl_req {
 	char			 hint[256];	/* overrides the table's hint */
 	int			 responded;
 	struct bl_store		*store;		/* opened on first use */
+	struct bl_store		*counters;	/* the rate limiter's, opened on first use */
 	unsigned char		 install_key[32]; /* HMAC key for client IPs */
 	int			 have_install_key;
 	char			 set_cookie[192]; /* Set-Cookie value, "" for none */

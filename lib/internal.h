@@ -74,6 +74,7 @@ struct bl_new_secret {
 struct bl_store;
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
+enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
 void		 bl_store_close(struct bl_store *);
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],

@@ -233,6 +233,15 @@ bucket(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
 	return BL_OK;
 }
 
+/* The counters store of the request, without the secrets database. */
+static enum bl_err
+counters(struct bl_req *r)
+{
+	if (r->counters != NULL)
+		return BL_OK;
+	return bl_store_open_counters(&r->counters, &r->cfg);
+}
+
 /* Start and end (Unix seconds) of the current window of a limit. */
 static void
 window(const struct bl_req *r, enum bl_limit which, int64_t *start, int64_t *end)
@@ -273,11 +282,11 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK)
 		return e;
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_count(r->store, b, start, end, &count) != BL_OK) {
-		bl_log(r, "rate limiter: %s: %s", r->cfg.limits_path, bl_store_error(r->store));
+	if (bl_store_count(r->counters, b, start, end, &count) != BL_OK) {
+		bl_log(r, "rate limiter: %s: %s", r->cfg.limits_path, bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	left = count >= li->limit ? 0 : li->limit - count;
@@ -349,13 +358,13 @@ bl_limit_usage(struct bl_req *r, enum bl_limit which, const void *subject, size_
 	if ((unsigned)which >= BL_LIM__MAX)
 		return BL_ERR_INTERNAL;
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = bl_req_store(r)) != BL_OK)
+	    (e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
 	u->limit = limits[which].limit;
 	u->reset = end;
-	if (bl_store_counter_get(r->store, b, start, &u->count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->store));
+	if (bl_store_counter_get(r->counters, b, start, &u->count) != BL_OK) {
+		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;
@@ -373,11 +382,11 @@ bl_limit_set(struct bl_req *r, enum bl_limit which, const void *subject, size_t 
 	if ((unsigned)which >= BL_LIM__MAX || count < 0)
 		return BL_ERR_INTERNAL;
 	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = bl_req_store(r)) != BL_OK)
+	    (e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_counter_set(r->store, b, start, end, count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->store));
+	if (bl_store_counter_set(r->counters, b, start, end, count) != BL_OK) {
+		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;
