@@ -36,7 +36,11 @@ chmod 755 "$var/run" "$run" "$log" 2>/dev/null || true
 BURNLINK_DB=${BURNLINK_DB:-$var/burnlink.db}
 case "$BURNLINK_DB" in /*) ;; *) BURNLINK_DB=$top/$BURNLINK_DB ;; esac
 datadir=$(dirname "$BURNLINK_DB")
-mkdir -p "$datadir"
+# Only a data directory of our own (var/, or one created now) is given to the
+# server's user; another one (BURNLINK_DB=/elsewhere/x.db) is left as it is.
+ours=""
+case "$datadir/" in "$var"/*) ours=1 ;; esac
+[ -d "$datadir" ] || { mkdir -p "$datadir"; ours=1; }
 BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
@@ -53,12 +57,17 @@ if [ "$(id -u)" = 0 ]; then
 	group=$(id -gn "$user")
 	# The programs write the database directory (SQLite WAL needs it writable)
 	# and lighttpd writes its logs after dropping privileges.
-	chown "$user:$group" "$datadir" "$log"
-	[ "$datadir" = "$var" ] || chown "$user:$group" "$var"
-	for f in "$datadir"/*.db "$datadir"/*.db-wal "$datadir"/*.db-shm "$datadir"/*.sqlite "$BURNLINK_SECRET_FILE" "$log"/*.log; do
+	chown "$user:$group" "$var" "$log"
+	for f in "$log"/*.log; do
 		[ -e "$f" ] && chown "$user:$group" "$f"
 	done
-	chmod 700 "$datadir"
+	if [ -n "$ours" ]; then
+		chown "$user:$group" "$datadir"
+		chmod 700 "$datadir"
+		for f in "$datadir"/*.db "$datadir"/*.db-wal "$datadir"/*.db-shm "$BURNLINK_SECRET_FILE"; do
+			[ -e "$f" ] && chown "$user:$group" "$f"
+		done
+	fi
 	if ! su -s /bin/sh "$user" -c "test -x '$bin/create' && test -r '$top/www/index.html' && test -w '$datadir'" 2>/dev/null; then
 		echo "run.sh: $user cannot reach $bin, $top/www or $datadir;" >&2
 		echo "run.sh: make the checkout readable (chmod o+x on its parents) or set BURNLINK_RUN_USER" >&2
