@@ -27,9 +27,17 @@ describe('concurrent retrieves', () => {
 		const s = await ctx.createOk({ text: 'race', maxViews: 5, files: [{ filename: 'f', data: 'data:text/plain;base64,cmFjZQ==' }] });
 		const results = await Promise.all(Array.from({ length: RACERS }, () => ctx.retrieve(s.secretKey)));
 		const ok = results.filter((r) => r.status === 200);
-		const other = results.filter((r) => r.status !== 200);
-		assert.equal(ok.length, 5, `statuses: ${results.map((r) => r.status).join(',')}`);
-		assert.deepEqual(ok.map((r) => r.json.viewsRemaining).sort(), [0, 1, 2, 3, 4]);
+		const busy = results.filter((r) => r.status === 503);
+		const other = results.filter((r) => r.status !== 200 && r.status !== 503);
+		const statuses = results.map((r) => r.json.code || r.status).join(',');
+		// Natively every process gets its turn within the 5 s busy timeout.
+		// Under valgrind on a loaded machine a lock can be held longer: a
+		// clean 503 (nothing consumed) is then allowed, never a sixth view.
+		if (!SLOW) assert.equal(busy.length, 0, `503s without valgrind: ${statuses}`);
+		for (const r of busy) assert.ok(['STORE_BUSY', 'RATE_LIMIT_UNAVAILABLE'].includes(r.json.code), statuses);
+		if (busy.length === 0) assert.equal(ok.length, 5, `statuses: ${statuses}`);
+		else assert.ok(ok.length <= 5, `statuses: ${statuses}`);
+		assert.deepEqual(ok.map((r) => r.json.viewsRemaining).sort(), [0, 1, 2, 3, 4].slice(5 - ok.length));
 		for (const r of other) {
 			assert.equal(r.status, 410, r.body.toString());
 			assert.equal(r.json.code, 'MAX_VIEWS_REACHED');
@@ -37,8 +45,8 @@ describe('concurrent retrieves', () => {
 		for (const r of ok) assert.equal(r.json.files.length, 1, 'every success has the whole content');
 		assert.equal(integrity(ctx), 'ok');
 		const m = await ctx.metadata(s.receiptKey);
-		assert.equal(m.json.viewCount, 5);
-		assert.equal(m.json.state, 'exhausted');
+		assert.equal(m.json.viewCount, ok.length);
+		assert.equal(m.json.state, ok.length === 5 ? 'exhausted' : 'active');
 		ctx.remove();
 	});
 	test('concurrent creates all succeed with distinct keys', async () => {
