@@ -427,6 +427,32 @@ bl_log(const struct bl_req *r, const char *fmt, ...)
 }
 
 /*
+ * Reads and discards what is left of the request body (up to 8 MiB), so that
+ * a server that streams the body (Apache mod_cgid, fcgiwrap) delivers the
+ * answer instead of resetting the connection on an unread body.
+ */
+static void
+drain(struct bl_req *r)
+{
+	const char	*cl = bl_req_env(r, "CONTENT_LENGTH");
+	char		 buf[16384];
+	size_t		 left = 0, n;
+
+	if (cl == NULL || *cl == '\0' || strspn(cl, "0123456789") != strlen(cl) ||
+	    strlen(cl) > 7)
+		return;
+	for (; *cl != '\0'; cl++)
+		left = left * 10 + (size_t)(*cl - '0');
+	if (left > 8 * 1024 * 1024)
+		return;
+	left -= r->body != NULL ? r->body_len : 0;
+	while (left > 0 && (n = r->io->read(r->io->ctx, buf,
+	    left < sizeof(buf) ? left : sizeof(buf))) > 0)
+		left -= n;
+	bl_wipe(buf, sizeof(buf));
+}
+
+/*
  * Runs handler for one CGI request: sets up the request, lets the handler
  * respond, turns a returned error into the JSON error body, frees everything.
  */
@@ -448,6 +474,7 @@ bl_serve(enum bl_err (*handler)(struct bl_req *))
 		bl_respond_error(&r, e);
 	if (e == BL_ERR_INTERNAL)
 		bl_log(&r, "request failed: %s", r.hint[0] ? r.hint : "internal error");
+	drain(&r);
 	bl_req_free(&r);
 	return 0;
 }
