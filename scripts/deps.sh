@@ -8,7 +8,7 @@ pkgs_for() {
 	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev" ;;
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
-	test)    echo "lighttpd apache2 sqlite3 valgrind nodejs npm curl clang" ;;
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;
 	browser) echo "chromium" ;;
 	bench)   echo "wrk lighttpd" ;;
 	pg)      echo "postgresql libpq-dev" ;;

@@ -83,7 +83,7 @@ for s in $suites; do
 	valgrind) node_suite valgrind-cgi tests/cgi BURNLINK_BIN="$top/build/dyn" \
 	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
 	http)
-		for srv in lighttpd apache htaccess; do
+		for srv in lighttpd apache htaccess nginx; do
 			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv
 		done ;;
 	cli)
