@@ -692,14 +692,12 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
 }
 
 /*
- * Opens the counters store on first use. synchronous=OFF: every program
- * closes the last connection, and that close checkpoints the WAL; with NORMAL
- * the checkpoint and the new WAL cost four fsyncs (about 20 ms a request),
- * with OFF none. A process killed mid-write loses nothing (the WAL is
- * atomic); only an OS crash or power cut can lose or damage counters, and a
+ * Opens the counters store on first use. synchronous=OFF: counts need no
+ * durable commit, and with OFF no checkpoint of this file costs an fsync
+ * either (with NORMAL, when every close checkpointed, that was four fsyncs,
+ * about 20 ms, a request). A process killed mid-write loses nothing (the WAL
+ * is atomic); only an OS crash or power cut can lose or damage counters, and a
  * damaged store fails closed (503) until it is deleted (docs/ADMIN.md).
- * Keeping the WAL instead (no checkpoint on close) makes every new process
- * re-read it, which costs more than the checkpoint.
  */
 static enum bl_err
 open_limits(struct bl_store *s)
