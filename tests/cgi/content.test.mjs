@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { newContext, checkError, encryptItem, decryptItem, newKey, b64urlEncode } from '../lib/cgi.mjs';
+import { newContext, checkError, encryptItem, decryptItem, newKey, b64urlEncode, sample } from '../lib/cgi.mjs';
 
 const ctx = newContext();
 const LIMIT = 2097152;
@@ -28,7 +28,7 @@ const TEXTS = [
 ];
 
 describe('server-side text fidelity', () => {
-	for (const [name, text] of TEXTS) {
+	for (const [name, text] of sample(TEXTS)) {
 		test(`${name} comes back exactly`, async () => {
 			const s = await ctx.createOk({ text });
 			assert.ok(s.key && s.key.length === 32, 'the secretUrl carries a 32-byte key');
@@ -67,7 +67,7 @@ describe('server-side text fidelity', () => {
 });
 
 describe('client-side text fidelity', () => {
-	for (const [name, text] of TEXTS) {
+	for (const [name, text] of sample(TEXTS)) {
 		test(`${name} comes back exactly`, async () => {
 			const key = newKey();
 			const item = encryptItem(text, key);

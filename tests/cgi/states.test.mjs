@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { newContext, checkError, sha256hex } from '../lib/cgi.mjs';
+import { newContext, checkError, sha256hex, sample } from '../lib/cgi.mjs';
 
 const ctx = newContext();
 const PASS = 'open sesame';
@@ -386,7 +386,7 @@ describe('keys that find nothing', () => {
 		['no leading slash', 'A'.repeat(22)],
 		['a path traversal', '/../../etc/passwd'],
 	];
-	for (const [name, pathInfo] of bad) {
+	for (const [name, pathInfo] of sample(bad)) {
 		test(`a key with ${name} is 404 NOT_FOUND on metadata, retrieve and delete`, async () => {
 			checkError(assert, await ctx.run('metadata', { method: 'GET', pathInfo }), 404, 'NOT_FOUND');
 			checkError(assert, await ctx.run('retrieve', { method: 'POST', pathInfo }), 404, 'NOT_FOUND');

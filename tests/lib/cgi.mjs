@@ -60,6 +60,15 @@ export function wrapper() {
 
 export const wrapped = wrapper().length > 0;
 
+// Under valgrind (BURNLINK_SLOW) each program costs seconds: table-driven
+// tests run a spread of n of their cases instead of all of them.
+export const slow = Boolean(process.env.BURNLINK_SLOW);
+export function sample(cases, n = 4) {
+	if (!slow || cases.length <= n) return cases;
+	const step = cases.length / n;
+	return Array.from({ length: n }, (_, i) => cases[Math.floor(i * step)]);
+}
+
 // Splits CGI output into status, headers (lower-cased names) and body.
 export function parseCgi(out) {
 	const sep = out.indexOf('\r\n\r\n');
