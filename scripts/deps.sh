@@ -43,6 +43,13 @@ fi
 
 echo "deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages such as nginx and apache2 would start their system services on
+# install; the project runs its own servers, so forbid that while installing.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 if [ ! -d /var/lib/apt/lists ] || [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock | head -n 1)" ] ||
 	[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
 	apt-get update -qq >&2
