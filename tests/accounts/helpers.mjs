@@ -164,3 +164,11 @@ export function seedCounter(ctx, name, subject, windowSec, count) {
 		`INSERT INTO counters (bucket, window, expires, count) VALUES (x'${b}', ${start}, ${start + windowSec}, ${count}) ` +
 		'ON CONFLICT (bucket, window) DO UPDATE SET count = excluded.count']);
 }
+
+// Rows in a table, 0 when the database (or the table) does not exist yet: a
+// request refused before it needed the database never creates it.
+export function rows(ctx, table) {
+	if (!fs.existsSync(ctx.db)) return 0;
+	const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', ctx.db, `SELECT count(*) FROM ${table}`], { encoding: 'utf8' });
+	return r.status === 0 ? Number(r.stdout.trim()) : 0;
+}

@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkError, checkCommonHeaders, newContext } from '../lib/cgi.mjs';
-import { accountsContext, Browser, parseSetCookie, admin, PASSWORD } from './helpers.mjs';
+import { accountsContext, Browser, parseSetCookie, admin, rows, PASSWORD } from './helpers.mjs';
 
 test('sign-up is closed by default: 403 SIGNUP_CLOSED, nothing created', async () => {
 	const ctx = newContext();
@@ -13,7 +13,7 @@ test('sign-up is closed by default: 403 SIGNUP_CLOSED, nothing created', async (
 	checkError(assert, res, 403, 'SIGNUP_CLOSED');
 	assert.equal(res.headers['set-cookie'], undefined);
 	assert.match(res.headers['x-ratelimit-limit'], /^\d+$/);
-	assert.equal(ctx.sql('SELECT count(*) FROM accounts').trim(), '0');
+	assert.equal(rows(ctx, 'accounts'), 0);
 	// Anything but "open" keeps it closed.
 	for (const v of ['OPEN', 'yes', '1', ''])
 		checkError(assert, await b.signup('alice@example.org', PASSWORD, { env: { BURNLINK_SIGNUP: v } }), 403, 'SIGNUP_CLOSED');
@@ -105,7 +105,7 @@ test('invalid e-mail addresses: 400 INVALID_EMAIL', async () => {
 		const res = await b.signup(email);
 		checkError(assert, res, 400, 'INVALID_EMAIL');
 	}
-	assert.equal(ctx.sql('SELECT count(*) FROM accounts').trim(), '0');
+	assert.equal(rows(ctx, 'accounts'), 0);
 });
 
 test('invalid passwords: 400 INVALID_PASSWORD (8 to 256 characters)', async () => {
