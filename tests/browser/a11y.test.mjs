@@ -225,7 +225,8 @@ describe('accessibility', { skip: skip || false }, () => {
 		assert.equal(await p.textContent('#r-used'), '1 of 2');
 		await tabTo(p, 'refresh');
 		await p.keyboard.press('Enter');
-		await p.locator('#refresh', { hasText: 'Refresh' }).waitFor();
+		await p.locator('#refresh:not([disabled])', { hasText: /^Refresh$/ }).waitFor();
+		assert.equal((await focused(p)).name, 'refresh');
 		await tabTo(p, 'burn-button');
 		await p.keyboard.press('Enter');
 		assert.equal((await focused(p)).name, 'burn-yes');

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { webcrypto } from 'node:crypto';
 
+import { rawRequest } from '../lib/server.mjs';
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(ROOT, 'package.json'));
 
@@ -178,16 +180,18 @@ export async function openLink(page, link) {
 /* Independent API client (fetch + WebCrypto in Node) */
 
 export async function api(base, method, key, body) {
-	const init = { method, headers: {} };
+	const headers = {};
+	let data;
 	if (body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
-		init.body = JSON.stringify(body);
+		headers['Content-Type'] = 'application/json';
+		data = JSON.stringify(body);
 	}
-	const res = await fetch(`${base}/api/secrets${key ? '/' + key : ''}`, init);
-	const text = await res.text();
+	// A fresh connection for each call (rawRequest): no kept-alive socket that
+	// the server may have closed in between.
+	const res = await rawRequest(base, { method, path: `/api/secrets${key ? '/' + key : ''}`, headers, body: data });
 	let json = null;
 	try {
-		json = JSON.parse(text);
+		json = JSON.parse(res.text);
 	} catch {
 		json = null;
 	}
