@@ -217,6 +217,10 @@ describe('accessibility', { skip: skip || false }, () => {
 		await q.keyboard.press('Enter');
 		assert.equal(await q.isVisible('#burn-confirm'), false);
 		assert.equal((await focused(q)).name, 'burn-button');
+		await q.keyboard.press('Enter');
+		await q.keyboard.press('Escape');
+		assert.equal(await q.isVisible('#burn-confirm'), false);
+		assert.equal((await focused(q)).name, 'burn-button');
 		await other.close();
 
 		// The receipt, by keyboard: refresh, then burn.

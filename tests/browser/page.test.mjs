@@ -73,6 +73,27 @@ describe('page', { skip: skip || false }, () => {
 		assert.deepEqual(sender.context().problems, []);
 	});
 
+	test('a secret made in server-side mode opens in the page too', async () => {
+		const text = 'server side\r\n\tmode ✓';
+		const file = Buffer.from('file bytes \x00\x01\xff', 'latin1');
+		const res = await api(srv.base, 'POST', null, {
+			text,
+			files: [{ filename: 'plain name.bin', mimeType: 'application/octet-stream', data: `data:application/octet-stream;base64,${file.toString('base64')}` }],
+		});
+		assert.equal(res.status, 200);
+		const link = res.json.secretUrl;
+		keys.push(new URL(link).hash.replace('#key=', ''));
+		const p = await page();
+		await openLink(p, link);
+		await p.click('#reveal-button');
+		await shown(p, 'secret-view');
+		assert.equal(await p.textContent('#secret-text'), text);
+		assert.equal(await p.textContent('#files .file-name'), 'plain name.bin');
+		const [download] = await Promise.all([p.waitForEvent('download'), p.click('#files a[download]')]);
+		assert.equal(download.suggestedFilename(), 'plain name.bin');
+		assert.ok(fs.readFileSync(await download.path()).equals(file));
+	});
+
 	test('copy button copies the exact text', async () => {
 		const text = 'copy\tme\r\nexactly 🔑';
 		const res = await apiCreate(srv.base, text);

@@ -267,6 +267,12 @@ $('burn-no').addEventListener('click', () => {
 	$('burn-confirm').hidden = true;
 	$('burn-button').focus();
 });
+$('burn-confirm').addEventListener('keydown', (e) => {
+	if (e.key === 'Escape') {
+		$('burn-confirm').hidden = true;
+		$('burn-button').focus();
+	}
+});
 $('burn-yes').addEventListener('click', async (e) => {
 	if (!e.isTrusted)
 		return;
