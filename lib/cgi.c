@@ -206,11 +206,11 @@ bl_req_read_body(struct bl_req *r, int required)
 	return bl_json_parse(r);
 }
 
-/* A growable output buffer for the response head. */
+/* An output buffer on the caller's stack: responses are written without allocating. */
 struct obuf {
 	char	*buf;
 	size_t	 len, cap;
-	int	 err;
+	int	 err;		/* set when something did not fit */
 };
 
 static void
@@ -218,61 +218,94 @@ oprintf(struct obuf *o, const char *fmt, ...)
 {
 	va_list	 ap;
 	int	 n;
-	char	*nb;
 
 	if (o->err)
 		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			o->err = 1;
-			return;
-		}
-		if ((size_t)n < o->cap - o->len) {
-			o->len += (size_t)n;
-			return;
-		}
-		if ((nb = realloc(o->buf, o->cap * 2 + (size_t)n)) == NULL) {
-			o->err = 1;
-			return;
-		}
-		o->buf = nb;
-		o->cap = o->cap * 2 + (size_t)n;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->cap - o->len) {
+		o->err = 1;
+		return;
+	}
+	o->len += (size_t)n;
+}
+
+/* Appends s as the inside of a JSON string. */
+static void
+ojson(struct obuf *o, const char *s)
+{
+	for (; *s != '\0' && !o->err; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			oprintf(o, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			oprintf(o, "\\u%04x", c);
+		else
+			oprintf(o, "%c", c);
 	}
 }
 
+static const char *reason(int);
+
 /*
- * The response of last resort, when memory ran out: a fixed 500 with the
- * common headers and the request id, built without allocating.
+ * Writes status, the headers every response carries, the rate-limit and
+ * Retry-After/Allow headers when set, then body (not for HEAD). Only fixed
+ * strings and numbers reach the headers. Nothing is allocated. 0 on success.
  */
 static int
-write_fallback(struct bl_req *r)
+write_response(struct bl_req *r, int status, const char *body, size_t blen)
 {
-	static const char head[] = "Status: 500 Internal Server Error\r\n"
+	char		 head[2048];
+	struct obuf	 o = { head, 0, sizeof(head), 0 };
+
+	oprintf(&o, "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
+	    "Content-Length: %zu\r\n"
 	    "Cache-Control: no-store\r\n"
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
 	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: ";
-	static const char mid[] = "\r\n\r\n"
-	    "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\","
-	    "\"hint\":\"The server ran out of memory; try again later.\",\"requestId\":\"";
-	static const char tail[] = "\"}";
-
-	if (r->io->write(r->io->ctx, head, sizeof(head) - 1) != 0 ||
-	    r->io->write(r->io->ctx, r->id, strlen(r->id)) != 0)
+	    "X-Request-Id: %s\r\n", status, reason(status), blen, r->id);
+	if (r->rl.set)
+		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
+		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,
+		    (long long)r->rl.remaining, (long long)r->rl.reset);
+	if (r->retry_after > 0)
+		oprintf(&o, "Retry-After: %ld\r\n", r->retry_after);
+	if (status == 405 && r->allow != NULL)
+		oprintf(&o, "Allow: %s\r\n", r->allow);
+	if (r->set_cookie[0] != '\0')
+		oprintf(&o, "Set-Cookie: %s\r\n", r->set_cookie);
+	oprintf(&o, "\r\n");
+	if (o.err) {
+		bl_log(r, "the response head does not fit");
 		return -1;
-	if (r->method == BL_M_HEAD)
-		return r->io->write(r->io->ctx, "\r\n\r\n", 4);
-	if (r->io->write(r->io->ctx, mid, sizeof(mid) - 1) != 0 ||
-	    r->io->write(r->io->ctx, r->id, strlen(r->id)) != 0 ||
-	    r->io->write(r->io->ctx, tail, sizeof(tail) - 1) != 0)
+	}
+	if (r->io->write(r->io->ctx, o.buf, o.len) != 0)
+		return -1;
+	if (r->method != BL_M_HEAD && r->io->write(r->io->ctx, body, blen) != 0)
 		return -1;
 	return 0;
+}
+
+/*
+ * The response of last resort, when memory ran out: a 500 built on the stack,
+ * with the hint already recorded (it may say that a view was used).
+ */
+static int
+write_fallback(struct bl_req *r)
+{
+	char		 body[2048];
+	struct obuf	 o = { body, 0, sizeof(body), 0 };
+
+	oprintf(&o, "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\",\"hint\":\"");
+	ojson(&o, r->hint[0] != '\0' ? r->hint : "The server ran out of memory; try again later.");
+	oprintf(&o, "\",\"requestId\":\"%s\"}", r->id);
+	if (o.err)
+		return -1;
+	return write_response(r, 500, body, o.len);
 }
 
 static const char *
@@ -295,73 +328,96 @@ reason(int status)
 	}
 }
 
+/* The length of s once json-c has escaped it (plain, '/' not escaped). */
+static size_t
+escaped_len(const char *s, size_t len)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\' || c == '\b' || c == '\n' || c == '\r' ||
+		    c == '\t' || c == '\f')
+			n += 2;
+		else if (c < 0x20)
+			n += 6;
+		else
+			n++;
+	}
+	return n;
+}
+
 /*
- * Writes one whole response: status, the headers every response carries, the
- * rate-limit and Retry-After/Allow headers when set, and body as JSON (not for
- * HEAD). Only fixed strings and numbers reach the headers. 0 on success.
+ * The length json-c's plain serialisation of o must have. json-c 0.16 carries
+ * on when its buffer cannot grow and returns what it has, a body with pieces
+ * missing; comparing lengths catches that. SIZE_MAX for what this does not
+ * predict (doubles): no check then.
+ */
+static size_t
+json_plain_len(json_object *o)
+{
+	size_t	 n, v, i, len;
+	char	 num[32];
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return 4;
+	case json_type_boolean:
+		return json_object_get_boolean(o) ? 4 : 5;
+	case json_type_int:
+		return (size_t)snprintf(num, sizeof(num), "%lld",
+		    (long long)json_object_get_int64(o));
+	case json_type_string:
+		return 2 + escaped_len(json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+	case json_type_array:
+		len = json_object_array_length(o);
+		for (n = 2, i = 0; i < len; i++) {
+			if ((v = json_plain_len(json_object_array_get_idx(o, i))) == SIZE_MAX)
+				return SIZE_MAX;
+			n += v + (i > 0);
+		}
+		return n;
+	case json_type_object: {
+		n = 2;
+		i = 0;
+		json_object_object_foreach(o, k, val) {
+			if ((v = json_plain_len(val)) == SIZE_MAX)
+				return SIZE_MAX;
+			n += (i++ > 0) + 3 + escaped_len(k, strlen(k)) + v;
+		}
+		return n;
+	}
+	default:
+		return SIZE_MAX;
+	}
+}
+
+/*
+ * Writes one whole response with body as JSON. If the body cannot be
+ * serialised, the fallback 500 goes out instead. 0 on success.
  */
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {
-	struct obuf	 o = { NULL, 0, 0, 0 };
 	const char	*js;
-	size_t		 jlen = 0;
-	int		 rc = -1, owned = 1;
+	size_t		 jlen = 0, want;
+	int		 rc;
 
 	if (r->responded)
 		return 0;
 	r->responded = 1;
 	js = json_object_to_json_string_length(body,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &jlen);
-	if (js == NULL) {
+	if (js == NULL || ((want = json_plain_len(body)) != SIZE_MAX && want != jlen)) {
 		bl_log(r, "cannot serialise the response");
-		js = "{\"error\":\"Internal server error.\",\"code\":\"INTERNAL_ERROR\"}";
-		jlen = strlen(js);
-		status = 500;
-		owned = 0;
+		if (js != NULL)
+			bl_wipe((char *)js, jlen);
+		return write_fallback(r);
 	}
-	if ((o.buf = malloc(1024)) == NULL) {
-		o.err = 1;
-		goto out;
-	}
-	o.cap = 1024;
-	oprintf(&o, "Status: %d %s\r\n"
-	    "Content-Type: application/json; charset=utf-8\r\n"
-	    "Content-Length: %zu\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
-	    "Referrer-Policy: no-referrer\r\n"
-	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
-	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: %s\r\n", status, reason(status), jlen, r->id);
-	if (r->rl.set)
-		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
-		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,
-		    (long long)r->rl.remaining, (long long)r->rl.reset);
-	if (r->retry_after > 0)
-		oprintf(&o, "Retry-After: %ld\r\n", r->retry_after);
-	if (status == 405 && r->allow != NULL)
-		oprintf(&o, "Allow: %s\r\n", r->allow);
-	if (r->set_cookie[0] != '\0')
-		oprintf(&o, "Set-Cookie: %s\r\n", r->set_cookie);
-	oprintf(&o, "\r\n");
-	if (o.err) {
-		bl_log(r, "cannot build the response head");
-		goto out;
-	}
-	if (r->io->write(r->io->ctx, o.buf, o.len) != 0)
-		goto out;
-	if (r->method != BL_M_HEAD && r->io->write(r->io->ctx, js, jlen) != 0)
-		goto out;
-	rc = 0;
-out:
-	/* Out of memory before anything was written: the static 500 still goes out. */
-	if (o.err)
-		rc = write_fallback(r);
+	rc = write_response(r, status, js, jlen);
 	/* The serialised body may hold a decryption key (create's secretUrl). */
-	if (owned)
-		bl_wipe((char *)js, jlen);
-	free(o.buf);
+	bl_wipe((char *)js, jlen);
 	return rc;
 }
 

@@ -5,6 +5,126 @@
 
 #include "internal.h"
 
+/*
+ * json-c 0.16 reports success when an allocation fails while it adds a member
+ * or an element, and leaves that value out (0.17 reports a memory error). A
+ * body that lost its "passphrase" would store an unprotected secret, so the
+ * values of the text json-c accepted (well-formed, at most 32 deep) are counted
+ * and compared with the tree: fewer in the tree is a key repeated in one
+ * object (refused) or a value lost to memory (500).
+ */
+struct scan {
+	const char	*s;
+	size_t		 len, i, values;
+	int		 repeated;
+};
+
+static int
+scan_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Steps over the string at sc->i (its opening quote); [*a, *b) is its raw inside. */
+static void
+scan_string(struct scan *sc, size_t *a, size_t *b)
+{
+	sc->i++;
+	*a = sc->i;
+	while (sc->i < sc->len && sc->s[sc->i] != '"')
+		sc->i += sc->s[sc->i] == '\\' ? 2 : 1;
+	if (sc->i > sc->len)
+		sc->i = sc->len;
+	*b = sc->i;
+	sc->i++;
+}
+
+/* Counts the value at sc->i and everything inside it. */
+static void
+scan_value(struct scan *sc, int depth)
+{
+	size_t	 keys[32][2], nkeys = 0, a, b, k;
+	char	 open;
+
+	while (sc->i < sc->len && scan_space(sc->s[sc->i]))
+		sc->i++;
+	if (sc->i >= sc->len || depth > 64)
+		return;
+	sc->values++;
+	open = sc->s[sc->i];
+	if (open == '"') {
+		scan_string(sc, &a, &b);
+		return;
+	}
+	if (open != '{' && open != '[') {
+		while (sc->i < sc->len && !scan_space(sc->s[sc->i]) &&
+		    sc->s[sc->i] != ',' && sc->s[sc->i] != ']' && sc->s[sc->i] != '}')
+			sc->i++;
+		return;
+	}
+	for (sc->i++; sc->i < sc->len;) {
+		if (scan_space(sc->s[sc->i]) || sc->s[sc->i] == ',') {
+			sc->i++;
+			continue;
+		}
+		if (sc->s[sc->i] == '}' || sc->s[sc->i] == ']') {
+			sc->i++;
+			return;
+		}
+		if (open == '{') {
+			scan_string(sc, &a, &b);
+			for (k = 0; k < nkeys; k++)
+				if (keys[k][1] - keys[k][0] == b - a &&
+				    memcmp(sc->s + keys[k][0], sc->s + a, b - a) == 0)
+					sc->repeated = 1;
+			if (nkeys < 32) {
+				keys[nkeys][0] = a;
+				keys[nkeys++][1] = b;
+			}
+			while (sc->i < sc->len && sc->s[sc->i] != ':')
+				sc->i++;
+			sc->i++;
+		}
+		scan_value(sc, depth + 1);
+	}
+}
+
+/* The number of values in a parsed tree, itself included. */
+static size_t
+tree_values(json_object *o)
+{
+	size_t	 n = 1, i, len;
+
+	switch (json_object_get_type(o)) {
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			n += tree_values(v);
+		}
+		break;
+	}
+	case json_type_array:
+		len = json_object_array_length(o);
+		for (i = 0; i < len; i++)
+			n += tree_values(json_object_array_get_idx(o, i));
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* 1 if the body, white space aside, is the literal null. */
+static int
+is_null_literal(const char *s, size_t len)
+{
+	while (len > 0 && scan_space(*s))
+		s++, len--;
+	while (len > 0 && scan_space(s[len - 1]))
+		len--;
+	return len == 4 && memcmp(s, "null", 4) == 0;
+}
+
 /* Parses r->body as one JSON object (strict, UTF-8 checked, nothing after it). */
 enum bl_err
 bl_json_parse(struct bl_req *r)
@@ -12,6 +132,7 @@ bl_json_parse(struct bl_req *r)
 	struct json_tokener	*tok;
 	json_object		*o;
 	size_t			 i;
+	struct scan		 sc;
 	enum bl_err		 e = BL_ERR_INVALID_JSON;
 
 	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL)
@@ -20,7 +141,12 @@ bl_json_parse(struct bl_req *r)
 	/* The NUL after the body ends the input, so a bare literal completes. */
 	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len + 1);
 	if (o == NULL) {
-		if (json_tokener_get_error(tok) == json_tokener_success)
+		if (json_tokener_get_error(tok) == json_tokener_success &&
+		    !is_null_literal(r->body, r->body_len)) {
+			/* json-c 0.16 says nothing else when it runs out of memory. */
+			bl_log(r, "the JSON parser returned nothing (out of memory?)");
+			e = BL_ERR_INTERNAL;
+		} else if (json_tokener_get_error(tok) == json_tokener_success)
 			bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}, not null.");
 		else if (json_tokener_get_error(tok) == json_tokener_continue)
 			bl_req_fail(r, e, "The JSON body ends too early.");
@@ -38,6 +164,19 @@ bl_json_parse(struct bl_req *r)
 		}
 	if (!json_object_is_type(o, json_type_object)) {
 		bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}.");
+		goto out;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.s = r->body;
+	sc.len = r->body_len;
+	scan_value(&sc, 0);
+	if (sc.values != tree_values(o)) {
+		if (sc.repeated) {
+			bl_req_fail(r, e, "A key appears twice in one object; send each key once.");
+			goto out;
+		}
+		bl_log(r, "the JSON parser lost a value (out of memory?)");
+		e = BL_ERR_INTERNAL;
 		goto out;
 	}
 	r->json = o;
@@ -96,11 +235,18 @@ bl_json_item(const struct bl_item *it)
 	    (iv = bl_b64_encode(it->iv, BL_IV_BYTES, NULL)) == NULL ||
 	    (o = json_object_new_object()) == NULL)
 		goto fail;
-	if ((s = json_object_new_string_len(ct, (int)n)) == NULL ||
-	    json_object_object_add(o, "ciphertext", s) != 0 ||
-	    (s = json_object_new_string(iv)) == NULL ||
-	    json_object_object_add(o, "iv", s) != 0)
+	if ((s = json_object_new_string_len(ct, (int)n)) == NULL)
 		goto fail;
+	if (json_object_object_add(o, "ciphertext", s) != 0) {
+		json_object_put(s);	/* not taken on failure */
+		goto fail;
+	}
+	if ((s = json_object_new_string(iv)) == NULL)
+		goto fail;
+	if (json_object_object_add(o, "iv", s) != 0) {
+		json_object_put(s);
+		goto fail;
+	}
 	free(ct);
 	free(iv);
 	return o;

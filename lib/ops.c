@@ -188,8 +188,9 @@ bl_op_create(struct bl_req *r)
 	char			 skey[BL_KEY_LEN + 1], rkey[BL_KEY_LEN + 1];
 	char			*site = NULL, *dkey = NULL, *url = NULL, *murl = NULL;
 	json_object		*o = NULL, *m;
+	const char		*js = NULL;
 	enum bl_err		 e;
-	size_t			 dlen = 0;
+	size_t			 dlen = 0, jlen = 0;
 	int64_t			 account = 0, key_id = 0;
 
 	memset(&c, 0, sizeof(c));
@@ -224,35 +225,45 @@ bl_op_create(struct bl_req *r)
 		e = BL_ERR_INTERNAL;
 		goto out;
 	}
-	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
-		goto out;
-
-	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
-	    dkey ? dkey : "") < 0)
-		url = NULL;
-	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0)
-		murl = NULL;
+	/*
+	 * The answer is built and serialised before the secret is stored, so
+	 * that nothing can fail between the commit and the response (writing it
+	 * allocates nothing): a 500 never leaves a stored secret behind.
+	 */
 	e = BL_ERR_INTERNAL;
-	if (url == NULL || murl == NULL || (o = json_object_new_object()) == NULL ||
-	    (m = json_object_new_object()) == NULL)
+	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
+	    dkey ? dkey : "") < 0) {
+		url = NULL;
 		goto out;
-	if (add(o, "success", json_object_new_boolean(1)) ||
+	}
+	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0) {
+		murl = NULL;
+		goto out;
+	}
+	if ((o = json_object_new_object()) == NULL ||
+	    add(o, "success", json_object_new_boolean(1)) ||
 	    add(o, "secretUrl", json_object_new_string(url)) ||
 	    add(o, "metadataUrl", json_object_new_string(murl)) ||
-	    add(o, "metadata", m) ||
+	    add(o, "metadata", m = json_object_new_object()) ||
 	    add(m, "key", json_object_new_string(rkey)) ||
 	    add(m, "secretKey", json_object_new_string(skey)) ||
 	    add_time(m, "expiresAt", n.expires_ms) ||
 	    add_views(m, "maxViews", n.max_views) ||
 	    add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
-	    add(m, "deletable", json_object_new_boolean(n.deletable)))
+	    add(m, "deletable", json_object_new_boolean(n.deletable)) ||
+	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
+		goto out;
+	if ((e = bl_req_store(r)) != BL_OK ||
+	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
 		goto out;
 	bl_respond_json(r, 200, o);
 	e = BL_OK;
 out:
 	if (o != NULL) {
-		bl_json_wipe(o);	/* the secretUrl holds the key */
+		bl_json_wipe(o);	/* the secretUrl holds the key ... */
+		if (js != NULL)		/* ... and so does its serialisation */
+			bl_wipe((char *)js, jlen);
 		json_object_put(o);
 	}
 	if (url != NULL)
@@ -387,6 +398,9 @@ bl_op_retrieve(struct bl_req *r)
 		return e;
 	if ((e = store_fail(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c))) != BL_OK)
 		return e;
+	/* From here on a failure must say that the view is gone. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "One view of this secret was used, but the server "
+	    "could not send its content (out of memory); that view is lost.");
 
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_object()) == NULL ||
@@ -442,6 +456,8 @@ bl_op_burn(struct bl_req *r)
 	}
 	if ((e = store_fail(r, bl_store_burn(r->store, s.id, r->now_ms))) != BL_OK)
 		return e;
+	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "
+	    "not send the confirmation (out of memory).");
 	if ((o = json_object_new_object()) == NULL ||
 	    add(o, "success", json_object_new_boolean(1)) ||
 	    add(o, "state", json_object_new_string("burned"))) {

@@ -547,7 +547,9 @@ bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
 
 	if ((st = stmt(s, ST_LOOKUP)) == NULL)
 		return BL_ERR_STORE_UNAVAILABLE;
-	sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT);
+	/* A bind that failed (out of memory) would look up NULL: a false 404. */
+	if ((rc = sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT)) != SQLITE_OK)
+		return fail(s, s->db, rc, "bind");
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		read_row(st, r);
@@ -611,8 +613,10 @@ read_content(struct bl_store *s, int64_t id, struct bl_content *c)
 	sqlite3_reset(st);
 	if (e != BL_OK)
 		return e;
-	if ((st = stmt(s, ST_SELECT_FILES)) == NULL)
+	if ((st = stmt(s, ST_SELECT_FILES)) == NULL) {
+		bl_content_free(c);
 		return BL_ERR_STORE_UNAVAILABLE;
+	}
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->nfiles < BL_MAX_FILES) {
 		if ((nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf))) == NULL) {
@@ -658,8 +662,10 @@ bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *
 		return end_inactive(s, e, changed);
 	if ((e = read_content(s, id, c)) != BL_OK)
 		return commit(s, e);
-	if ((st = stmt(s, ST_VIEW)) == NULL)
-		return commit(s, BL_ERR_STORE_UNAVAILABLE);
+	if ((st = stmt(s, ST_VIEW)) == NULL) {
+		e = BL_ERR_STORE_UNAVAILABLE;
+		goto out;
+	}
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int64(st, 2, id);
 	if ((e = run(s, st)) != BL_OK)
