@@ -137,7 +137,7 @@ fz_check_head(const struct fz_io *f)
 	    "Content-Security-Policy", "X-Frame-Options", "X-Request-Id",
 	    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
 	    "Retry-After", "Allow", "Strict-Transport-Security", "Permissions-Policy",
-	    "Cross-Origin-Opener-Policy", "Cross-Origin-Resource-Policy", NULL};
+	    "Cross-Origin-Opener-Policy", "Cross-Origin-Resource-Policy", "Set-Cookie", NULL};
 	const char	*p = f->out, *end, *colon;
 	size_t		 i;
 
