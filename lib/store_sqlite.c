@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -13,6 +14,23 @@
 #define SCHEMA_VERSION		3
 #define LIMITS_VERSION		1
 #define BUSY_TIMEOUT_MS		5000
+/*
+ * WAL policy of the secrets database. A connection that closes does not
+ * checkpoint: with SQLite's default, the last connection to close checkpoints
+ * and deletes the -wal and -shm files (two fsyncs and two unlinks on every
+ * request, and a directory fsync when the next one creates them). The files
+ * stay in place instead. A process that opens the database while no other one
+ * has it open rebuilds the WAL index by reading the whole WAL, so the WAL is
+ * kept short: the connection whose commit brings it to WAL_PAGES pages checkpoints
+ * and truncates it (wal_hook()); a PASSIVE checkpoint would not do, since a
+ * rebuilt index no longer knows which frames were copied back. Commits that
+ * delete content checkpoint and truncate at once, waiting up to
+ * CHECKPOINT_WAIT_MS for readers (checkpoint()), so no deleted ciphertext
+ * stays in the WAL.
+ */
+#define WAL_PAGES		64
+#define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
+#define CHECKPOINT_WAIT_MS	50
 
 enum stmt {
 	ST_INSERT_SECRET,
@@ -134,6 +152,8 @@ struct bl_store {
 	const char	*limits_path;
 	char		 err[256];
 	int		 content_freed;	/* a commit removed content: checkpoint */
+	int		 busy_ms;	/* how long a lock is waited for */
+	int64_t		 busy_start;	/* when the current wait began (ms) */
 };
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
@@ -159,28 +179,90 @@ bl_store_error(const struct bl_store *s)
 	return s->err;
 }
 
+static int	 busy_wait(void *, int);
+
+/*
+ * 1 if a statement that found the database busy outside a transaction may run
+ * again (after a short wait, within the busy time limit). SQLite returns
+ * SQLITE_BUSY without calling the busy handler in a few WAL cases, e.g. while
+ * another connection rebuilds the WAL index (SQLITE_BUSY_RECOVERY).
+ */
+static int
+busy_again(struct bl_store *s, sqlite3 *db, int rc, int *n)
+{
+	if ((rc & 0xff) != SQLITE_BUSY || !sqlite3_get_autocommit(db))
+		return 0;
+	return busy_wait(s, (*n)++);
+}
+
 static enum bl_err
 exec(struct bl_store *s, sqlite3 *db, const char *sql)
 {
-	int	 rc;
+	int	 rc, n = 0;
 
-	if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK)
-		return fail(s, db, rc, sql);
+	while ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+		if (!busy_again(s, db, rc, &n))
+			return fail(s, db, rc, sql);
 	return BL_OK;
 }
 
 static int
-user_version(sqlite3 *db)
+user_version(struct bl_store *s, sqlite3 *db)
 {
 	sqlite3_stmt	*st;
-	int		 v = -1;
+	int		 v = -1, rc, n = 0;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	while ((rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL)) !=
+	    SQLITE_OK)
+		if (!busy_again(s, db, rc, &n))
+			return -1;
+	while ((rc = sqlite3_step(st)) != SQLITE_ROW && busy_again(s, db, rc, &n))
+		sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+/*
+ * Waits for a lock in short steps, up to s->busy_ms. SQLite's own busy handler
+ * sleeps up to 100 ms between tries, which under concurrent writers leaves
+ * the lock idle while the waiters sleep. Returns 0 to give up.
+ */
+static int
+busy_wait(void *arg, int n)
+{
+	struct bl_store	*s = arg;
+	struct timespec	 ts;
+	int64_t		 now = bl_now_ms();
+
+	if (n == 0)
+		s->busy_start = now;
+	if (now - s->busy_start >= s->busy_ms)
+		return 0;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (n < 20 ? 100L * (n + 1) : 2000L) * 1000;
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+/*
+ * After each commit: once the WAL holds WAL_PAGES pages, copies them back and
+ * truncates it, without waiting for other connections (a busy WAL is tried
+ * again at the next commit; what could be copied back meanwhile is).
+ */
+static int
+wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct bl_store	*s = arg;
+	int		 saved = s->busy_ms;
+
+	if (pages >= WAL_PAGES) {
+		s->busy_ms = 0;
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		s->busy_ms = saved;
+	}
+	return SQLITE_OK;
 }
 
 /*
@@ -195,7 +277,10 @@ open_db(struct bl_store *s, const char *path, const char *sync, const char *sche
 	sqlite3		*db = NULL;
 	enum bl_err	 e;
 	int		 rc, v;
-	char		 pragmas[160];
+	char		 pragmas[256];
+	/* The counters store (synchronous=OFF: its close-checkpoint costs no
+	 * fsync) keeps SQLite's default WAL handling. */
+	int		 keep_wal = schema == bl_schema_sql;
 
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOMUTEX, NULL);
@@ -204,12 +289,17 @@ open_db(struct bl_store *s, const char *path, const char *sync, const char *sche
 		goto err;
 	}
 	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(db, busy_wait, s);
+	if (keep_wal)
+		sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	snprintf(pragmas, sizeof(pragmas), "PRAGMA synchronous=%s;"
-	    "PRAGMA secure_delete=ON;PRAGMA trusted_schema=OFF;", sync);
+	    "PRAGMA secure_delete=ON;PRAGMA trusted_schema=OFF;"
+	    "PRAGMA journal_size_limit=%d;", sync, WAL_BYTES);
 	if ((e = exec(s, db, pragmas)) != BL_OK)
 		goto err;
-	if ((v = user_version(db)) < 0) {
+	if (keep_wal)
+		sqlite3_wal_hook(db, wal_hook, s);
+	if ((v = user_version(s, db)) < 0) {
 		e = fail(s, db, sqlite3_errcode(db), path);
 		goto err;
 	}
@@ -217,7 +307,7 @@ open_db(struct bl_store *s, const char *path, const char *sync, const char *sche
 		if ((e = exec(s, db, "PRAGMA journal_mode=WAL")) != BL_OK ||
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
 			goto err;
-		if (user_version(db) < version && (e = exec(s, db, schema)) != BL_OK) {
+		if (user_version(s, db) < version && (e = exec(s, db, schema)) != BL_OK) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto err;
 		}
@@ -259,6 +349,7 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BL_ERR_INTERNAL;
 	s->limits_path = cfg->limits_path;
+	s->busy_ms = BUSY_TIMEOUT_MS;
 	umask(077);
 	if ((e = open_db(s, cfg->db_path, "FULL", bl_schema_sql, SCHEMA_VERSION,
 	    &s->db)) != BL_OK) {
@@ -270,13 +361,17 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
 	return BL_OK;
 }
 
-/* Removes what a burn or last view left in the WAL, if no reader holds it. */
+/*
+ * Removes what a burn or last view left in the WAL: copies it back (where
+ * secure_delete has overwritten it) and truncates the WAL, waiting briefly for
+ * readers; if they hold it longer, the next such commit or cleanup does it.
+ */
 static void
 checkpoint(struct bl_store *s)
 {
-	sqlite3_busy_timeout(s->db, 0);
+	s->busy_ms = CHECKPOINT_WAIT_MS;
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	s->busy_ms = BUSY_TIMEOUT_MS;
 }
 
 void
@@ -543,14 +638,16 @@ bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
 {
 	sqlite3_stmt	*st;
 	enum bl_err	 e;
-	int		 rc, changed;
+	int		 rc, changed, n = 0;
 
 	if ((st = stmt(s, ST_LOOKUP)) == NULL)
 		return BL_ERR_STORE_UNAVAILABLE;
 	/* A bind that failed (out of memory) would look up NULL: a false 404. */
 	if ((rc = sqlite3_bind_blob(st, 1, hash, BL_HASH_BYTES, SQLITE_TRANSIENT)) != SQLITE_OK)
 		return fail(s, s->db, rc, "bind");
-	rc = sqlite3_step(st);
+	while ((rc = sqlite3_step(st)) != SQLITE_ROW && rc != SQLITE_DONE &&
+	    busy_again(s, s->db, rc, &n))
+		sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		read_row(st, r);
 	sqlite3_reset(st);
@@ -724,20 +821,24 @@ bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t expires, int64_t *count)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
+	int		 rc, n = 0;
 
 	if (open_limits(s) != BL_OK || (st = stmt(s, ST_COUNT)) == NULL)
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	sqlite3_bind_blob(st, 1, bucket, BL_HASH_BYTES, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, window_start);
 	sqlite3_bind_int64(st, 3, expires);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) != SQLITE_ROW && busy_again(s, s->limits, rc, &n))
+		sqlite3_reset(st);
+	if (rc == SQLITE_ROW) {
 		*count = sqlite3_column_int64(st, 0);
-	else
+		/* On to the end: the commit, then the WAL hook, happen there. */
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_DONE)
 		fail(s, s->limits, rc, "count");
 	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return rc == SQLITE_DONE ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 }
 
 /* Reads the count of bucket in the window starting at window_start (0 if none). */
