@@ -334,6 +334,7 @@ bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
 	if ((*out = calloc(1, sizeof(**out))) == NULL)
 		return BL_ERR_INTERNAL;
 	(*out)->limits_path = cfg->limits_path;
+	(*out)->busy_ms = BUSY_TIMEOUT_MS;
 	umask(077);
 	return BL_OK;
 }
