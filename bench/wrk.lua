@@ -1,0 +1,102 @@
+-- wrk.lua: the request of one benchmark case, and a machine-readable summary.
+-- Configured by the environment (bench/run.sh sets it):
+--   BL_METHOD     GET, POST or DELETE
+--   BL_PATH       path, or path prefix when a key is appended
+--   BL_KEY        one key appended to BL_PATH on every request
+--   BL_KEYS       file of "secretKey receiptKey" lines: every request takes the
+--                 next unused one (threads take disjoint slices)
+--   BL_KEY_COL    1 (secretKey, default) or 2 (receiptKey) of BL_KEYS
+--   BL_BODY       file whose contents are the JSON request body
+--   BL_THREADS    wrk's -t, so the threads can split BL_KEYS
+-- Every request carries X-Forwarded-For with a random IPv4 address: the
+-- programs trust 127.0.0.1 as a proxy, so the rate limiter counts every
+-- request (as deployed) without refusing the benchmark after 1000 a day.
+
+local threads = {}
+local counter = 0
+
+function setup(thread)
+	thread:set("id", counter)
+	counter = counter + 1
+	table.insert(threads, thread)
+end
+
+local method = os.getenv("BL_METHOD") or "GET"
+local path = os.getenv("BL_PATH") or "/"
+local key = os.getenv("BL_KEY")
+local keys = nil
+local nextkey = 1
+local body = nil
+local headers = {}
+bad = 0
+statuses = {}
+
+function init(args)
+	local nthreads = tonumber(os.getenv("BL_THREADS") or "1")
+	local col = tonumber(os.getenv("BL_KEY_COL") or "1")
+	local kf = os.getenv("BL_KEYS")
+	if kf then
+		keys = {}
+		local i = 0
+		for line in io.lines(kf) do
+			if i % nthreads == id then
+				local s, r = line:match("^(%S+)%s+(%S+)")
+				table.insert(keys, col == 2 and r or s)
+			end
+			i = i + 1
+		end
+	end
+	local bf = os.getenv("BL_BODY")
+	if bf then
+		local f = assert(io.open(bf, "rb"))
+		body = f:read("*a")
+		f:close()
+		headers["Content-Type"] = "application/json"
+	elseif method ~= "GET" then
+		-- as fetch() sends an empty POST or DELETE (lighttpd answers 411 without)
+		body = ""
+	end
+	math.randomseed(os.time() * 100 + id)
+end
+
+function request()
+	local p = path
+	if keys then
+		-- Past the end the keys repeat: those requests fail (410) and are counted.
+		p = path .. keys[(nextkey - 1) % #keys + 1]
+		nextkey = nextkey + 1
+	elseif key then
+		p = path .. key
+	end
+	headers["X-Forwarded-For"] = string.format("10.%d.%d.%d",
+		math.random(0, 255), math.random(0, 255), math.random(1, 254))
+	return wrk.format(method, p, headers, body)
+end
+
+function response(status, hdrs, b)
+	if status ~= 200 then
+		bad = bad + 1
+		statuses[status] = (statuses[status] or 0) + 1
+	end
+end
+
+function done(summary, latency, requests)
+	local nbad, codes = 0, {}
+	for _, t in ipairs(threads) do
+		nbad = nbad + (t:get("bad") or 0)
+		local sc = t:get("statuses")
+		if sc then
+			for k, v in pairs(sc) do codes[k] = (codes[k] or 0) + v end
+		end
+	end
+	local cs = {}
+	for k, v in pairs(codes) do table.insert(cs, k .. ":" .. v) end
+	local e = summary.errors
+	io.write(string.format("RESULT requests=%d duration_us=%d rps=%.1f p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f bad=%d sockerr=%d codes=%s\n",
+		summary.requests, summary.duration,
+		summary.requests / (summary.duration / 1e6),
+		latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+		latency.mean / 1000, nbad,
+		e.connect + e.read + e.write + e.timeout,
+		#cs > 0 and table.concat(cs, ",") or "-"))
+end
