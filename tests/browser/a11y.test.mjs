@@ -183,7 +183,7 @@ describe('accessibility', { skip: skip || false }, () => {
 		assert.equal(await p.getAttribute('#passphrase', 'type'), 'text');
 		const rest = await tabTo(p, 'create-button');
 		assert.deepEqual(rest, ['deletable', 'create-button']);
-		assert.ok(stops.length <= 3, `few stops before the text: ${stops.join(' ')}`);
+		assert.ok(stops.length <= 6, `few stops before the text: ${stops.join(' ')}`);
 		await p.keyboard.press('Enter');
 		await shown(p, 'result-view');
 		assert.equal((await focused(p)).name, 'result-title');
