@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { startServer } from '../lib/server.mjs';
-import { missing, launch, newContext, createSecret, shown, api, ROOT } from './helpers.mjs';
+import { missing, launch, newContext, createSecret, shown, api, axeViolations, ROOT } from './helpers.mjs';
 
 const run = promisify(execFile);
 const skip = missing();
@@ -65,6 +65,7 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		await page.goto(srv.base + '/dashboard');
 		await shown(page, 'signin-view');
 		assert.equal(await page.isVisible('#signup-form'), true, 'sign-up is open');
+		assert.deepEqual(await axeViolations(page), [], 'sign-in view');
 
 		// Sign up: the dashboard shows, with an HttpOnly, SameSite=Strict cookie.
 		await page.fill('#signup-email', EMAIL);
@@ -90,6 +91,7 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		assert.equal(await page.isVisible('#copy-key'), true);
 		assert.match(await page.textContent('#keys-body'), /laptop CLI/);
 		assert.ok(!(await page.textContent('#keys-body')).includes(key), 'the list shows only the prefix');
+		assert.deepEqual(await axeViolations(page), [], 'dashboard with a new key');
 
 		// Use it: the CLI (client-side encryption) and curl (server-side).
 		const sent = await cli(srv.base, ['--json', 'made by the CLI'], { BURNLINK_API_KEY: key });
@@ -116,6 +118,7 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		assert.match(await page.textContent('#usage-hour'), /^1 of 100$/);
 		assert.match(await page.textContent('#usage-keys'), /^2 of 1000$/);
 		assert.match(await page.textContent('#keys-body'), /ago|now/, 'last used is shown');
+		assert.deepEqual(await axeViolations(page), [], 'dashboard with secrets');
 
 		// Burn the CLI's secret (the oldest row): two presses.
 		const oldest = rows[rows.length - 1].id;

@@ -8,6 +8,7 @@ import {
 	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
 	setMessage, copyText,
 } from './common.js';
+import { csrfToken, showAccount } from './account.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -343,11 +344,22 @@ function setBusy(on) {
 }
 
 // Post the body with upload progress (fetch cannot report it).
-function upload(body, onProgress) {
+// Signed in, the secret is the account's: the session's CSRF token goes with it
+// (asked again once if the session changed in another tab meanwhile).
+async function upload(body, onProgress) {
+	const res = await send(body, onProgress, await csrfToken());
+	if (res.status === 403 && res.data && res.data.code === 'CSRF_REJECTED')
+		return send(body, onProgress, await csrfToken(true));
+	return res;
+}
+
+function send(body, onProgress, token) {
 	return new Promise((resolve) => {
 		const xhr = new XMLHttpRequest();
 		xhr.open('POST', apiUrl());
 		xhr.setRequestHeader('Content-Type', 'application/json');
+		if (token)
+			xhr.setRequestHeader('X-CSRF-Token', token);
 		xhr.setRequestHeader('Accept', 'application/json');
 		xhr.responseType = 'text';
 		xhr.upload.onprogress = (e) => {
@@ -526,3 +538,5 @@ $('create-another').addEventListener('click', () => {
 });
 
 updateMeter();
+
+showAccount($('account-nav'));

@@ -1,0 +1,82 @@
+// account.js: the signed-in session as the pages see it (GET /api/session),
+// the account API calls with their CSRF token, and the "signed in as" line of
+// the page header. The session cookie is HttpOnly: scripts never see it, only
+// the CSRF token the session answer carries.
+
+import { siteRoot, el } from './common.js';
+
+let current = null;	// Promise of the last session answer
+
+// One call of an account endpoint (path below /api/, e.g. "keys/3"). Resolves
+// to {ok, status, data, headers}; a network failure is status 0, NETWORK_ERROR.
+// State-changing calls carry the session's X-CSRF-Token.
+export async function call(method, path, body) {
+	const init = {
+		method,
+		headers: { Accept: 'application/json' },
+		cache: 'no-store',
+		credentials: 'same-origin',
+		referrerPolicy: 'no-referrer',
+	};
+	if (method !== 'GET' && method !== 'HEAD') {
+		const token = await csrfToken();
+		if (token)
+			init.headers['X-CSRF-Token'] = token;
+	}
+	if (body !== undefined) {
+		init.headers['Content-Type'] = 'application/json';
+		init.body = JSON.stringify(body);
+	}
+	let res;
+	try {
+		res = await fetch(siteRoot() + 'api/' + path, init);
+	} catch {
+		return { ok: false, status: 0, data: { code: 'NETWORK_ERROR' }, headers: new Headers() };
+	}
+	let data = null;
+	try {
+		data = await res.json();
+	} catch {
+		data = null;
+	}
+	if (!data || typeof data !== 'object')
+		data = res.ok ? {} : { code: res.status >= 500 ? 'INTERNAL_ERROR' : 'UNEXPECTED' };
+	// Answers that describe the session replace the one we know.
+	if ('signedIn' in data)
+		current = Promise.resolve(data);
+	else if (data.code === 'NOT_SIGNED_IN')
+		current = Promise.resolve({ signedIn: false });
+	return { ok: res.ok, status: res.status, data, headers: res.headers };
+}
+
+// The session: {signedIn, signup, account?, csrfToken?, expiresAt?}. Asked
+// once per page unless refresh is set; a failure counts as signed out.
+export function session(refresh) {
+	if (!current || refresh)
+		current = call('GET', 'session').then((r) => (r.ok ? r.data : { signedIn: false, failed: true }));
+	return current;
+}
+
+// The CSRF token of the signed-in session, or null.
+export async function csrfToken(refresh) {
+	const s = await session(refresh);
+	return s.signedIn ? s.csrfToken : null;
+}
+
+// Fills the header's account line: who is signed in and a link to the
+// dashboard, or a sign-in link.
+export async function showAccount(nav) {
+	if (!nav)
+		return;
+	const s = await session();
+	const dash = siteRoot() + 'dashboard';
+	nav.replaceChildren();
+	if (s.signedIn) {
+		nav.append(
+			el('span', { class: 'who' }, 'Signed in as ', el('strong', { text: s.account.email })),
+			el('a', { href: dash, id: 'dashboard-link' }, 'Dashboard'));
+	} else if (!s.failed) {
+		nav.append(el('a', { href: dash, id: 'signin-link' }, 'Sign in'));
+	}
+	nav.hidden = nav.childElementCount === 0;
+}
