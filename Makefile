@@ -15,7 +15,7 @@ CPPFLAGS += -D_GNU_SOURCE -Ilib
 # Static linking: a CGI program pays its dynamic relocations on every request
 # (about 3 ms dynamically linked against OpenSSL, SQLite and json-c, 0.3 ms static).
 LDSTATIC ?= -static
-LIBS      = -lssl -lcrypto -lsqlite3 -ljson-c -lpthread -ldl -lm
+LIBS      = -lfcgi -lssl -lcrypto -lsqlite3 -ljson-c -lpthread -ldl -lm
 # The CGI programs confine themselves with seccomp (lib/sandbox.c);
 # `make SECCOMP=0` builds without it, for platforms that lack libseccomp.
 SECCOMP  ?= 1
@@ -44,7 +44,17 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
         test-asan test-valgrind asan install dist clean screenshots bench fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs
+	@$(MAKE) --no-print-directory programs $(QRCODE)
+
+# The page's QR-code library (npm, pinned by package-lock.json), served from
+# www/ (git-ignored). Without npm the page still works, without QR codes.
+QRCODE = www/assets/vendor/qrcode.js
+$(QRCODE): package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	    { [ -f node_modules/qrcode-generator/dist/qrcode.js ] && [ node_modules -nt package-lock.json ]; } || \
+	        npm ci --no-audit --no-fund --loglevel=error; \
+	    mkdir -p $(@D) && cp node_modules/qrcode-generator/dist/qrcode.js $@; \
+	else echo "make: npm is missing: the page works, without QR codes" >&2; fi
 
 # Install missing build packages first (a no-op when all are present).
 deps:
@@ -100,7 +110,7 @@ dyn: deps
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
 
 check: all
-	@sh scripts/deps.sh test
+	@sh scripts/deps.sh test browser
 	@$(MAKE) --no-print-directory $(UNIT_BIN) asan dyn
 	@sh tests/run.sh
 
