@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
-# Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits asan
+# Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits accounts asan
 #        valgrind fuzz-smoke faults security http cli browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits asan valgrind fuzz-smoke faults security http cli browser}
+suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http cli browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
@@ -76,9 +76,12 @@ for s in $suites; do
 	unit) unit ;;
 	cgi) node_suite cgi tests/cgi ;;
 	limits) node_suite limits tests/limits ;;
+	accounts) node_suite accounts tests/accounts ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-limits tests/limits BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	    node_suite asan-accounts tests/accounts BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
 	valgrind) node_suite valgrind-cgi tests/cgi BURNLINK_BIN="$top/build/dyn" \
 	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
