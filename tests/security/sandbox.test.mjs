@@ -1,0 +1,138 @@
+// sandbox.test.mjs: the CGI programs run confined: seccomp filter installed,
+// no new privileges, no core dumps; the filter kills execve, socket, fork and
+// ptrace and refuses what it does not list. The filter's behaviour is shown by
+// tests/security/sandbox_probe.c, which runs the same bl_sandbox() the
+// programs run first; the programs themselves are inspected through /proc
+// while they wait for their request body.
+
+import { test, describe, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, programPath } from '../lib/cgi.mjs';
+
+const PROBE = path.join(ROOT, 'build', 'security', 'sandbox_probe');
+const SANDBOX_O = path.join(ROOT, 'build', 'lib', 'sandbox.o');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-sandbox-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// The probe is linked with the object the programs are linked with.
+function buildProbe() {
+	const src = path.join(ROOT, 'tests', 'security', 'sandbox_probe.c');
+	const mt = (p) => (fs.existsSync(p) ? fs.statSync(p).mtimeMs : 0);
+	if (mt(PROBE) > mt(src) && mt(PROBE) > mt(SANDBOX_O)) return;
+	fs.mkdirSync(path.dirname(PROBE), { recursive: true });
+	const cflags = ['-D_GNU_SOURCE', '-Ilib', '-Ibuild', '-O1', '-g', '-Wall', '-Wextra'];
+	// make SECCOMP=0 builds a sandbox.o without the filter, and without libseccomp.
+	const withSeccomp = execFileSync('nm', [SANDBOX_O], { encoding: 'utf8' }).includes('seccomp_init');
+	execFileSync('cc', [...cflags, '-o', PROBE, src, SANDBOX_O, '-static',
+		...(withSeccomp ? ['-lseccomp'] : [])], { cwd: ROOT, stdio: 'inherit' });
+}
+
+function probe(...args) {
+	const r = spawnSync(PROBE, args, { cwd: tmp, encoding: 'utf8', timeout: 10000 });
+	return { out: r.stdout.trim(), status: r.status, signal: r.signal };
+}
+
+let enabled = false;
+before(() => {
+	assert.ok(fs.existsSync(SANDBOX_O), 'build/lib/sandbox.o is missing: run make');
+	buildProbe();
+	enabled = probe('enabled').out === '1';
+});
+
+describe('process hygiene (every build)', () => {
+	test('core dumps are off: RLIMIT_CORE 0 and not dumpable (its /proc entry belongs to root)', async (t) => {
+		if (process.getuid() !== 0) return t.skip('needs root to run the probe as nobody');
+		const child = spawn(PROBE, ['wait'], { cwd: tmp, uid: 65534, gid: 65534, stdio: ['pipe', 'pipe', 'inherit'] });
+		const done = new Promise((resolve) => child.on('close', resolve));
+		let limits = '', owner = -1;
+		for (let i = 0; i < 200; i++) {
+			try {
+				limits = fs.readFileSync(`/proc/${child.pid}/limits`, 'utf8');
+				owner = fs.statSync(`/proc/${child.pid}/status`).uid;
+				if (owner === 0 && /^Max core file size\s+0\s+0/m.test(limits)) break;
+			} catch { /* not yet */ }
+			await new Promise((r) => setTimeout(r, 10));
+		}
+		child.stdin.end();
+		await done;
+		assert.match(limits, /^Max core file size\s+0\s+0\s/m);
+		assert.equal(owner, 0, 'a process of nobody whose /proc files belong to root is not dumpable');
+	});
+
+	test('a crash leaves no core file', () => {
+		const r = probe('crash');
+		assert.equal(r.signal, 'SIGSEGV');
+		const cores = fs.readdirSync(tmp).filter((f) => /^core/.test(f));
+		assert.deepEqual(cores, []);
+	});
+});
+
+describe('seccomp filter', () => {
+	test('the production build has the filter (make SECCOMP=0 is the only way to drop it)', (t) => {
+		if (process.env.BURNLINK_EXPECT_NO_SECCOMP) return t.skip('built with SECCOMP=0');
+		assert.equal(enabled, true);
+	});
+
+	test('what the programs do is allowed: open, read, write', (t) => {
+		if (!enabled) return t.skip('built without seccomp');
+		assert.match(probe('read', '/etc/passwd').out, /^read=\d+$/);
+	});
+
+	for (const call of ['execve', 'socket', 'fork', 'ptrace']) {
+		test(`${call} kills the process with SIGSYS, before the call does anything`, (t) => {
+			if (!enabled) return t.skip('built without seccomp');
+			const r = probe(call);
+			assert.equal(r.signal, 'SIGSYS', `${call}: ${JSON.stringify(r)}`);
+			assert.equal(r.out, '', 'nothing after the call ran');
+		});
+	}
+
+	test('a call outside the allow-list that is not dangerous fails with EPERM', (t) => {
+		if (!enabled) return t.skip('built without seccomp');
+		const dir = path.join(tmp, 'not-made');
+		assert.equal(probe('mkdir', dir).out, 'mkdir=-1 errno=1');
+		assert.equal(fs.existsSync(dir), false);
+	});
+});
+
+// Starts a program that waits for a body it will not get, and reads its /proc entries.
+async function inspect(program, env) {
+	const child = spawn(programPath(program), [], {
+		env: { PATH: '/usr/bin:/bin', REQUEST_METHOD: 'POST', CONTENT_TYPE: 'application/json',
+			CONTENT_LENGTH: '100', PATH_INFO: '/AAAAAAAAAAAAAAAAAAAAAA', REMOTE_ADDR: '192.0.2.1',
+			BURNLINK_DB: path.join(tmp, 'p.db'), ...env },
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
+	const done = new Promise((resolve) => child.on('close', resolve));
+	// It is blocked in read() once /proc shows it sleeping on the pipe.
+	let status = '', limits = '';
+	for (let i = 0; i < 200; i++) {
+		try {
+			status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+			const wchan = fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8');
+			limits = fs.readFileSync(`/proc/${child.pid}/limits`, 'utf8');
+			if (/^State:\s+S/m.test(status) && /pipe|wait|read/.test(wchan) && /^Seccomp:\s+[12]/m.test(status)) break;
+			if (/^State:\s+S/m.test(status) && !enabled) break;
+		} catch { /* not there yet */ }
+		await new Promise((r) => setTimeout(r, 10));
+	}
+	child.stdin.end();
+	await done;
+	return { status, limits };
+}
+
+describe('the CGI programs confine themselves', () => {
+	for (const program of ['create', 'retrieve', 'delete']) {
+		test(`${program}: seccomp filter on, no new privileges, core size 0`, async (t) => {
+			const { status, limits } = await inspect(program, program === 'delete' ? { REQUEST_METHOD: 'DELETE' } : {});
+			assert.match(limits, /^Max core file size\s+0\s+0\s/m);
+			if (!enabled) return t.skip('built without seccomp');
+			assert.match(status, /^Seccomp:\s+2$/m);
+			assert.match(status, /^NoNewPrivs:\s+1$/m);
+		});
+	}
+});
