@@ -1,0 +1,33 @@
+// Schema version 3 (passwords, sessions) over a version-2 database: upgraded in
+// place on first use, accounts, keys and secrets kept.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { ROOT } from '../lib/cgi.mjs';
+import { accountsContext, Browser, admin, createWithKey, PASSWORD } from './helpers.mjs';
+
+test('a version-2 database is upgraded to version 3 in place; accounts, keys and secrets are kept', async () => {
+	const ctx = accountsContext();
+	const full = fs.readFileSync(path.join(ROOT, 'schema.sql'), 'utf8');
+	const v2 = full.slice(0, full.indexOf('-- Version 3')) + 'PRAGMA user_version = 2;\n';
+	const key = 'bl_' + crypto.randomBytes(32).toString('base64url');
+	const hash = crypto.createHash('sha256').update(key).digest('hex');
+	ctx.sql(`PRAGMA journal_mode=WAL; ${v2}
+		INSERT INTO accounts (name, created_at) VALUES ('old@example.org', 1);
+		INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (1, x'${hash}', '${key.slice(0, 11)}', 'old', 1);
+		INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, account_id, text_ct) VALUES
+			(x'${'11'.repeat(32)}', x'${'22'.repeat(32)}', 1, ${Date.now() + 3600e3}, 1, x'00');`);
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), '2');
+	assert.equal((await createWithKey(ctx, key)).status, 200, 'the old key works');
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), '3');
+	assert.match(ctx.sql('.tables'), /account_passwords/);
+	assert.match(ctx.sql('.tables'), /sessions/);
+	assert.equal(admin(ctx, ['account', 'password', 'old@example.org'], PASSWORD + '\n').code, 0);
+	const b = new Browser(ctx);
+	assert.equal((await b.signin('old@example.org')).status, 200);
+	const mine = (await b.req('mysecrets')).json.secrets;
+	assert.equal(mine.length, 2, 'the old secret and the new one');
+});
