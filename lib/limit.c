@@ -179,11 +179,15 @@ bl_ip_canon(const char *s, char out[BL_IP_TEXT])
 	return 0;
 }
 
+/* No real chain of proxies is longer; a longer header is not walked further. */
+#define BL_MAX_PROXY_HOPS	32
+
 /*
  * Sets r->client_ip: REMOTE_ADDR, unless that peer is a trusted proxy; then
  * X-Forwarded-For is read from the right, skipping trusted proxies, and the
- * first address not trusted is the client (a malformed entry ends the walk at
- * the hop that sent it). IPv6 clients are reduced to their /64.
+ * first address not trusted is the client (a malformed entry, or the end of
+ * BL_MAX_PROXY_HOPS trusted ones, ends the walk at the last hop reached).
+ * IPv6 clients are reduced to their /64.
  */
 void
 bl_client_ip(struct bl_req *r)
@@ -192,13 +196,14 @@ bl_client_ip(struct bl_req *r)
 	const char	*peer = bl_req_env(r, "REMOTE_ADDR");
 	struct addr	 client, hop;
 	size_t		 end, start;
+	int		 hops = 0;
 
 	snprintf(r->client_ip, sizeof(r->client_ip), "unknown");
 	if (peer == NULL || addr_parse(peer, strlen(peer), &client) != 0)
 		return;
 	if (xff != NULL && r->cfg.trusted_proxies != NULL && trusted(r, &client)) {
 		end = strlen(xff);
-		while (end > 0) {
+		while (end > 0 && hops++ < BL_MAX_PROXY_HOPS) {
 			start = end;
 			while (start > 0 && xff[start - 1] != ',')
 				start--;

@@ -59,6 +59,16 @@ test('a spoofed X-Forwarded-For is ignored: only untrusted peers and the rightmo
 	assert.equal(counted(ctx, '2001:db8:ffff:1::1'), 1);
 });
 
+test('a chain of trusted proxies is walked for at most 32 hops', async () => {
+	const ctx = newCtx({ BURNLINK_TRUSTED_PROXIES: '10.0.0.0/8' });
+	const chain = (n) => Array.from({ length: n }, (_, i) => `10.2.${i >> 8}.${i & 255}`);
+	await hit(ctx, { ip: '10.0.0.1', xff: ['198.51.100.31', ...chain(31)].join(', ') });
+	assert.equal(counted(ctx, '198.51.100.31'), 1, '31 trusted hops, then the client');
+	await hit(ctx, { ip: '10.0.0.1', xff: ['198.51.100.40', ...chain(40)].join(', ') });
+	assert.equal(counted(ctx, '198.51.100.40'), 0, 'not reached');
+	assert.equal(counted(ctx, '10.2.0.8'), 1, 'the 32nd hop from the right is counted');
+});
+
 test('IPv6 proxies and CIDRs; IPv6 clients are counted per /64', async () => {
 	const ctx = newCtx({ BURNLINK_TRUSTED_PROXIES: '2001:db8:cafe::/48' });
 	await hit(ctx, { ip: '2001:db8:cafe::1', xff: '2a00:1450:4001:81c::200e' });
