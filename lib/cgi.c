@@ -508,22 +508,69 @@ drain(struct bl_req *r)
 	bl_wipe(buf, sizeof(buf));
 }
 
+/* Hands r the stores kept from the last request, if they are for its files. */
+static void
+keep_lend(struct bl_keep *k, struct bl_req *r)
+{
+	if (k->store != NULL && strcmp(k->db_path, r->cfg.db_path) == 0)
+		r->store = k->store;
+	else
+		bl_store_close(k->store);
+	if (k->counters != NULL && strcmp(k->limits_path, r->cfg.limits_path) == 0)
+		r->counters = k->counters;
+	else
+		bl_store_close(k->counters);
+	free(k->db_path);
+	free(k->limits_path);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Takes r's stores back for the next request, readied (bl_store_idle()). */
+static void
+keep_take(struct bl_keep *k, struct bl_req *r)
+{
+	if (r->store != NULL && bl_store_idle(r->store) == 0 &&
+	    (k->db_path = strdup(r->cfg.db_path)) != NULL) {
+		k->store = r->store;
+		r->store = NULL;
+	}
+	if (r->counters != NULL && bl_store_idle(r->counters) == 0 &&
+	    (k->limits_path = strdup(r->cfg.limits_path)) != NULL) {
+		k->counters = r->counters;
+		r->counters = NULL;
+	}
+}
+
+/* Closes the kept stores. */
+void
+bl_keep_free(struct bl_keep *k)
+{
+	bl_store_close(k->store);
+	bl_store_close(k->counters);
+	free(k->db_path);
+	free(k->limits_path);
+	memset(k, 0, sizeof(*k));
+}
+
 /*
- * Runs handler for one CGI request: sets up the request, lets the handler
- * respond, turns a returned error into the JSON error body, frees everything.
+ * Runs handler for one request over io: sets up the request, lets the handler
+ * respond, turns a returned error into the JSON error body, reads what is left
+ * of the body, wipes and frees everything. With keep (FastCGI), the stores are
+ * lent to the request and taken back for the next one.
  */
-int
-bl_serve(enum bl_err (*handler)(struct bl_req *))
+void
+bl_serve_one(enum bl_err (*handler)(struct bl_req *), const struct bl_io *io,
+    struct bl_keep *keep, int confined)
 {
 	struct bl_req	 r;
 	enum bl_err	 e;
-	int		 confined;
 
-	confined = bl_sandbox() == 0;
-	e = bl_req_init(&r, &bl_cgi_io);
+	e = bl_req_init(&r, io);
 	if (e == BL_OK && !confined)
 		e = bl_req_fail(&r, BL_ERR_INTERNAL,
 		    "cannot install the seccomp sandbox (build with make SECCOMP=0 where seccomp is unavailable)");
+	if (e == BL_OK && keep != NULL)
+		keep_lend(keep, &r);
 	if (e == BL_OK)
 		e = handler(&r);
 	if (e != BL_OK && !r.responded)
@@ -531,6 +578,32 @@ bl_serve(enum bl_err (*handler)(struct bl_req *))
 	if (e == BL_ERR_INTERNAL)
 		bl_log(&r, "request failed: %s", r.hint[0] ? r.hint : "internal error");
 	drain(&r);
+	if (keep != NULL)
+		keep_take(keep, &r);
 	bl_req_free(&r);
+}
+
+/*
+ * The main loop of every program: FastCGI when the web server started it as a
+ * FastCGI responder (bl_fcgi_serve()), else one CGI request. A CGI process
+ * ends with _exit() once the response is written and everything is wiped and
+ * freed: the exit handlers would only run OpenSSL's cleanup (about 0.5 M
+ * instructions after a cipher was used). Sanitizer builds return instead, so
+ * LeakSanitizer's exit-time check runs.
+ */
+int
+bl_serve(enum bl_err (*handler)(struct bl_req *))
+{
+	if (bl_fcgi_listening())
+		return bl_fcgi_serve(handler);
+	bl_serve_one(handler, &bl_cgi_io, NULL, bl_sandbox() == 0);
+#if defined(__SANITIZE_ADDRESS__)
 	return 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return 0;
+#endif
+#endif
+	fflush(stderr);
+	_exit(0);
 }

@@ -166,6 +166,24 @@ void		 bl_create_free(struct bl_create *);
 int		 bl_sandbox(void);
 int		 bl_sandbox_enabled(void);
 
+/*
+ * FastCGI mode (fcgi.c): the stores a process keeps open from one request to
+ * the next, with the paths they were opened for (a request whose configuration
+ * names other files gets its own).
+ */
+struct bl_keep {
+	struct bl_store	*store;
+	char		*db_path;
+	struct bl_store	*counters;
+	char		*limits_path;
+};
+int		 bl_fcgi_listening(void);
+int		 bl_fcgi_serve(enum bl_err (*)(struct bl_req *));
+void		 bl_serve_one(enum bl_err (*)(struct bl_req *), const struct bl_io *,
+		    struct bl_keep *, int confined);
+void		 bl_keep_free(struct bl_keep *);
+int		 bl_store_idle(struct bl_store *);
+
 /* state and helpers used by the operations */
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);

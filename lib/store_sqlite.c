@@ -149,7 +149,7 @@ struct bl_store {
 	sqlite3		*db;
 	sqlite3		*limits;
 	sqlite3_stmt	*st[ST__MAX];
-	const char	*limits_path;
+	char		*limits_path;	/* a copy: a kept store outlives its request */
 	char		 err[256];
 	int		 content_freed;	/* a commit removed content: checkpoint */
 	int		 busy_ms;	/* how long a lock is waited for */
@@ -333,7 +333,11 @@ bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
 {
 	if ((*out = calloc(1, sizeof(**out))) == NULL)
 		return BL_ERR_INTERNAL;
-	(*out)->limits_path = cfg->limits_path;
+	if (((*out)->limits_path = strdup(cfg->limits_path)) == NULL) {
+		free(*out);
+		*out = NULL;
+		return BL_ERR_INTERNAL;
+	}
 	(*out)->busy_ms = BUSY_TIMEOUT_MS;
 	umask(077);
 	return BL_OK;
@@ -349,12 +353,16 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BL_ERR_INTERNAL;
-	s->limits_path = cfg->limits_path;
+	if ((s->limits_path = strdup(cfg->limits_path)) == NULL) {
+		free(s);
+		return BL_ERR_INTERNAL;
+	}
 	s->busy_ms = BUSY_TIMEOUT_MS;
 	umask(077);
 	if ((e = open_db(s, cfg->db_path, "FULL", bl_schema_sql, SCHEMA_VERSION,
 	    &s->db)) != BL_OK) {
 		snprintf(err, errlen, "%s", s->err);
+		free(s->limits_path);
 		free(s);
 		return e;
 	}
@@ -388,7 +396,36 @@ bl_store_close(struct bl_store *s)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
 	sqlite3_close(s->limits);
+	free(s->limits_path);
 	free(s);
+}
+
+/*
+ * Readies a store kept open for the next request (FastCGI): the checkpoint a
+ * deletion asked for is done now, every statement is reset and unbound (no
+ * pointer into the finished request stays bound) and the error text cleared.
+ * 0 if the store can be kept; -1 if a transaction is still open (it should
+ * never be), in which case the caller closes it.
+ */
+int
+bl_store_idle(struct bl_store *s)
+{
+	int	 i;
+
+	if (s->content_freed)
+		checkpoint(s);
+	s->content_freed = 0;
+	for (i = 0; i < ST__MAX; i++)
+		if (s->st[i] != NULL) {
+			sqlite3_reset(s->st[i]);
+			sqlite3_clear_bindings(s->st[i]);
+		}
+	s->err[0] = '\0';
+	s->busy_ms = BUSY_TIMEOUT_MS;
+	if ((s->db != NULL && !sqlite3_get_autocommit(s->db)) ||
+	    (s->limits != NULL && !sqlite3_get_autocommit(s->limits)))
+		return -1;
+	return 0;
 }
 
 /* The prepared statement for id, reset and unbound; NULL on failure. */
