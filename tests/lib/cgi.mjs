@@ -94,6 +94,14 @@ export function parseCgi(out) {
 	return { status: Number(m[1]), headers, body, json, headLines: lines };
 }
 
+// 1 when out holds a whole CGI response: the header and Content-Length body bytes.
+function responseComplete(out) {
+	const sep = out.indexOf('\r\n\r\n');
+	if (sep < 0) return false;
+	const m = /\r\ncontent-length:\s*(\d+)/i.exec('\r\n' + out.subarray(0, sep).toString('latin1'));
+	return m !== null && out.length - sep - 4 >= Number(m[1]);
+}
+
 /*
  * Runs one program as a CGI request and resolves to
  * { status, headers, body, json, stderr, code, signal, raw, ms }.
@@ -104,7 +112,9 @@ export function parseCgi(out) {
  *                null omits it)
  *   contentLength CONTENT_LENGTH override (default the body's byte length)
  *   env          more variables; a value of undefined or null removes one
- *   stdinOpen    keep stdin open (never end it) until the program exits
+ *   stdinOpen    keep stdin open and empty until the whole response (header
+ *                and Content-Length bytes) has been written, then end it: the
+ *                program must answer without waiting for the body
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
@@ -151,7 +161,17 @@ export function runCgi(program, opts = {}) {
 		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
 		const out = [], err = [];
 		let killedByUs = false, timedOut = false;
-		child.stdout.on('data', (c) => out.push(c));
+		let answered = false;
+		child.stdout.on('data', (c) => {
+			out.push(c);
+			// stdinOpen: once the whole response is out, end the body (the
+			// program may read and discard the rest of an unread body after
+			// answering, as the servers that stream bodies need).
+			if (opts.stdinOpen && !answered && responseComplete(Buffer.concat(out))) {
+				answered = true;
+				child.stdin.end();
+			}
+		});
 		child.stderr.on('data', (c) => err.push(c));
 		// The program may exit without reading (413): ignore EPIPE.
 		child.stdin.on('error', () => {});
@@ -166,7 +186,7 @@ export function runCgi(program, opts = {}) {
 		child.on('close', (code, signal) => {
 			clearTimeout(timer);
 			clearTimeout(killTimer);
-			if (opts.stdinOpen) child.stdin.destroy();
+			if (opts.stdinOpen && !child.stdin.destroyed) child.stdin.destroy();
 			const raw = Buffer.concat(out);
 			const stderr = Buffer.concat(err).toString('utf8');
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
