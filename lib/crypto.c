@@ -102,7 +102,8 @@ bl_b64_decoded_len(const char *s, size_t len)
 
 /*
  * Decodes canonical standard base64 (padding required, no whitespace, unused
- * bits zero). Returns a malloc'd buffer (plus a NUL) or NULL if s is not canonical.
+ * bits zero). Returns a malloc'd buffer (plus a NUL), or NULL with errno EINVAL
+ * if s is not canonical, ENOMEM if memory ran out.
  */
 unsigned char *
 bl_b64_decode(const char *s, size_t len, size_t *outlen)
@@ -112,10 +113,14 @@ bl_b64_decode(const char *s, size_t len, size_t *outlen)
 	char		 re[5];
 	size_t		 n;
 
-	if ((n = bl_b64_decoded_len(s, len)) == SIZE_MAX || len > INT_MAX)
+	if ((n = bl_b64_decoded_len(s, len)) == SIZE_MAX || len > INT_MAX) {
+		errno = EINVAL;
 		return NULL;
-	if ((out = malloc(len / 4 * 3 + 1)) == NULL)
+	}
+	if ((out = malloc(len / 4 * 3 + 1)) == NULL) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	if (len > 0 && EVP_DecodeBlock(out, (const unsigned char *)s, (int)len) < 0)
 		goto bad;
 	/* Canonical: the last quantum re-encodes to itself. */
@@ -131,6 +136,7 @@ bl_b64_decode(const char *s, size_t len, size_t *outlen)
 	return out;
 bad:
 	bl_free_wipe(out, len / 4 * 3 + 1);
+	errno = EINVAL;
 	return NULL;
 }
 
@@ -156,19 +162,25 @@ bl_b64url_encode(const unsigned char *in, size_t len, size_t *outlen)
 	return out;
 }
 
-/* Decodes canonical url-safe base64 without padding; NULL if malformed. */
+/* Decodes canonical url-safe base64 without padding; NULL with errno as bl_b64_decode. */
 unsigned char *
 bl_b64url_decode(const char *s, size_t len, size_t *outlen)
 {
 	unsigned char	*out = NULL;
 	char		*tmp;
 	size_t		 i, n;
+	int		 saved;
 
-	if (len % 4 == 1 || len > SIZE_MAX - 4)
+	if (len % 4 == 1 || len > SIZE_MAX - 4) {
+		errno = EINVAL;
 		return NULL;
+	}
 	n = (len + 3) / 4 * 4;
-	if ((tmp = malloc(n)) == NULL)
+	if ((tmp = malloc(n)) == NULL) {
+		errno = ENOMEM;
 		return NULL;
+	}
+	errno = EINVAL;
 	for (i = 0; i < len; i++) {
 		char c = s[i];
 		if (c == '-')
@@ -183,7 +195,9 @@ bl_b64url_decode(const char *s, size_t len, size_t *outlen)
 		tmp[i] = '=';
 	out = bl_b64_decode(tmp, n, outlen);
 out:
+	saved = errno;
 	bl_free_wipe(tmp, n);
+	errno = saved;
 	return out;
 }
 

@@ -1,4 +1,5 @@
 /* json.c: parsing request bodies and validating the create request against its table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,14 +321,18 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
 		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
 		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
 	if ((it->buf = bl_b64_decode(json_object_get_string(ct),
-	    (size_t)json_object_get_string_len(ct), &it->len)) == NULL)
+	    (size_t)json_object_get_string_len(ct), &it->len)) == NULL && errno == ENOMEM)
+		return BL_ERR_INTERNAL;
+	if (it->buf == NULL)
 		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
 		    "%s.ciphertext must be canonical standard base64 with padding.", what);
 	if (it->len < BL_TAG_BYTES)
 		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
 		    "%s.ciphertext is shorter than the 16-byte AES-GCM tag.", what);
 	if ((ivb = bl_b64_decode(json_object_get_string(iv),
-	    (size_t)json_object_get_string_len(iv), &n)) == NULL || n != BL_IV_BYTES) {
+	    (size_t)json_object_get_string_len(iv), &n)) == NULL && errno == ENOMEM)
+		return BL_ERR_INTERNAL;
+	if (ivb == NULL || n != BL_IV_BYTES) {
 		free(ivb);
 		return bl_req_fail(r, BL_ERR_INVALID_IV,
 		    "%s.iv must be canonical base64 of exactly 12 bytes (16 characters).", what);
@@ -402,7 +407,9 @@ parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxpla
 	if (n != SIZE_MAX && n > maxplain)
 		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
 		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
-	if ((it->buf = bl_b64_decode(b64, len, &it->len)) == NULL)
+	if ((it->buf = bl_b64_decode(b64, len, &it->len)) == NULL && errno == ENOMEM)
+		return BL_ERR_INTERNAL;
+	if (it->buf == NULL)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "%s: the data URL's payload must be canonical base64 with padding.", what);
 	it->enc = 0;
