@@ -127,7 +127,7 @@ export function outcomeProblems(r, okStatus = 200) {
 
 // The allocation numbers to fail: all of them when BURNLINK_FAULTS_FULL=1,
 // else the first and last `edge` and an even spread of `budget` in between.
-export function failPoints(total, { edge = 40, budget = 60 } = {}) {
+export function failPoints(total, { edge = 25, budget = 35 } = {}) {
 	if (process.env.BURNLINK_FAULTS_FULL === '1' || total <= 2 * edge + budget)
 		return Array.from({ length: total }, (_, i) => i + 1);
 	const pts = new Set();
