@@ -1,10 +1,9 @@
 /* fcgi.c: FastCGI mode: the same programs as FastCGI responders, over libfcgi. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -112,14 +111,16 @@ bl_fcgi_serve(enum bl_err (*handler)(struct bl_req *))
 	FCGX_Request	 q;
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
 	struct bl_keep	 keep;
-	struct rlimit	 rl = { 0, 0 };
 
-	/* No core dumps of a process that holds keys (as bl_sandbox() does). */
-	setrlimit(RLIMIT_CORE, &rl);
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	memset(&keep, 0, sizeof(keep));
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&q, 0, 0) != 0)
 		return 1;
+	/* No core dumps, and the seccomp filter with accept on the listening socket. */
+	if (bl_sandbox_fcgi() != 0) {
+		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
+		    "(build with make SECCOMP=0 where seccomp is unavailable)\n");
+		return 1;
+	}
 	io.ctx = &q;
 	while (FCGX_Accept_r(&q) >= 0) {
 		bl_serve_one(handler, &io, &keep, 1);

@@ -164,6 +164,7 @@ void		 bl_create_free(struct bl_create *);
 
 /* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
 int		 bl_sandbox(void);
+int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);
 
 /*

@@ -80,8 +80,24 @@ static const int killed[] = {
 	SCMP_SYS(memfd_create), SCMP_SYS(personality),
 };
 
+/*
+ * A FastCGI responder also takes connections on its listening socket (fd 0,
+ * FCGI_LISTENSOCK_FILENO) and talks over them; accept is allowed on fd 0 only.
+ */
+static const int fcgi_allowed[] = {
+	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
+	SCMP_SYS(shutdown), SCMP_SYS(getpeername), SCMP_SYS(getsockname),
+	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt),
+};
+
 static int
-install_filter(void)
+is_fcgi_accept(int nr, int fcgi)
+{
+	return fcgi && (nr == SCMP_SYS(accept) || nr == SCMP_SYS(accept4));
+}
+
+static int
+install_filter(int fcgi)
 {
 	scmp_filter_ctx	 ctx;
 	size_t		 i;
@@ -93,10 +109,22 @@ install_filter(void)
 		if (allowed[i] >= 0 &&
 		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0) != 0)
 			goto out;
-	for (i = 0; i < sizeof(killed) / sizeof(killed[0]); i++)
-		if (killed[i] >= 0 &&
-		    seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, killed[i], 0) != 0)
+	for (i = 0; fcgi && i < sizeof(fcgi_allowed) / sizeof(fcgi_allowed[0]); i++)
+		if (fcgi_allowed[i] >= 0 &&
+		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, fcgi_allowed[i], 0) != 0)
 			goto out;
+	for (i = 0; i < sizeof(killed) / sizeof(killed[0]); i++) {
+		if (killed[i] < 0)
+			continue;
+		if (is_fcgi_accept(killed[i], fcgi)) {
+			if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, killed[i], 1,
+			    SCMP_A0(SCMP_CMP_EQ, 0)) != 0)
+				goto out;
+			continue;
+		}
+		if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, killed[i], 0) != 0)
+			goto out;
+	}
 	/* seccomp_load sets no_new_privs first (SCMP_FLTATR_CTL_NNP is on). */
 	if (seccomp_load(ctx) != 0)
 		goto out;
@@ -121,11 +149,11 @@ bl_sandbox_enabled(void)
 /*
  * Makes the process unable to leave keys or plaintext on disk through a core
  * dump (RLIMIT_CORE 0, not dumpable, which also bars ptrace by the same user),
- * then confines it to the system calls it uses. 0 on success, -1 if any step
- * failed (the caller refuses to serve).
+ * then confines it to the system calls it uses (fcgi: and those of a FastCGI
+ * responder). 0 on success, -1 if any step failed (the caller refuses to serve).
  */
-int
-bl_sandbox(void)
+static int
+sandbox(int fcgi)
 {
 	struct rlimit	 rl = { 0, 0 };
 	int		 rc = 0;
@@ -135,8 +163,22 @@ bl_sandbox(void)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
 		rc = -1;
 #ifdef BL_USE_SECCOMP
-	if (install_filter() != 0)
+	if (install_filter(fcgi) != 0)
 		rc = -1;
+#else
+	(void)fcgi;
 #endif
 	return rc;
+}
+
+int
+bl_sandbox(void)
+{
+	return sandbox(0);
+}
+
+int
+bl_sandbox_fcgi(void)
+{
+	return sandbox(1);
 }

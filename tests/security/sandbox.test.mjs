@@ -136,3 +136,27 @@ describe('the CGI programs confine themselves', () => {
 		});
 	}
 });
+
+describe('a FastCGI responder confines itself too', () => {
+	test('spawn-fcgi metadata: answers over FastCGI with Seccomp 2 and NoNewPrivs', async (t) => {
+		if (!enabled) return t.skip('built without seccomp');
+		for (const tool of ['spawn-fcgi', 'cgi-fcgi'])
+			if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return t.skip(`${tool} is not installed`);
+		const sock = path.join(tmp, 'fcgi.sock');
+		const pidFile = path.join(tmp, 'fcgi.pid');
+		const env = { ...process.env, BURNLINK_DB: path.join(tmp, 'f.db') };
+		assert.equal(spawnSync('spawn-fcgi', ['-s', sock, '-P', pidFile, '--', programPath('metadata')], { env }).status, 0);
+		const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+		try {
+			const r = spawnSync('cgi-fcgi', ['-bind', '-connect', sock], { encoding: 'utf8', timeout: 10000,
+				env: { PATH: process.env.PATH, REQUEST_METHOD: 'GET', PATH_INFO: '/AAAAAAAAAAAAAAAAAAAAAA', REMOTE_ADDR: '192.0.2.3' } });
+			assert.match(r.stdout, /"code":"NOT_FOUND"/);
+			const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+			assert.match(status, /^Seccomp:\s+2$/m);
+			assert.match(status, /^NoNewPrivs:\s+1$/m);
+			assert.match(fs.readFileSync(`/proc/${pid}/limits`, 'utf8'), /^Max core file size\s+0\s+0\s/m);
+		} finally {
+			process.kill(pid, 'SIGTERM');
+		}
+	});
+});
