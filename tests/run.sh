@@ -1,14 +1,14 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
 # Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits accounts asan
-#        valgrind fuzz-smoke faults security http cli browser screenshots)
+#        valgrind fuzz-smoke faults security http fastcgi cli browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http cli browser}
+suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http fastcgi cli browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
@@ -75,6 +75,8 @@ for s in $suites; do
 	case "$s" in
 	unit) unit ;;
 	cgi) node_suite cgi tests/cgi ;;
+	# The programs as FastCGI responders behind lighttpd mod_fastcgi.
+	fastcgi) node_suite fastcgi tests/fastcgi ;;
 	limits) node_suite limits tests/limits ;;
 	accounts) node_suite accounts tests/accounts ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \

@@ -1,0 +1,229 @@
+// fastcgi.test.mjs: the programs as FastCGI responders behind lighttpd's
+// mod_fastcgi (each process serves many requests with its database kept open):
+// the same answers as under CGI, nothing carried from one request to the next,
+// and secure deletion with a kept connection. One process per program, so
+// every request after the first reuses a process and its connections.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { webcrypto } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = path.resolve(ROOT, process.env.BURNLINK_BIN || 'cgi-bin');
+const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
+
+let dir, base, server, dataDir;
+
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const s = net.createServer();
+		s.once('error', reject);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => resolve(port));
+		});
+	});
+}
+
+function lighttpd() {
+	for (const d of ['/usr/sbin', '/usr/bin', '/usr/local/sbin']) {
+		if (fs.existsSync(path.join(d, 'lighttpd'))) return path.join(d, 'lighttpd');
+	}
+	throw new Error('lighttpd is not installed');
+}
+
+before(async () => {
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fastcgi-'));
+	fs.chmodSync(dir, 0o755);
+	dataDir = path.join(dir, 'data');
+	const binDir = path.join(dir, 'bin');
+	for (const d of [dataDir, binDir, path.join(dir, 'run'), path.join(dir, 'log'), path.join(dir, 'www')]) fs.mkdirSync(d);
+	for (const p of PROGRAMS) fs.copyFileSync(path.join(BIN, p), path.join(binDir, p));
+	for (const p of PROGRAMS) fs.chmodSync(path.join(binDir, p), 0o755);
+	fs.writeFileSync(path.join(dir, 'www', 'robots.txt'), 'ok\n');
+	const asRoot = process.getuid && process.getuid() === 0;
+	let user = '';
+	if (asRoot) {
+		try {
+			execFileSync('id', ['-u', 'www-data'], { stdio: 'ignore' });
+			user = 'www-data';
+		} catch { /* run as root */ }
+	}
+	if (user) {
+		for (const d of ['data', 'run', 'log']) execFileSync('chown', [`${user}:${user}`, path.join(dir, d)]);
+	}
+	const port = await freePort();
+	base = `http://127.0.0.1:${port}`;
+	const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${binDir}/${p}", "max-procs" => 1, "check-local" => "disable" )),`).join('\n');
+	const conf = `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+server.bind = "127.0.0.1"
+server.port = ${port}
+server.document-root = "${dir}/www"
+server.errorlog = "${dir}/log/error.log"
+server.pid-file = "${dir}/run/lighttpd.pid"
+server.max-request-size = 4100
+${user ? `server.username = "${user}"\nserver.groupname = "${user}"` : ''}
+setenv.add-environment = (
+	"BURNLINK_DB" => "${dataDir}/burnlink.db",
+	"BURNLINK_SECRET_FILE" => "${dataDir}/secret.key",
+	"BURNLINK_SITE_URL" => "https://burnlink.test",
+)
+$HTTP["request-method"] == "POST" {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/retrieve/$1" )
+}
+else $HTTP["request-method"] == "DELETE" {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/delete/$1" )
+}
+else {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/metadata/$1" )
+}
+fastcgi.server = (
+${fcgi}
+)
+`;
+	fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf);
+	server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
+	for (let i = 0; ; i++) {
+		try {
+			const r = await fetch(`${base}/robots.txt`);
+			await r.arrayBuffer();
+			break;
+		} catch {
+			if (i > 300) throw new Error('lighttpd did not start');
+			await new Promise((r) => setTimeout(r, 20));
+		}
+	}
+});
+
+after(async () => {
+	if (server) {
+		try {
+			process.kill(-server.pid, 'SIGTERM');
+		} catch { /* gone */ }
+		await new Promise((r) => { server.once('exit', r); setTimeout(r, 3000).unref(); });
+	}
+	if (dir && !process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function api(method, p, json) {
+	const init = { method, headers: {} };
+	if (json !== undefined) {
+		init.body = typeof json === 'string' ? json : JSON.stringify(json);
+		init.headers['Content-Type'] = 'application/json';
+	}
+	const res = await fetch(base + p, init);
+	const text = await res.text();
+	let body = null;
+	try { body = JSON.parse(text); } catch { /* not JSON */ }
+	return { status: res.status, headers: res.headers, body, text };
+}
+
+async function encrypt(text, raw) {
+	const key = await webcrypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt']);
+	const iv = webcrypto.getRandomValues(new Uint8Array(12));
+	const ct = await webcrypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(text));
+	return { ciphertext: Buffer.from(ct).toString('base64'), iv: Buffer.from(iv).toString('base64') };
+}
+
+async function decrypt(item, b64urlKey) {
+	const raw = Buffer.from(b64urlKey.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+	const key = await webcrypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['decrypt']);
+	const pt = await webcrypto.subtle.decrypt({ name: 'AES-GCM', iv: Buffer.from(item.iv, 'base64') },
+		key, Buffer.from(item.ciphertext, 'base64'));
+	return new TextDecoder().decode(pt);
+}
+
+test('client-side: create, metadata, one view, then 410 MAX_VIEWS_REACHED', async () => {
+	const item = await encrypt('fastcgi one-time', webcrypto.getRandomValues(new Uint8Array(32)));
+	const c = await api('POST', '/api/secrets', { text: item });
+	assert.equal(c.status, 200, c.text);
+	assert.match(c.body.secretUrl, /^https:\/\/burnlink\.test\/secret\/[A-Za-z0-9_-]{22}$/);
+	const k = c.body.metadata.secretKey;
+	const m = await api('GET', `/api/secrets/${k}`);
+	assert.equal(m.status, 200, m.text);
+	assert.equal(m.body.viewsRemaining, 1);
+	const r = await api('POST', `/api/secrets/${k}`);
+	assert.equal(r.status, 200, r.text);
+	assert.deepEqual(r.body.text, item);
+	const again = await api('POST', `/api/secrets/${k}`);
+	assert.equal(again.status, 410);
+	assert.equal(again.body.code, 'MAX_VIEWS_REACHED');
+	const receipt = await api('GET', `/api/secrets/${c.body.metadata.key}`);
+	assert.equal(receipt.body.state, 'exhausted');
+});
+
+test('server-side with a passphrase: wrong and missing refused, right one decrypts', async () => {
+	const c = await api('POST', '/api/secrets', { text: 'server side via fastcgi', passphrase: 'open sesame', maxViews: 2 });
+	assert.equal(c.status, 200, c.text);
+	const [, k, dkey] = c.body.secretUrl.match(/\/secret\/([A-Za-z0-9_-]{22})#key=([A-Za-z0-9_-]{43})$/);
+	const none = await api('POST', `/api/secrets/${k}`);
+	assert.equal(none.status, 403);
+	assert.equal(none.body.code, 'INVALID_PASSPHRASE');
+	const wrong = await api('POST', `/api/secrets/${k}`, { passphrase: 'wrong one' });
+	assert.equal(wrong.status, 403);
+	const ok = await api('POST', `/api/secrets/${k}`, { passphrase: 'open sesame' });
+	assert.equal(ok.status, 200, ok.text);
+	assert.equal(await decrypt(ok.body.text, dkey), 'server side via fastcgi');
+	assert.equal(ok.body.viewsRemaining, 1);
+});
+
+test('nothing carries over: each answer has its own request id, limits and no earlier content', async () => {
+	const c = await api('POST', '/api/secrets', { text: 'first request plaintext' });
+	assert.equal(c.status, 200);
+	const bad = await api('POST', '/api/secrets', '{"text": ');
+	assert.equal(bad.status, 400);
+	assert.equal(bad.body.code, 'INVALID_JSON');
+	assert.ok(!bad.text.includes('first request'), bad.text);
+	assert.ok(!bad.text.includes(c.body.metadata.secretKey));
+	assert.notEqual(bad.body.requestId, c.headers.get('x-request-id'));
+	const unknown = await api('GET', '/api/secrets/AAAAAAAAAAAAAAAAAAAAAA');
+	assert.equal(unknown.status, 404);
+	assert.equal(unknown.body.code, 'NOT_FOUND');
+	for (const r of [c, bad, unknown]) {
+		assert.match(r.headers.get('x-ratelimit-limit') || '', /^\d+$/);
+		assert.equal(r.headers.get('cache-control'), 'no-store');
+	}
+	// A counter that only grows: the same process counted both creates.
+	assert.ok(Number(bad.headers.get('x-ratelimit-remaining')) < Number(c.headers.get('x-ratelimit-remaining')));
+});
+
+test('burn by receipt, then 410 SECRET_BURNED; 405 with Allow on another method', async () => {
+	const c = await api('POST', '/api/secrets', { text: 'burn me' });
+	const b = await api('DELETE', `/api/secrets/${c.body.metadata.key}`);
+	assert.equal(b.status, 200, b.text);
+	assert.deepEqual(b.body, { success: true, state: 'burned' });
+	const m = await api('GET', `/api/secrets/${c.body.metadata.secretKey}`);
+	assert.equal(m.status, 410);
+	assert.equal(m.body.code, 'SECRET_BURNED');
+	const put = await api('PUT', `/api/secrets/${c.body.metadata.secretKey}`);
+	assert.equal(put.status, 405);
+	assert.match(put.headers.get('allow') || '', /GET/);
+});
+
+test('secure deletion with kept connections: no ciphertext left in the files after the last view', async () => {
+	const marker = Buffer.from(webcrypto.getRandomValues(new Uint8Array(48)));
+	const item = { ciphertext: marker.toString('base64'), iv: Buffer.alloc(12, 7).toString('base64') };
+	const c = await api('POST', '/api/secrets', { text: item });
+	assert.equal(c.status, 200, c.text);
+	const files = () => fs.readdirSync(dataDir).filter((f) => f.startsWith('burnlink.db')).map((f) => path.join(dataDir, f));
+	assert.ok(files().some((f) => fs.readFileSync(f).includes(marker)), 'control: the ciphertext is stored');
+	const r = await api('POST', `/api/secrets/${c.body.metadata.secretKey}`);
+	assert.equal(r.status, 200);
+	for (const f of files()) assert.ok(!fs.readFileSync(f).includes(marker), `ciphertext left in ${path.basename(f)}`);
+});
+
+test('many requests in a row on the same processes', async () => {
+	for (let i = 0; i < 30; i++) {
+		const c = await api('POST', '/api/secrets', { text: `n${i}` });
+		assert.equal(c.status, 200, c.text);
+		const [, k, dkey] = c.body.secretUrl.match(/\/secret\/([A-Za-z0-9_-]{22})#key=([A-Za-z0-9_-]{43})$/);
+		const r = await api('POST', `/api/secrets/${k}`);
+		assert.equal(await decrypt(r.body.text, dkey), `n${i}`);
+	}
+});
