@@ -3,25 +3,18 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { newCtx, cgi, sql, rl, seed, count, windowOf, createSecret } from './helpers.mjs';
+import { newCtx, cgi, sql, rl, seed, count, windowOf, createSecret, inOneWindow } from './helpers.mjs';
 
 const MIN = 60;
-
-// Waits out the last seconds of a minute so that one test's attempts share a window.
-async function freshMinute() {
-	const s = Math.floor(Date.now() / 1000) % MIN;
-	if (s >= MIN - 5) await new Promise((r) => setTimeout(r, (MIN - s + 0.2) * 1000));
-}
 
 function subject(secretKey, ip) {
 	return Buffer.concat([crypto.createHash('sha256').update(secretKey).digest(), Buffer.from(ip)]);
 }
 
-test('5 attempts a minute (empty ones too); the 6th is 429 TOO_MANY_ATTEMPTS, no view used', async () => {
+test('5 attempts a minute (empty ones too); the 6th is 429 TOO_MANY_ATTEMPTS, no view used', () => inOneWindow(MIN, async () => {
 	const ctx = newCtx();
 	const { secretKey } = await createSecret(ctx, { text: 'guarded', passphrase: 'right one', maxViews: 3 });
 	const ip = '198.51.100.60';
-	await freshMinute();
 	const [, minuteEnd] = windowOf(MIN);
 	const bodies = [undefined, { passphrase: 'wrong 1' }, {}, { passphrase: 'wrong 2' }, { passphrase: null }];
 	for (let i = 0; i < 5; i++) {
@@ -49,13 +42,12 @@ test('5 attempts a minute (empty ones too); the 6th is 429 TOO_MANY_ATTEMPTS, no
 	const plain = await cgi(ctx, 'retrieve', { ip, key: open });
 	assert.equal(plain.status, 200);
 	assert.deepEqual([rl(plain).limit, rl(plain).remaining], [1000, 993]);
-});
+}));
 
-test('the attempts of the last minute do not count in this one; burn attempts count the same way', async () => {
+test('the attempts of the last minute do not count in this one; burn attempts count the same way', () => inOneWindow(MIN, async () => {
 	const ctx = newCtx();
 	const { secretKey } = await createSecret(ctx, { text: 'guarded', passphrase: 'right one' });
 	const ip = '198.51.100.62';
-	await freshMinute();
 	const [start] = windowOf(MIN);
 	seed(ctx, 'passphrase', subject(secretKey, ip), start - MIN, MIN, 50);
 	seed(ctx, 'passphrase', subject(secretKey, ip), start, MIN, 4);
@@ -67,4 +59,4 @@ test('the attempts of the last minute do not count in this one; burn attempts co
 	assert.equal(sixth.json.code, 'TOO_MANY_ATTEMPTS');
 	assert.equal(sql(ctx.db, 'SELECT state FROM secrets'), '0', 'not burned');
 	assert.equal(count(ctx, 'passphrase', subject(secretKey, ip), start), 6);
-});
+}));
