@@ -142,8 +142,10 @@ bl_json_parse(struct bl_req *r)
 	/* The NUL after the body ends the input, so a bare literal completes. */
 	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len + 1);
 	if (o == NULL) {
+		/* What the tokener read: it stops at a NUL, the body may go on. */
+		i = json_tokener_get_parse_end(tok);
 		if (json_tokener_get_error(tok) == json_tokener_success &&
-		    !is_null_literal(r->body, r->body_len)) {
+		    !is_null_literal(r->body, i < r->body_len ? i : r->body_len)) {
 			/* json-c 0.16 says nothing else when it runs out of memory. */
 			bl_log(r, "the JSON parser returned nothing (out of memory?)");
 			e = BL_ERR_INTERNAL;
