@@ -60,9 +60,12 @@ bl_config_load(struct bl_config *cfg, const struct bl_io *io)
 	if ((cfg->db_path = dup_env(io, "BURNLINK_DB")) == NULL &&
 	    (cfg->db_path = default_db()) == NULL)
 		goto fail;
-	/* Counters live beside the database: x.db -> x-limits.db. */
+	/* Counters live beside the database: x.db -> x-limits.db; in PostgreSQL, in it. */
 	dot = strrchr(cfg->db_path, '.');
-	if (dot != NULL && strcmp(dot, ".db") == 0 && strchr(dot, '/') == NULL) {
+	if (bl_store_is_pg(cfg->db_path)) {
+		if ((cfg->limits_path = strdup(cfg->db_path)) == NULL)
+			goto fail;
+	} else if (dot != NULL && strcmp(dot, ".db") == 0 && strchr(dot, '/') == NULL) {
 		size_t stem = (size_t)(dot - cfg->db_path);
 		if ((cfg->limits_path = malloc(stem + sizeof("-limits.db"))) == NULL)
 			goto fail;
@@ -71,7 +74,9 @@ bl_config_load(struct bl_config *cfg, const struct bl_io *io)
 	} else if ((cfg->limits_path = concat(cfg->db_path, "-limits")) == NULL)
 		goto fail;
 	if ((cfg->secret_file = dup_env(io, "BURNLINK_SECRET_FILE")) == NULL) {
-		if ((dir = strdup(cfg->db_path)) == NULL)
+		/* Beside the SQLite file; with PostgreSQL, in the install's var/. */
+		if ((dir = bl_store_is_pg(cfg->db_path) ? default_db() :
+		    strdup(cfg->db_path)) == NULL)
 			goto fail;
 		slash = strrchr(dir, '/');
 		if (slash != NULL)

@@ -69,9 +69,14 @@ struct bl_new_secret {
 /*
  * The storage interface. A backend implements exactly these; nothing else in
  * the library knows what the store is. Every call that changes a secret runs
- * in one transaction and re-checks the state inside it.
+ * in one transaction and re-checks the state inside it. lib/store.c forwards
+ * each call to the backend BURNLINK_DB names (lib/store.h: SQLite, or
+ * PostgreSQL in a make PG=1 build); a new function here needs its line in
+ * lib/store.h for each backend and its forwarding function in lib/store.c.
  */
 struct bl_store;
+int		 bl_store_is_pg(const char *db);	/* a PostgreSQL conninfo */
+int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
 enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);

@@ -23,6 +23,7 @@
 #if !defined(BL_NO_SECCOMP) && !defined(BL_SANITIZED) && defined(__linux__)
 #define BL_USE_SECCOMP 1
 #include <seccomp.h>
+#include <sys/socket.h>
 #endif
 
 /*
@@ -90,6 +91,34 @@ static const int fcgi_allowed[] = {
 	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt),
 };
 
+/*
+ * With a PostgreSQL store (BURNLINK_DB=postgresql://..., lib/store_pg.c) the
+ * programs talk to the database over a socket and may resolve its host name
+ * first (bl_store_needs_net()): these calls are allowed then, and socket()
+ * for the local, IPv4 and IPv6 families only.
+ */
+static const int db_allowed[] = {
+	SCMP_SYS(connect), SCMP_SYS(sendto), SCMP_SYS(sendmsg), SCMP_SYS(sendmmsg),
+	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg), SCMP_SYS(poll), SCMP_SYS(ppoll),
+	SCMP_SYS(getsockopt), SCMP_SYS(setsockopt), SCMP_SYS(getsockname),
+	SCMP_SYS(getpeername), SCMP_SYS(shutdown), SCMP_SYS(uname),
+};
+static const int db_families[] = { AF_UNIX, AF_INET, AF_INET6 };
+
+/* 1 if nr is in list (n entries). */
+static int
+listed(const int *list, size_t n, int nr)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == nr)
+			return 1;
+	return 0;
+}
+
+#define LISTED(list, nr)	listed(list, sizeof(list) / sizeof(list[0]), nr)
+
 static int
 is_fcgi_accept(int nr, int fcgi)
 {
@@ -97,7 +126,7 @@ is_fcgi_accept(int nr, int fcgi)
 }
 
 static int
-install_filter(int fcgi)
+install_filter(int fcgi, int db)
 {
 	scmp_filter_ctx	 ctx;
 	size_t		 i;
@@ -113,8 +142,17 @@ install_filter(int fcgi)
 		if (fcgi_allowed[i] >= 0 &&
 		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, fcgi_allowed[i], 0) != 0)
 			goto out;
+	for (i = 0; db && i < sizeof(db_allowed) / sizeof(db_allowed[0]); i++)
+		if (db_allowed[i] >= 0 && !(fcgi && LISTED(fcgi_allowed, db_allowed[i])) &&
+		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, db_allowed[i], 0) != 0)
+			goto out;
+	for (i = 0; db && i < sizeof(db_families) / sizeof(db_families[0]); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)db_families[i])) != 0)
+			goto out;
 	for (i = 0; i < sizeof(killed) / sizeof(killed[0]); i++) {
-		if (killed[i] < 0)
+		if (killed[i] < 0 || (db && (killed[i] == SCMP_SYS(socket) ||
+		    LISTED(db_allowed, killed[i]))))
 			continue;
 		if (is_fcgi_accept(killed[i], fcgi)) {
 			if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, killed[i], 1,
@@ -163,7 +201,7 @@ sandbox(int fcgi)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
 		rc = -1;
 #ifdef BL_USE_SECCOMP
-	if (install_filter(fcgi) != 0)
+	if (install_filter(fcgi, bl_store_needs_net(fcgi)) != 0)
 		rc = -1;
 #else
 	(void)fcgi;

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "internal.h"
+#include "store.h"
 #include "schema.h"	/* generated from schema.sql and schema-limits.sql */
 
 #define SCHEMA_VERSION		3
@@ -145,7 +146,7 @@ static const struct {
 	    "ORDER BY a.id LIMIT 1", 0},
 };
 
-struct bl_store {
+struct sqlite_store {
 	sqlite3		*db;
 	sqlite3		*limits;
 	sqlite3_stmt	*st[ST__MAX];
@@ -158,7 +159,7 @@ struct bl_store {
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
 static enum bl_err
-fail(struct bl_store *s, sqlite3 *db, int rc, const char *what)
+fail(struct sqlite_store *s, sqlite3 *db, int rc, const char *what)
 {
 	snprintf(s->err, sizeof(s->err), "%s: %s (%d)", what,
 	    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc), rc);
@@ -174,7 +175,7 @@ fail(struct bl_store *s, sqlite3 *db, int rc, const char *what)
 }
 
 const char *
-bl_store_error(const struct bl_store *s)
+sqlite_store_error(const struct sqlite_store *s)
 {
 	return s->err;
 }
@@ -188,7 +189,7 @@ static int	 busy_wait(void *, int);
  * another connection rebuilds the WAL index (SQLITE_BUSY_RECOVERY).
  */
 static int
-busy_again(struct bl_store *s, sqlite3 *db, int rc, int *n)
+busy_again(struct sqlite_store *s, sqlite3 *db, int rc, int *n)
 {
 	if ((rc & 0xff) != SQLITE_BUSY || !sqlite3_get_autocommit(db))
 		return 0;
@@ -196,7 +197,7 @@ busy_again(struct bl_store *s, sqlite3 *db, int rc, int *n)
 }
 
 static enum bl_err
-exec(struct bl_store *s, sqlite3 *db, const char *sql)
+exec(struct sqlite_store *s, sqlite3 *db, const char *sql)
 {
 	int	 rc, n = 0;
 
@@ -207,7 +208,7 @@ exec(struct bl_store *s, sqlite3 *db, const char *sql)
 }
 
 static int
-user_version(struct bl_store *s, sqlite3 *db)
+user_version(struct sqlite_store *s, sqlite3 *db)
 {
 	sqlite3_stmt	*st;
 	int		 v = -1, rc, n = 0;
@@ -232,7 +233,7 @@ user_version(struct bl_store *s, sqlite3 *db)
 static int
 busy_wait(void *arg, int n)
 {
-	struct bl_store	*s = arg;
+	struct sqlite_store	*s = arg;
 	struct timespec	 ts;
 	int64_t		 now = bl_now_ms();
 
@@ -254,7 +255,7 @@ busy_wait(void *arg, int n)
 static int
 wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
-	struct bl_store	*s = arg;
+	struct sqlite_store	*s = arg;
 	int		 saved = s->busy_ms;
 
 	if (pages >= WAL_PAGES) {
@@ -271,7 +272,7 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
  * transaction, re-checked under the write lock).
  */
 static enum bl_err
-open_db(struct bl_store *s, const char *path, const char *sync, const char *schema,
+open_db(struct sqlite_store *s, const char *path, const char *sync, const char *schema,
     int version, sqlite3 **out)
 {
 	sqlite3		*db = NULL;
@@ -329,7 +330,7 @@ err:
  * counters file itself opens on first use.
  */
 enum bl_err
-bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
+sqlite_store_open_counters(struct sqlite_store **out, const struct bl_config *cfg)
 {
 	if ((*out = calloc(1, sizeof(**out))) == NULL)
 		return BL_ERR_INTERNAL;
@@ -345,9 +346,9 @@ bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
 
 /* Opens the secrets database (the counters store opens on first use). */
 enum bl_err
-bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
+sqlite_store_open(struct sqlite_store **out, const struct bl_config *cfg, char *err, size_t errlen)
 {
-	struct bl_store	*s;
+	struct sqlite_store	*s;
 	enum bl_err	 e;
 
 	*out = NULL;
@@ -376,7 +377,7 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
  * readers; if they hold it longer, the next such commit or cleanup does it.
  */
 static void
-checkpoint(struct bl_store *s)
+checkpoint(struct sqlite_store *s)
 {
 	s->busy_ms = CHECKPOINT_WAIT_MS;
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -384,7 +385,7 @@ checkpoint(struct bl_store *s)
 }
 
 void
-bl_store_close(struct bl_store *s)
+sqlite_store_close(struct sqlite_store *s)
 {
 	int	 i;
 
@@ -408,7 +409,7 @@ bl_store_close(struct bl_store *s)
  * never be), in which case the caller closes it.
  */
 int
-bl_store_idle(struct bl_store *s)
+sqlite_store_idle(struct sqlite_store *s)
 {
 	int	 i;
 
@@ -430,7 +431,7 @@ bl_store_idle(struct bl_store *s)
 
 /* The prepared statement for id, reset and unbound; NULL on failure. */
 static sqlite3_stmt *
-stmt(struct bl_store *s, enum stmt id)
+stmt(struct sqlite_store *s, enum stmt id)
 {
 	sqlite3	*db = stmts[id].limits ? s->limits : s->db;
 	int	 rc;
@@ -451,7 +452,7 @@ stmt(struct bl_store *s, enum stmt id)
 
 /* Steps a statement that returns no rows; BL_OK when done. */
 static enum bl_err
-run(struct bl_store *s, sqlite3_stmt *st)
+run(struct sqlite_store *s, sqlite3_stmt *st)
 {
 	int	 rc;
 
@@ -478,13 +479,13 @@ bind_item(sqlite3_stmt *st, int col, const struct bl_item *it)
 }
 
 static enum bl_err
-begin(struct bl_store *s)
+begin(struct sqlite_store *s)
 {
 	return exec(s, s->db, "BEGIN IMMEDIATE");
 }
 
 static enum bl_err
-commit(struct bl_store *s, enum bl_err e)
+commit(struct sqlite_store *s, enum bl_err e)
 {
 	if (e == BL_OK && (e = exec(s, s->db, "COMMIT")) == BL_OK)
 		return BL_OK;
@@ -494,7 +495,7 @@ commit(struct bl_store *s, enum bl_err e)
 
 /* Stores a new secret and its attachments in one durable transaction. */
 enum bl_err
-bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
+sqlite_store_insert(struct sqlite_store *s, const struct bl_new_secret *n)
 {
 	const struct bl_content	*c = n->content;
 	sqlite3_stmt		*st;
@@ -589,7 +590,7 @@ read_row(sqlite3_stmt *st, struct bl_secret *r)
 
 /* Loads the row with id (inside a transaction); NOT_FOUND if gone. */
 static enum bl_err
-load(struct bl_store *s, int64_t id, struct bl_secret *r)
+load(struct sqlite_store *s, int64_t id, struct bl_secret *r)
 {
 	sqlite3_stmt	*st;
 	int		 rc, by_receipt = r->by_receipt;
@@ -612,7 +613,7 @@ load(struct bl_store *s, int64_t id, struct bl_secret *r)
 
 /* Moves a row to state, deleting its content in the same transaction. */
 static enum bl_err
-set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
+set_state(struct sqlite_store *s, struct bl_secret *r, enum bl_state state)
 {
 	sqlite3_stmt	*st;
 	enum bl_err	 e;
@@ -638,7 +639,7 @@ set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
  * expiry has passed. Returns BL_OK if the row is active, else its state's error.
  */
 static enum bl_err
-check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r, int *changed)
+check_active(struct sqlite_store *s, int64_t id, int64_t now, struct bl_secret *r, int *changed)
 {
 	enum bl_err	 e;
 
@@ -656,7 +657,7 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r, i
 /* Ends the transaction of a request that found the row not active: keeps an
  * expiry that check_active() recorded, and returns the row's state error. */
 static enum bl_err
-end_inactive(struct bl_store *s, enum bl_err e, int changed)
+end_inactive(struct sqlite_store *s, enum bl_err e, int changed)
 {
 	enum bl_err	 ce;
 
@@ -671,7 +672,7 @@ end_inactive(struct bl_store *s, enum bl_err e, int changed)
  * past its expiry is moved to expired (content deleted) on the way.
  */
 enum bl_err
-bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+sqlite_store_lookup(struct sqlite_store *s, const unsigned char hash[BL_HASH_BYTES],
     int64_t now, struct bl_secret *r)
 {
 	sqlite3_stmt	*st;
@@ -727,7 +728,7 @@ col_item(sqlite3_stmt *st, int col, struct bl_item *it)
 
 /* Reads the text and attachments of row id into c. */
 static enum bl_err
-read_content(struct bl_store *s, int64_t id, struct bl_content *c)
+read_content(struct sqlite_store *s, int64_t id, struct bl_content *c)
 {
 	sqlite3_stmt	*st;
 	struct bl_file	*nf;
@@ -782,7 +783,7 @@ read_content(struct bl_store *s, int64_t id, struct bl_content *c)
  * deletes the content (the row stays as an exhausted tombstone).
  */
 enum bl_err
-bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+sqlite_store_consume(struct sqlite_store *s, int64_t id, int64_t now, struct bl_secret *r,
     struct bl_content *c)
 {
 	sqlite3_stmt	*st;
@@ -817,7 +818,7 @@ out:
 
 /* Burns secret id: content deleted, state burned, in one transaction. */
 enum bl_err
-bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
+sqlite_store_burn(struct sqlite_store *s, int64_t id, int64_t now)
 {
 	struct bl_secret	 r;
 	enum bl_err		 e;
@@ -841,7 +842,7 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
  * damaged store fails closed (503) until it is deleted (docs/ADMIN.md).
  */
 static enum bl_err
-open_limits(struct bl_store *s)
+open_limits(struct sqlite_store *s)
 {
 	if (s->limits != NULL)
 		return BL_OK;
@@ -855,7 +856,7 @@ open_limits(struct bl_store *s)
  * failure is RATE_LIMIT_UNAVAILABLE: the caller refuses the request.
  */
 enum bl_err
-bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+sqlite_store_count(struct sqlite_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t expires, int64_t *count)
 {
 	sqlite3_stmt	*st;
@@ -881,7 +882,7 @@ bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
 
 /* Reads the count of bucket in the window starting at window_start (0 if none). */
 enum bl_err
-bl_store_counter_get(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+sqlite_store_counter_get(struct sqlite_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t *count)
 {
 	sqlite3_stmt	*st;
@@ -903,7 +904,7 @@ bl_store_counter_get(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTE
 
 /* Sets the count of bucket in a window (an operator's correction); 0 removes it. */
 enum bl_err
-bl_store_counter_set(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+sqlite_store_counter_set(struct sqlite_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t expires, int64_t count)
 {
 	sqlite3_stmt	*st;
@@ -963,7 +964,7 @@ read_key(sqlite3_stmt *st, struct bl_api_key *k)
 
 /* Creates an account; BL_ERR_EXISTS if the name is taken. */
 enum bl_err
-bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64_t *id)
+sqlite_store_account_create(struct sqlite_store *s, const char *name, int64_t now, int64_t *id)
 {
 	sqlite3_stmt	*st;
 	int		 rc;
@@ -984,7 +985,7 @@ bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64
 
 /* Finds an account by id, or by name when name is not NULL; NOT_FOUND if none. */
 enum bl_err
-bl_store_account_get(struct bl_store *s, int64_t id, const char *name, struct bl_account *a)
+sqlite_store_account_get(struct sqlite_store *s, int64_t id, const char *name, struct bl_account *a)
 {
 	sqlite3_stmt	*st;
 	int		 rc;
@@ -1005,7 +1006,7 @@ bl_store_account_get(struct bl_store *s, int64_t id, const char *name, struct bl
 
 /* Calls cb for every account in id order; stops early when cb returns non-zero. */
 enum bl_err
-bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_account *),
+sqlite_store_account_list(struct sqlite_store *s, int (*cb)(void *, const struct bl_account *),
     void *arg)
 {
 	sqlite3_stmt		*st;
@@ -1027,7 +1028,7 @@ bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_acco
 
 /* Stores a new key (account_id, prefix, label, created_ms of k); sets k->id. */
 enum bl_err
-bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+sqlite_store_key_insert(struct sqlite_store *s, const unsigned char hash[BL_HASH_BYTES],
     struct bl_api_key *k)
 {
 	sqlite3_stmt	*st;
@@ -1050,7 +1051,7 @@ bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
 
 /* Reads one key by statement id and a bound value; NOT_FOUND if none. */
 static enum bl_err
-key_one(struct bl_store *s, enum stmt id, const unsigned char *hash, int64_t kid,
+key_one(struct sqlite_store *s, enum stmt id, const unsigned char *hash, int64_t kid,
     struct bl_api_key *k)
 {
 	sqlite3_stmt	*st;
@@ -1073,21 +1074,21 @@ key_one(struct bl_store *s, enum stmt id, const unsigned char *hash, int64_t kid
 
 /* Finds a key by the SHA-256 of the whole key (revoked ones too). */
 enum bl_err
-bl_store_key_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+sqlite_store_key_find(struct sqlite_store *s, const unsigned char hash[BL_HASH_BYTES],
     struct bl_api_key *k)
 {
 	return key_one(s, ST_KEY_FIND, hash, 0, k);
 }
 
 enum bl_err
-bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
+sqlite_store_key_get(struct sqlite_store *s, int64_t id, struct bl_api_key *k)
 {
 	return key_one(s, ST_KEY_GET, NULL, id, k);
 }
 
 /* Calls cb for every key of account_id (0: of all accounts), in id order. */
 enum bl_err
-bl_store_key_list(struct bl_store *s, int64_t account_id,
+sqlite_store_key_list(struct sqlite_store *s, int64_t account_id,
     int (*cb)(void *, const struct bl_api_key *), void *arg)
 {
 	sqlite3_stmt		*st;
@@ -1110,7 +1111,7 @@ bl_store_key_list(struct bl_store *s, int64_t account_id,
 
 /* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
 enum bl_err
-bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
+sqlite_store_key_revoke(struct sqlite_store *s, int64_t id, int64_t now)
 {
 	sqlite3_stmt	*st;
 	enum bl_err	 e;
@@ -1130,7 +1131,7 @@ bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
  * removed content leaves the files too.
  */
 enum bl_err
-bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats)
+sqlite_store_cleanup(struct sqlite_store *s, int64_t now, struct bl_cleanup_stats *stats)
 {
 	sqlite3_stmt	*st;
 	enum bl_err	 e;
@@ -1176,7 +1177,7 @@ bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats
 
 /* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
 enum bl_err
-bl_store_account_signup(struct bl_store *s, const char *name,
+sqlite_store_account_signup(struct sqlite_store *s, const char *name,
     const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
 {
 	sqlite3_stmt	*st;
@@ -1184,7 +1185,7 @@ bl_store_account_signup(struct bl_store *s, const char *name,
 
 	if ((e = begin(s)) != BL_OK)
 		return e;
-	if ((e = bl_store_account_create(s, name, now, id)) != BL_OK)
+	if ((e = sqlite_store_account_create(s, name, now, id)) != BL_OK)
 		return commit(s, e);
 	if ((st = stmt(s, ST_PASSWORD_SET)) == NULL)
 		return commit(s, BL_ERR_STORE_UNAVAILABLE);
@@ -1199,7 +1200,7 @@ bl_store_account_signup(struct bl_store *s, const char *name,
  * the caller lower-cased); the oldest if several. NOT_FOUND if none.
  */
 enum bl_err
-bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_account *a)
+sqlite_store_account_by_email(struct sqlite_store *s, const char *email, struct bl_account *a)
 {
 	sqlite3_stmt	*st;
 	int		 rc;
@@ -1218,7 +1219,7 @@ bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_accou
 
 /* The password hash of an account; NOT_FOUND if it has none (no sign-in). */
 enum bl_err
-bl_store_password_get(struct bl_store *s, int64_t account_id,
+sqlite_store_password_get(struct sqlite_store *s, int64_t account_id,
     unsigned char hash[BL_PASSHASH_BYTES])
 {
 	sqlite3_stmt	*st;
@@ -1243,7 +1244,7 @@ bl_store_password_get(struct bl_store *s, int64_t account_id,
  * transaction.
  */
 enum bl_err
-bl_store_password_set(struct bl_store *s, int64_t account_id,
+sqlite_store_password_set(struct sqlite_store *s, int64_t account_id,
     const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
 {
 	sqlite3_stmt	*st;
@@ -1266,7 +1267,7 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 
 /* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
 enum bl_err
-bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+sqlite_store_session_insert(struct sqlite_store *s, const unsigned char hash[BL_HASH_BYTES],
     int64_t account_id, int64_t now)
 {
 	sqlite3_stmt	*st;
@@ -1281,7 +1282,7 @@ bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYT
 
 /* Finds a session by the SHA-256 of its id (expired ones too); NOT_FOUND if none. */
 enum bl_err
-bl_store_session_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+sqlite_store_session_find(struct sqlite_store *s, const unsigned char hash[BL_HASH_BYTES],
     struct bl_session *out)
 {
 	sqlite3_stmt	*st;
@@ -1305,7 +1306,7 @@ bl_store_session_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 
 /* Records a request of session id at now. */
 enum bl_err
-bl_store_session_touch(struct bl_store *s, int64_t id, int64_t now)
+sqlite_store_session_touch(struct sqlite_store *s, int64_t id, int64_t now)
 {
 	sqlite3_stmt	*st;
 
@@ -1318,7 +1319,7 @@ bl_store_session_touch(struct bl_store *s, int64_t id, int64_t now)
 
 /* Ends session id (sign-out); BL_OK also when it was already gone. */
 enum bl_err
-bl_store_session_delete(struct bl_store *s, int64_t id)
+sqlite_store_session_delete(struct sqlite_store *s, int64_t id)
 {
 	sqlite3_stmt	*st;
 
@@ -1330,7 +1331,7 @@ bl_store_session_delete(struct bl_store *s, int64_t id)
 
 /* Removes the sessions last seen at or before seen_before or created at or before created_before. */
 enum bl_err
-bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_before)
+sqlite_store_session_prune(struct sqlite_store *s, int64_t seen_before, int64_t created_before)
 {
 	sqlite3_stmt	*st;
 
@@ -1343,7 +1344,7 @@ bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_
 
 /* One secret row by its id (no content, no state change); NOT_FOUND if none. */
 enum bl_err
-bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
+sqlite_store_secret_get(struct sqlite_store *s, int64_t id, struct bl_secret *r)
 {
 	memset(r, 0, sizeof(*r));
 	return load(s, id, r);
@@ -1356,7 +1357,7 @@ bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
  * still active here.
  */
 enum bl_err
-bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
+sqlite_store_account_secrets(struct sqlite_store *s, int64_t account_id, int64_t max,
     int (*cb)(void *, const struct bl_secret *), void *arg)
 {
 	sqlite3_stmt		*st;
