@@ -1,16 +1,17 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
 # Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits accounts asan
-#        valgrind fuzz-smoke faults security http fastcgi cli browser screenshots)
+#        valgrind fuzz-smoke faults security http fastcgi pg cli browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http fastcgi cli browser}
+suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http fastcgi pg cli browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
+pgdir=""
+trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
 pass=0
 fail=0
 failed=""
@@ -87,6 +88,30 @@ for s in $suites; do
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
 	valgrind) node_suite valgrind-cgi tests/cgi BURNLINK_BIN="$top/build/dyn" \
 	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
+	pg)
+		# The CGI-level and HTTP-level suites again on a throwaway PostgreSQL
+		# cluster, with the programs of `make pg` (build/pg); the tests that
+		# examine SQLite's own files are skipped (tests/pg/sqlite-only.mjs).
+		# Then what only a shared database shows (tests/pg).
+		pgdir=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-pg.XXXXXX")
+		if [ ! -x build/pg/cgi-bin/create ] || ! node tests/pg/cluster.mjs start "$pgdir" >"$tmp/pg.log" 2>&1; then
+			echo "== pg: no build/pg (make pg) or no PostgreSQL cluster:"; cat "$tmp/pg.log" 2>/dev/null
+			failed="$failed pg"
+			fail=$((fail + 1))
+		else
+			pgenv="BURNLINK_TEST_PG=$pgdir BURNLINK_BIN=$top/build/pg"
+			# shellcheck disable=SC2086
+			node_suite pg-cgi tests/cgi $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
+			for srv in lighttpd apache; do
+				# shellcheck disable=SC2086
+				node_suite "pg-http-$srv" tests/http $pgenv BURNLINK_SERVER=$srv \
+				    NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
+			done
+			# shellcheck disable=SC2086
+			node_suite pg tests/pg $pgenv
+		fi
+		node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1
+		pgdir="" ;;
 	http)
 		for srv in lighttpd apache htaccess nginx; do
 			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv

@@ -32,6 +32,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
+const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
 const CRON = new Set(['cleanup']);
 // Passed through from the test's environment so sanitizer builds can be steered.
@@ -383,7 +385,7 @@ export function newContext(extraEnv = {}) {
 			tmpDirs.delete(dir);
 		},
 	};
-	return ctx;
+	return pgHook ? pgHook.adaptContext(ctx) : ctx;
 }
 
 // Asserts the shape every error response has; returns the JSON body.

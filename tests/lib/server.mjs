@@ -43,6 +43,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// BURNLINK_TEST_PG (tests/run.sh pg): each server on a fresh PostgreSQL database.
+const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
 const KINDS = new Set(['lighttpd', 'apache', 'htaccess', 'nginx']);
 const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
@@ -274,7 +276,7 @@ export async function startServer(opts = {}) {
 			own(path.dirname(db));
 		}
 		Object.assign(progEnv, {
-			BURNLINK_DB: db,
+			BURNLINK_DB: pgHook && !opts.db ? pgHook.serverDatabase() : db,
 			BURNLINK_SECRET_FILE: path.join(dataDir, 'secret.key'),
 		}, opts.env || {});
 		siteTemplate = 'apache-vhost.conf.in';

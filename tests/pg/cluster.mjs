@@ -1,0 +1,188 @@
+// cluster.mjs: a throwaway PostgreSQL cluster for the tests and the benchmark:
+// initdb and pg_ctl in a temporary directory, listening only on a unix socket
+// in that directory, trust authentication, torn down afterwards.
+//
+//   import { newCluster } from './cluster.mjs';
+//   const pg = newCluster();          // initdb + start (stopped and removed on exit)
+//   const db = pg.createDatabase();   // a fresh database owned by role burnlink
+//   pg.conninfo(db)                   // postgresql://burnlink@/<db>?host=<socket dir>
+//   pg.sql(db, 'SELECT 1')            // psql as the superuser, unaligned output
+//   pg.restart(); pg.stop();
+//
+// From the shell (tests/run.sh, bench/run.sh):
+//   node tests/pg/cluster.mjs start DIR   -> creates and starts a cluster in DIR
+//   node tests/pg/cluster.mjs stop DIR    -> stops it and removes DIR
+//
+// initdb refuses to run as root: as root, the server runs as the postgres user
+// (Debian's postgresql package creates it) and DIR is given to that user. The
+// directory is world-traversable so that a web server's user reaches the socket.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROLE = 'burnlink';	// the role the programs connect as in the tests (owns each database)
+
+// The directory of initdb, pg_ctl and postgres.
+export function binDir() {
+	try {
+		const d = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+		if (fs.existsSync(path.join(d, 'initdb'))) return d;
+	} catch { /* fall through */ }
+	const root = '/usr/lib/postgresql';
+	if (fs.existsSync(root)) {
+		const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+			.sort((a, b) => Number(b) - Number(a));
+		if (versions.length) return path.join(root, versions[0], 'bin');
+	}
+	throw new Error('cluster.mjs: initdb not found (run: sh scripts/deps.sh pg)');
+}
+
+export const available = (() => { try { binDir(); return true; } catch { return false; } })();
+
+const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+// Runs a PostgreSQL server program as the cluster's owner.
+function asOwner(dir, prog, args, opts = {}) {
+	const bin = path.join(binDir(), prog);
+	const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+	const r = spawnSync(cmd, argv, { cwd: dir, encoding: 'utf8', ...opts });
+	if (r.status !== 0)
+		throw new Error(`cluster.mjs: ${prog} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+	return r.stdout;
+}
+
+export function socketDir(dir) {
+	return path.join(dir, 'sock');
+}
+
+// The port of the cluster (also in the socket's name): 5432 unless it listens on TCP.
+export function portOf(dir) {
+	try {
+		return Number(fs.readFileSync(path.join(dir, 'port'), 'utf8'));
+	} catch {
+		return 5432;
+	}
+}
+
+// The conninfo of database db for role user, as BURNLINK_DB takes it.
+export function conninfo(dir, db, user = ROLE) {
+	const port = portOf(dir) === 5432 ? '' : `&port=${portOf(dir)}`;
+	return `postgresql://${user}@/${db}?host=${encodeURIComponent(socketDir(dir))}${port}`;
+}
+
+// Runs SQL through psql as the superuser; returns stdout (unaligned, tuples only).
+export function sql(dir, db, q, { user = 'postgres' } = {}) {
+	return execFileSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', socketDir(dir),
+		'-p', String(portOf(dir)), '-U', user, '-d', db, '-c', q], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// Creates the cluster in dir (which must be empty or missing) and starts it;
+// with tcpPort it also listens on 127.0.0.1 at that port.
+export function initCluster(dir, { tcpPort } = {}) {
+	fs.mkdirSync(dir, { recursive: true });
+	fs.mkdirSync(socketDir(dir));
+	if (asRoot) {
+		const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+		const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+		fs.chownSync(dir, uid, gid);
+		fs.chownSync(socketDir(dir), uid, gid);
+	}
+	fs.chmodSync(dir, 0o755);
+	fs.chmodSync(socketDir(dir), 0o755);
+	asOwner(dir, 'initdb', ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'trust',
+		'-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+	// A test cluster: no fsync (a clean restart loses nothing; only a power cut would).
+	if (tcpPort) fs.writeFileSync(path.join(dir, 'port'), String(tcpPort));
+	fs.appendFileSync(path.join(dir, 'data', 'postgresql.conf'), [
+		tcpPort ? `listen_addresses = '127.0.0.1'\nport = ${tcpPort}` : "listen_addresses = ''",
+		`unix_socket_directories = '${socketDir(dir)}'`,
+		'max_connections = 300',
+		'shared_buffers = 32MB',
+		'fsync = off',
+		'full_page_writes = off',
+		'synchronous_commit = on',
+		'log_min_messages = warning',
+		'',
+	].join('\n'));
+	startCluster(dir);
+	sql(dir, 'postgres', `CREATE ROLE ${ROLE} LOGIN`);
+}
+
+export function startCluster(dir) {
+	asOwner(dir, 'pg_ctl', ['-D', path.join(dir, 'data'), '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+}
+
+// Stops the server: mode 'fast' (clients disconnected, clean shutdown) or 'immediate' (a crash).
+export function stopCluster(dir, mode = 'fast') {
+	asOwner(dir, 'pg_ctl', ['-D', path.join(dir, 'data'), '-w', '-t', '60', '-m', mode, 'stop']);
+}
+
+export function running(dir) {
+	const r = spawnSync(path.join(binDir(), 'pg_isready'), ['-h', socketDir(dir), '-p', String(portOf(dir)), '-q']);
+	return r.status === 0;
+}
+
+let counter = 0;
+
+// A fresh, empty database owned by the test role; returns its name.
+export function createDatabase(dir, owner = ROLE) {
+	const name = `t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
+	sql(dir, 'postgres', `CREATE DATABASE ${name} OWNER ${owner} TEMPLATE template0 STRATEGY file_copy`);
+	return name;
+}
+
+const live = new Set();
+let hooked = false;
+
+/*
+ * A cluster of the test process's own, in a new temporary directory, stopped
+ * and removed when the process exits.
+ */
+export function newCluster(opts = {}) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pg-'));
+	const c = {
+		dir,
+		socket: socketDir(dir),
+		conninfo: (db, user) => conninfo(dir, db, user),
+		sql: (db, q, opts) => sql(dir, db, q, opts),
+		createDatabase: (owner) => createDatabase(dir, owner),
+		start: () => startCluster(dir),
+		stop: (mode) => stopCluster(dir, mode),
+		restart: (mode) => { stopCluster(dir, mode); startCluster(dir); },
+		running: () => running(dir),
+		remove() {
+			if (running(dir)) {
+				try { stopCluster(dir, 'immediate'); } catch { /* gone */ }
+			}
+			fs.rmSync(dir, { recursive: true, force: true });
+			live.delete(c);
+		},
+	};
+	live.add(c);
+	if (!hooked) {
+		hooked = true;
+		process.on('exit', () => { for (const x of live) x.remove(); });
+	}
+	initCluster(dir, opts);
+	return c;
+}
+
+// The command-line form, for shell scripts.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+	const [cmd, dir] = process.argv.slice(2);
+	if (cmd === 'start' && dir) {
+		initCluster(path.resolve(dir));
+	} else if (cmd === 'stop' && dir) {
+		const d = path.resolve(dir);
+		if (fs.existsSync(path.join(d, 'data', 'postmaster.pid'))) stopCluster(d, 'fast');
+		fs.rmSync(d, { recursive: true, force: true });
+	} else if (cmd === 'conninfo' && dir) {
+		console.log(conninfo(path.resolve(dir), process.argv[4] ? process.argv[4] : createDatabase(path.resolve(dir))));
+	} else {
+		console.error('usage: node tests/pg/cluster.mjs start DIR | stop DIR | conninfo DIR [DB]');
+		process.exit(2);
+	}
+}

@@ -1,0 +1,409 @@
+// postgres.test.mjs: what only a shared PostgreSQL database can show. Two web
+// servers on one database (views and rate limits exact across both), the
+// database restarted in the middle of a run, a lock held by another session,
+// an unreachable database, the least-privilege role of INSTALL, TCP with a
+// host name under the seccomp filter, and what the database keeps after the
+// last view. Runs the programs of `make pg` (build/pg), on the cluster of
+// BURNLINK_TEST_PG (tests/run.sh pg) or on one of its own.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import * as cluster from './cluster.mjs';
+
+process.env.BURNLINK_BIN ||= 'build/pg';
+const { startServer } = await import('../lib/server.mjs');
+const { runCgi, runProgram, checkError, sha256hex } = await import('../lib/cgi.mjs');
+
+const shared = process.env.BURNLINK_TEST_PG ? null : cluster.newCluster();
+const pgDir = process.env.BURNLINK_TEST_PG || shared.dir;
+const pgSql = (db, q, opts) => cluster.sql(pgDir, db, q, opts).trim();
+
+const asRoot = process.getuid() === 0;
+const tmpDirs = [];
+process.on('exit', () => { for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+// A directory for an install secret that the web servers' user can create and read.
+function secretDir() {
+	const d = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pgsecret-'));
+	tmpDirs.push(d);
+	if (asRoot) {
+		const uid = Number(execFileSync('id', ['-u', 'www-data'], { encoding: 'utf8' }));
+		const gid = Number(execFileSync('id', ['-g', 'www-data'], { encoding: 'utf8' }));
+		fs.chownSync(d, uid, gid);
+	}
+	return d;
+}
+
+// A fresh database and the environment the programs need for it.
+function freshEnv(dir = pgDir) {
+	const db = cluster.createDatabase(dir);
+	return { db, env: { BURNLINK_DB: cluster.conninfo(dir, db), BURNLINK_SECRET_FILE: path.join(secretDir(), 'secret.key') } };
+}
+
+async function api(base, method, p, json) {
+	const res = await fetch(base + p, {
+		method,
+		headers: json === undefined ? {} : { 'Content-Type': 'application/json' },
+		body: json === undefined ? undefined : JSON.stringify(json),
+	});
+	const text = await res.text();
+	let body = null;
+	try { body = JSON.parse(text); } catch { body = null; }
+	return { status: res.status, headers: res.headers, body, text };
+}
+
+function assertJsonError(r, status, codes) {
+	assert.equal(r.status, status, r.text.slice(0, 300));
+	assert.ok(r.body && typeof r.body === 'object', `JSON error body: ${r.text.slice(0, 200)}`);
+	assert.ok(codes.includes(r.body.code), `code ${r.body.code}`);
+	assert.deepEqual(Object.keys(r.body).sort(), ['code', 'error', 'hint', 'requestId']);
+	assert.match(r.body.requestId, /^req_[A-Za-z0-9_-]{20}$/);
+}
+
+// The bucket of a counter: HMAC-SHA-256(install secret, name NUL subject), as lib/limit.c.
+function bucket(secretFile, name, subject) {
+	return crypto.createHmac('sha256', fs.readFileSync(secretFile))
+		.update(Buffer.concat([Buffer.from(name + '\0'), Buffer.from(subject)])).digest('hex');
+}
+
+describe('two web servers, one database', () => {
+	let a, b, env, db;
+	before(async () => {
+		({ db, env } = freshEnv());
+		// The one install secret both hosts must share (INSTALL): created once, copied.
+		fs.writeFileSync(env.BURNLINK_SECRET_FILE, crypto.randomBytes(32), { mode: 0o600 });
+		if (asRoot) {
+			const uid = Number(execFileSync('id', ['-u', 'www-data'], { encoding: 'utf8' }));
+			fs.chownSync(env.BURNLINK_SECRET_FILE, uid, uid === 0 ? 0 : Number(execFileSync('id', ['-g', 'www-data'], { encoding: 'utf8' })));
+		}
+		[a, b] = await Promise.all([
+			startServer({ server: 'lighttpd', env }),
+			startServer({ server: 'lighttpd', env }),
+		]);
+		assert.notEqual(a.port, b.port);
+	});
+	after(async () => { await Promise.all([a?.stop(), b?.stop()]); });
+
+	test('50 concurrent retrievals of a maxViews: 5 secret over both servers: exactly 5 succeed', async () => {
+		const c = await api(a.base, 'POST', '/api/secrets', { text: 'five views', maxViews: 5 });
+		assert.equal(c.status, 200, c.text);
+		const key = c.body.metadata.secretKey;
+		const results = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+			api((i % 2 ? a : b).base, 'POST', `/api/secrets/${key}`, {})));
+		const ok = results.filter((r) => r.status === 200);
+		const gone = results.filter((r) => r.status === 410);
+		assert.equal(ok.length, 5, results.map((r) => r.status).join(' '));
+		assert.equal(gone.length, 45);
+		for (const r of gone) assert.equal(r.body.code, 'MAX_VIEWS_REACHED');
+		assert.deepEqual(ok.map((r) => r.body.viewsRemaining).sort(), [0, 1, 2, 3, 4]);
+		for (const r of ok) assert.ok(r.body.text && r.body.text.ciphertext);
+		const m = await api(b.base, 'GET', `/api/secrets/${c.body.metadata.key}`);
+		assert.equal(m.body.viewCount, 5);
+		assert.equal(m.body.state, 'exhausted');
+		assert.equal(pgSql(db, `SELECT view_count, state, text_ct IS NULL FROM secrets WHERE secret_hash = '\\x${sha256hex(key)}'`), '5|3|t');
+	});
+
+	test('passphrase attempts are counted across both servers: exactly 5 a minute', async () => {
+		const c = await api(b.base, 'POST', '/api/secrets', { text: 'guarded', passphrase: 'right horse' });
+		const key = c.body.metadata.secretKey;
+		const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+			api((i % 2 ? a : b).base, 'POST', `/api/secrets/${key}`, { passphrase: 'wrong guess' })));
+		const counts = {};
+		for (const r of results) counts[r.status] = (counts[r.status] || 0) + 1;
+		assert.deepEqual(counts, { 403: 5, 429: 11 }, JSON.stringify(counts));
+		const remaining = results.filter((r) => r.status === 403).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
+		assert.deepEqual(remaining.sort(), [0, 1, 2, 3, 4], 'each server saw its own place in the one count');
+		const right = await api(a.base, 'POST', `/api/secrets/${key}`, { passphrase: 'right horse' });
+		assert.equal(right.status, 429, 'the right passphrase waits for the window too');
+	});
+
+	test('the per-address daily limit is exact across both servers (990 seeded, 20 at once: 10 pass)', async () => {
+		const [start, end] = (() => { const s = Math.floor(Date.now() / 1000); return [s - (s % 86400), s - (s % 86400) + 86400]; })();
+		const bk = bucket(env.BURNLINK_SECRET_FILE, 'ip:create', '127.0.0.1');
+		pgSql(db, `INSERT INTO counters (bucket, window_start, expires, count) VALUES ('\\x${bk}', ${start}, ${end}, 990) ` +
+			'ON CONFLICT (bucket, window_start) DO UPDATE SET count = 990');
+		const before = Number(pgSql(db, 'SELECT count(*) FROM secrets'));
+		const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+			api((i % 2 ? a : b).base, 'POST', '/api/secrets', { text: `n${i}` })));
+		const ok = results.filter((r) => r.status === 200);
+		const limited = results.filter((r) => r.status === 429);
+		assert.equal(ok.length, 10, results.map((r) => r.status).join(' '));
+		assert.equal(limited.length, 10);
+		for (const r of limited) assert.equal(r.body.code, 'RATE_LIMIT_EXCEEDED');
+		assert.deepEqual(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y),
+			[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+		assert.equal(Number(pgSql(db, 'SELECT count(*) FROM secrets')), before + 10);
+		assert.equal(pgSql(db, `SELECT count FROM counters WHERE bucket = '\\x${bk}' AND window_start = ${start}`), '1010');
+	});
+});
+
+describe('the database restarted in the middle of a run', () => {
+	let pg, srv, db, env;
+	before(async () => {
+		pg = cluster.newCluster();
+		db = pg.createDatabase();
+		env = { BURNLINK_DB: pg.conninfo(db), BURNLINK_SECRET_FILE: path.join(secretDir(), 'secret.key') };
+		srv = await startServer({ server: 'lighttpd', env });
+	});
+	after(async () => { await srv?.stop(); pg?.remove(); });
+
+	test('requests fail with the JSON error while it is down, succeed after, nothing lost or counted twice', async () => {
+		const made = [];
+		for (let i = 0; i < 6; i++) {
+			const r = await api(srv.base, 'POST', '/api/secrets', { text: `before ${i}`, maxViews: 10 });
+			assert.equal(r.status, 200, r.text);
+			made.push({ key: r.body.metadata.secretKey, receipt: r.body.metadata.key, views: 0 });
+		}
+		const seen = { before: [], during: [], after: [] };
+		let phase = 'before';
+		let created = [];
+		// Four clients retrieving and creating without pause until told to stop.
+		let stop = false;
+		const client = async (n) => {
+			for (let i = 0; !stop; i++) {
+				const p = phase;
+				const s = made[(n + i) % made.length];
+				const r = i % 3 === 2 ?
+					await api(srv.base, 'POST', '/api/secrets', { text: `during ${n}.${i}` }) :
+					await api(srv.base, 'POST', `/api/secrets/${s.key}`, {});
+				const q = phase === p ? p : 'during';
+				seen[q].push(r);
+				if (r.status === 200 && r.body.metadata) created.push(r.body.metadata.key);
+				if (r.status === 200 && r.body.text) s.views++;
+			}
+		};
+		const clients = [0, 1, 2, 3].map(client);
+		while (seen.before.length < 8) await new Promise((r) => setImmediate(r));
+		phase = 'during';
+		pg.stop('fast');		// every connection is ended; new ones are refused
+		const downFrom = seen.during.length;
+		while (seen.during.length < downFrom + 8) await new Promise((r) => setImmediate(r));
+		pg.start();
+		phase = 'after';
+		while (seen.after.length < 12) await new Promise((r) => setImmediate(r));
+		stop = true;
+		await Promise.all(clients);
+
+		const all = [...seen.before, ...seen.during, ...seen.after];
+		for (const r of all) {
+			if (r.status === 200) continue;
+			// Down: 503 from the store or the limiter; racing the last views: 410.
+			if (r.status === 410) { assert.equal(r.body.code, 'MAX_VIEWS_REACHED'); continue; }
+			assertJsonError(r, 503, ['STORE_UNAVAILABLE', 'RATE_LIMIT_UNAVAILABLE', 'STORE_BUSY']);
+			assert.match(r.headers.get('retry-after') || '', /^\d+$/);
+		}
+		assert.ok(seen.during.some((r) => r.status === 503), 'some requests met the stopped database');
+		assert.ok(seen.after.slice(-6).every((r) => r.status === 200 || r.status === 410),
+			seen.after.slice(-6).map((r) => r.status).join(' '));
+		// Nothing lost: every secret whose creation answered 200 is there;
+		// nothing counted twice: the views stored are the views handed out.
+		for (const k of created) {
+			const m = await api(srv.base, 'GET', `/api/secrets/${k}`);
+			assert.equal(m.status, 200, `created secret ${k}: ${m.text}`);
+		}
+		for (const s of made) {
+			const m = await api(srv.base, 'GET', `/api/secrets/${s.receipt}`);
+			assert.equal(m.body.viewCount, s.views, `secret ${s.key}: views stored vs handed out`);
+			assert.equal(m.body.state, s.views >= 10 ? 'exhausted' : 'active');
+		}
+	});
+
+	test('counters survive a clean restart (UNLOGGED) and cleanup runs after it', async () => {
+		const before = Number(pg.sql(db, 'SELECT coalesce(sum(count), 0) FROM counters').trim());
+		assert.ok(before > 0);
+		pg.restart('fast');
+		assert.equal(Number(pg.sql(db, 'SELECT coalesce(sum(count), 0) FROM counters').trim()), before);
+		const res = await runProgram('cleanup', { env });
+		assert.equal(res.code, 0, res.stderr);
+	});
+
+	test('after a crash the counters start again from nothing, and the limiter works', async () => {
+		pg.restart('immediate');
+		assert.equal(pg.sql(db, 'SELECT count(*) FROM counters').trim(), '0');
+		const r = await api(srv.base, 'POST', '/api/secrets', { text: 'after the crash' });
+		assert.equal(r.status, 200, r.text);
+		assert.equal(r.headers.get('x-ratelimit-remaining'), '999');
+	});
+});
+
+describe('one database through CGI', () => {
+	const cgi = (env, program, opts = {}) => runCgi(program, { ...opts, env: { REMOTE_ADDR: '192.0.2.7', ...env, ...(opts.env || {}) } });
+	const create = (env, body) => cgi(env, 'create', { method: 'POST', body });
+	const retrieve = (env, key, body) => cgi(env, 'retrieve', { method: 'POST', pathInfo: `/${key}`, body });
+	const metadata = (env, key) => cgi(env, 'metadata', { method: 'GET', pathInfo: `/${key}` });
+
+	test('a retrieval waiting on a row another session holds is 503 STORE_BUSY after the lock timeout; metadata and creates go on', async () => {
+		const { db, env } = freshEnv();
+		const c = await create(env, { text: 'held', maxViews: 2 });
+		const key = c.json.metadata.secretKey;
+		// A psql session holds the row lock until its stdin ends.
+		const { spawn } = await import('node:child_process');
+		const holder = spawn('psql', ['-X', '-q', '-h', cluster.socketDir(pgDir), '-p', String(cluster.portOf(pgDir)), '-U', 'postgres', '-d', db], { stdio: ['pipe', 'pipe', 'pipe'] });
+		let out = '';
+		const locked = new Promise((resolve, reject) => {
+			holder.stdout.on('data', (d) => { out += d; if (out.includes('lock-held')) resolve(); });
+			holder.on('close', () => reject(new Error('psql ended')));
+		});
+		holder.stdin.write(`BEGIN; SELECT id FROM secrets WHERE secret_hash = '\\x${sha256hex(key)}' FOR UPDATE; SELECT 'lock-held';\n`);
+		await locked;
+		try {
+			const t0 = Date.now();
+			const [busy, meta, other] = await Promise.all([
+				retrieve(env, key), metadata(env, c.json.metadata.key), create(env, { text: 'not blocked' })]);
+			checkError(assert, busy, 503, 'STORE_BUSY');
+			assert.ok(Number(busy.headers['retry-after']) > 0);
+			assert.ok(busy.ms >= 4000 && Date.now() - t0 < 20000, `answered after ${busy.ms} ms`);
+			assert.equal(meta.status, 200);
+			assert.equal(other.status, 200, 'a create does not wait for another secret\'s lock');
+		} finally {
+			const closed = new Promise((r) => holder.on('close', r));
+			holder.stdin.end('ROLLBACK;\n');
+			await closed;
+		}
+		assert.equal((await metadata(env, c.json.metadata.key)).json.viewCount, 0, 'the busy retrieval used no view');
+		assert.equal((await retrieve(env, key)).status, 200);
+	});
+
+	test('an unreachable database is 503 with Retry-After for every operation, quickly', async () => {
+		const env = { BURNLINK_DB: 'postgres:host=/nonexistent/socket/dir dbname=burnlink user=burnlink',
+			BURNLINK_SECRET_FILE: path.join(secretDir(), 'secret.key') };
+		for (const [program, opts] of [['create', { method: 'POST', body: { text: 'x' } }],
+			['metadata', { method: 'GET', pathInfo: '/AAAAAAAAAAAAAAAAAAAAAA' }],
+			['retrieve', { method: 'POST', pathInfo: '/AAAAAAAAAAAAAAAAAAAAAA' }],
+			['delete', { method: 'DELETE', pathInfo: '/AAAAAAAAAAAAAAAAAAAAAA' }]]) {
+			const res = await cgi(env, program, opts);
+			assert.equal(res.status, 503, `${program}: ${res.body}`);
+			checkError(assert, res, 503, res.json.code);
+			assert.ok(['STORE_UNAVAILABLE', 'RATE_LIMIT_UNAVAILABLE'].includes(res.json.code));
+			assert.ok(Number(res.headers['retry-after']) > 0);
+			assert.ok(res.ms < 5000, `${program} took ${res.ms} ms`);
+		}
+		const c = await runProgram('cleanup', { env });
+		assert.equal(c.code, 1);
+		assert.match(c.stderr, /cleanup: .*failed/);
+	});
+
+	test('a counters table that cannot be used is 503 RATE_LIMIT_UNAVAILABLE and nothing is stored or consumed', async () => {
+		const { db, env } = freshEnv();
+		const c = await create(env, { text: 'x', passphrase: 'abcd' });
+		pgSql(db, 'ALTER TABLE counters RENAME TO counters_away');
+		try {
+			const r = await retrieve(env, c.json.metadata.secretKey, { passphrase: 'abcd' });
+			checkError(assert, r, 503, 'RATE_LIMIT_UNAVAILABLE');
+			assert.equal(r.headers['retry-after'], '60');
+			checkError(assert, await create(env, { text: 'y' }), 503, 'RATE_LIMIT_UNAVAILABLE');
+			assert.equal(pgSql(db, 'SELECT count(*), sum(view_count) FROM secrets'), '1|0');
+		} finally {
+			pgSql(db, 'ALTER TABLE counters_away RENAME TO counters');
+		}
+	});
+
+	test('cleanup prunes ended counter windows and removes expired rows with their attachments', async () => {
+		const { db, env } = freshEnv();
+		const s = await create(env, { text: 'p', passphrase: 'abcd', files: [{ filename: 'f', data: 'data:text/plain;base64,YWJj' }] });
+		await retrieve(env, s.json.metadata.secretKey);
+		const n = Number(pgSql(db, 'SELECT count(*) FROM counters'));
+		assert.ok(n >= 2);
+		let r = await runProgram('cleanup', { env });
+		assert.match(r.stdout, /removed 0 expired secrets, pruned 0 counter windows/);
+		pgSql(db, `UPDATE counters SET expires = 0; UPDATE secrets SET expires_at = ${Date.now() - 1000}`);
+		r = await runProgram('cleanup', { env });
+		assert.match(r.stdout, new RegExp(`removed 1 expired secrets, pruned ${n} counter windows`));
+		assert.equal(pgSql(db, 'SELECT (SELECT count(*) FROM secrets) + (SELECT count(*) FROM attachments) + (SELECT count(*) FROM counters)'), '0');
+	});
+
+	test('cleanup from several hosts at once removes each row once', async () => {
+		const { db, env } = freshEnv();
+		for (let i = 0; i < 30; i++) await create(env, { text: `c${i}` });
+		pgSql(db, `UPDATE secrets SET expires_at = ${Date.now() - 1000}`);
+		const runs = await Promise.all([0, 1, 2, 3].map(() => runProgram('cleanup', { env })));
+		let removed = 0;
+		for (const r of runs) {
+			assert.equal(r.code, 0, r.stderr);
+			removed += Number(/removed (\d+) expired/.exec(r.stdout)[1]);
+		}
+		assert.equal(removed, 30);
+		assert.equal(pgSql(db, 'SELECT count(*) FROM secrets'), '0');
+	});
+
+	test('after the last view and after a burn the database holds no trace of the content, the keys or the passphrase', async () => {
+		const { db, env } = freshEnv();
+		const marker = crypto.randomBytes(32);
+		const a = await create(env, { text: 'one ' + marker.toString('hex'), files: [{ filename: 'm.bin', data: `data:application/octet-stream;base64,${marker.toString('base64')}` }] });
+		const b = await create(env, { text: 'two', passphrase: 'pass-' + marker.toString('hex').slice(0, 12) });
+		const ctA = pgSql(db, `SELECT encode(text_ct, 'hex') FROM secrets WHERE secret_hash = '\\x${sha256hex(a.json.metadata.secretKey)}'`);
+		assert.ok(ctA.length > 64);
+		assert.equal((await retrieve(env, a.json.metadata.secretKey)).status, 200);
+		assert.equal((await cgi(env, 'delete', { method: 'DELETE', pathInfo: `/${b.json.metadata.key}` })).status, 200);
+		const dump = execFileSync('pg_dump', ['-h', cluster.socketDir(pgDir), '-U', 'postgres', '--data-only', '-d', db], { encoding: 'utf8' });
+		assert.ok(!dump.includes(ctA), 'the text ciphertext is gone');
+		assert.equal(pgSql(db, 'SELECT count(*) FROM attachments'), '0');
+		for (const [n, what] of [[a.json.metadata.secretKey, 'secretKey'], [a.json.metadata.key, 'receipt key'],
+			[a.json.secretUrl.split('#key=')[1], 'decryption key'], ['pass-' + marker.toString('hex').slice(0, 12), 'passphrase'],
+			[marker.toString('hex'), 'plaintext']])
+			assert.ok(!dump.includes(n) && !dump.includes(Buffer.from(n).toString('hex')), `the dump holds the ${what}`);
+	});
+});
+
+describe('least privilege (INSTALL)', () => {
+	test('the owner role installs the schema; the programs\' role works but cannot drop or create tables', async () => {
+		const db = cluster.createDatabase(pgDir, 'postgres');
+		const own = `own_${crypto.randomBytes(4).toString('hex')}`, app = `app_${crypto.randomBytes(4).toString('hex')}`;
+		pgSql('postgres', `CREATE ROLE ${own} LOGIN; CREATE ROLE ${app} LOGIN`);
+		pgSql(db, `ALTER DATABASE ${db} OWNER TO ${own}; REVOKE ALL ON DATABASE ${db} FROM PUBLIC; ` +
+			`GRANT CONNECT ON DATABASE ${db} TO ${app}; ALTER SCHEMA public OWNER TO ${own}; ` +
+			'REVOKE CREATE ON SCHEMA public FROM PUBLIC; ' +
+			`ALTER DEFAULT PRIVILEGES FOR ROLE ${own} IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${app}; ` +
+			`GRANT USAGE ON SCHEMA public TO ${app}`);
+		const secret = path.join(secretDir(), 'secret.key');
+		const appEnv = { BURNLINK_DB: `postgres:host=${cluster.socketDir(pgDir)} dbname=${db} user=${app}`, BURNLINK_SECRET_FILE: secret };
+		// Before the schema exists the programs' role cannot create it: 503, and the log says what to do.
+		const early = await create(appEnv, { text: 'too early' });
+		assert.equal(early.status, 503);
+		assert.match(early.stderr, /run cron\/cleanup once as the database's owner/);
+		// The owner's one cleanup run applies it.
+		const r = await runProgram('cleanup', { env: { ...appEnv, BURNLINK_DB: `postgres:host=${cluster.socketDir(pgDir)} dbname=${db} user=${own}` } });
+		assert.equal(r.code, 0, r.stderr);
+		const c = await create(appEnv, { text: 'least privilege', maxViews: 1 });
+		assert.equal(c.status, 200, c.body.toString());
+		assert.equal((await retrieve(appEnv, c.json.metadata.secretKey)).status, 200);
+		assert.equal((await runProgram('cleanup', { env: appEnv })).code, 0);
+		for (const q of ['DROP TABLE secrets', 'TRUNCATE counters', 'ALTER TABLE secrets ADD COLUMN x int', 'CREATE TABLE evil (x int)'])
+			assert.throws(() => pgSql(db, q, { user: app }), /must be owner|permission denied/, q);
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema', { user: app }), pgSql(db, 'SELECT max(version) FROM burnlink_schema'));
+	});
+});
+
+describe('TCP and a host name, under the seccomp filter', () => {
+	let pg, port;
+	before(async () => {
+		port = await new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
+		pg = cluster.newCluster({ tcpPort: port });
+	});
+	after(() => pg?.remove());
+
+	test('create and retrieve over postgres:host=localhost port=N', async () => {
+		const db = pg.createDatabase();
+		const env = { BURNLINK_DB: `postgres:host=localhost port=${port} dbname=${db} user=burnlink sslmode=disable`,
+			BURNLINK_SECRET_FILE: path.join(secretDir(), 'secret.key') };
+		const c = await create(env, { text: 'over tcp' });
+		assert.equal(c.status, 200, `${c.body} ${c.stderr}`);
+		const r = await retrieve(env, c.json.metadata.secretKey);
+		assert.equal(r.status, 200);
+		assert.equal(pg.sql(db, "SELECT count(*) FROM pg_stat_activity WHERE client_addr IS NOT NULL AND application_name = 'burnlink'").trim(), '0',
+			'each program closed its connection');
+	});
+});
+
+// Shortcuts the describes above share (hoisted function declarations).
+function create(env, body) {
+	return runCgi('create', { method: 'POST', body, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+}
+function retrieve(env, key, body) {
+	return runCgi('retrieve', { method: 'POST', pathInfo: `/${key}`, body, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+}

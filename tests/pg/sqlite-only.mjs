@@ -1,0 +1,44 @@
+// sqlite-only.mjs: the tests of the CGI-level and HTTP-level suites that examine
+// SQLite itself (its files, its write lock, a corrupt file), skipped and
+// reported as such when those suites run against PostgreSQL. Keyed by file,
+// then by test or suite name (an HTTP test's name also matches after its
+// "<server>: " prefix). The PostgreSQL counterpart, where there is one, is in
+// tests/pg/postgres.test.mjs.
+const files = 'scans the SQLite database files for bytes; PostgreSQL: pg_dump scan in tests/pg';
+
+export const sqliteOnly = {
+	'cgi/cleanup.test.mjs': {
+		'prunes ended passphrase-attempt windows': 'reads the counters store file; PostgreSQL: tests/pg',
+		'leaves no WAL content behind (checkpointed and truncated)': 'SQLite WAL file',
+		'exits non-zero when the database is not a database': 'writes garbage into the SQLite file',
+	},
+	'cgi/secure-delete.test.mjs': {
+		'server-side mode': files,
+		'client-side mode': files,
+		'with another connection open': 'holds a sqlite3 reader on the WAL',
+	},
+	'cgi/store.test.mjs': {
+		'busy database': 'holds the SQLite write lock with sqlite3; PostgreSQL: a held row lock in tests/pg',
+		'metadata on a file that is not a database is 503 STORE_UNAVAILABLE': 'writes garbage into the SQLite file',
+		'a retrieve whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE (Retry-After: 60) and uses no view':
+			'corrupts the counters store file; PostgreSQL: a missing counters table in tests/pg',
+		'a create whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE and stores nothing':
+			'corrupts the counters store file; PostgreSQL: a missing counters table in tests/pg',
+	},
+	'cgi/urls.test.mjs': {
+		'what never reaches the database': files,
+	},
+	'http/api.test.mjs': {
+		'410 SECRET_EXPIRED once expiresAt has passed': 'ages the secret with the sqlite3 shell; the CGI-level expiry tests run on PostgreSQL',
+		'503 when the data directory cannot be written': 'a read-only SQLite directory; PostgreSQL: an unreachable database in tests/pg',
+	},
+};
+
+// The reason to skip a test of file (relative to tests/) by its name, or undefined.
+export function skipReason(file, name) {
+	const list = sqliteOnly[file];
+	if (!list || typeof name !== 'string') return undefined;
+	if (list[name]) return list[name];
+	const i = name.indexOf(': ');
+	return i > 0 ? list[name.slice(i + 2)] : undefined;
+}
