@@ -10,16 +10,24 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { startServer, rawRequest } from '../lib/server.mjs';
 
 export { rawRequest };
 
 export async function server(opts = {}) {
 	if (process.env.BURNLINK_CONFORMANCE_BASE && !opts.env) {
+		const db = process.env.BURNLINK_CONFORMANCE_DB || '';
+		let user = '';
+		// as root, touch the database as its owner (so no -wal/-shm file becomes root's)
+		if (db && process.getuid?.() === 0 && fs.existsSync(db)) {
+			const uid = fs.statSync(db).uid;
+			if (uid !== 0) user = execFileSync('id', ['-nu', String(uid)], { encoding: 'utf8' }).trim();
+		}
 		return {
 			base: process.env.BURNLINK_CONFORMANCE_BASE.replace(/\/$/, ''),
-			db: process.env.BURNLINK_CONFORMANCE_DB || '',
-			user: '',
+			db,
+			user,
 			stop: async () => {},
 		};
 	}

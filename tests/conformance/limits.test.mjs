@@ -167,13 +167,20 @@ test('C26 body over 4 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
 	const exact = head + 'p'.repeat(MiB4 - head.length - tail.length) + tail;
 	const r2 = await api(srv, 'POST', '/api/secrets', { body: exact, headers: { 'Content-Type': 'application/json' } });
 	assert.equal(r2.status, 200, `exactly 4 MiB: ${r2.text.slice(0, 200)}`);
-	// the old 50 MB limit is gone: answered 413 without reading the body
-	const r3 = await rawRequest(srv.base, {
-		method: 'POST', path: '/api/secrets',
-		headers: { 'Content-Type': 'application/json', 'Content-Length': String(50 * 1024 * 1024) },
-		body: '{"text":"x"}',
-	}).catch((e) => ({ status: 0, error: e }));
-	assert.ok(r3.status === 413, `50 MB Content-Length → 413 (got ${r3.status})`);
+});
+
+test('C26 bodies well over 4 MiB (5 MiB, 10 MiB, 50 MB) → 413 with the JSON error body', async () => {
+	const bad = [];
+	for (const n of [4200 * 1024, 5 * 1024 * 1024, 10 * 1024 * 1024, 50 * 1024 * 1024]) {
+		const r = await create(srv, { text: 'a'.repeat(n) });
+		try {
+			assertError(r, 413, 'PAYLOAD_TOO_LARGE', `body of ${n} bytes`);
+			assertRateHeaders(r, `413 ${n}`);
+		} catch (e) {
+			bad.push(`${n} bytes → ${r.status} ${r.headers.get('content-type')} ${r.json?.code ?? r.text.slice(0, 40).replace(/\s+/g, ' ')}`);
+		}
+	}
+	assert.deepEqual(bad, [], 'every too-large body is answered by the API (JSON, X-Request-Id, rate-limit headers)');
 });
 
 test('C26 a 2 MiB server-side file (base64 ≈ 2.7 MiB) fits under the body limit', async () => {
