@@ -1,4 +1,6 @@
 /* store_pg.c: the storage unit over PostgreSQL (libpq); the only place that speaks its SQL. */
+/* Built with make PG=1 only (BL_HAVE_PG); any other build compiles this file to nothing. */
+#ifdef BL_HAVE_PG
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1242,3 +1244,4 @@ pg_store_account_secrets(struct pg_store *s, int64_t account_id, int64_t max,
 	PQclear(res);
 	return BL_OK;
 }
+#endif /* BL_HAVE_PG */
