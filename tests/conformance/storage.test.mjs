@@ -1,0 +1,112 @@
+// Conformance: what reaches the database file (DECISIONS.md: only SHA-256 of
+// keys, scrypt of passphrases, never the server-side key; secure_delete) and
+// the client address (X-Forwarded-For ignored without trusted proxies).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import {
+	server, created, retrieve, burn, meta, assertError, fragmentKey, encrypt, sha256hex, api, sql,
+} from './helpers.mjs';
+
+let srv;
+before(async () => {
+	srv = await server();
+	await created(srv, { text: 'warm up' }); // the programs create the database on first use
+});
+after(async () => { await srv?.stop(); });
+
+// Every byte of the database, its WAL and the counters' database.
+function dbBytes() {
+	const parts = [];
+	const dir = srv.db.replace(/[^/]+$/, '');
+	for (const f of fs.readdirSync(dir)) {
+		if (/\.db(-wal|-shm|-journal)?$/.test(f)) parts.push(fs.readFileSync(dir + f));
+	}
+	return Buffer.concat(parts);
+}
+
+test('keys, passphrase, server-side key and plaintext never reach the database file', async (t) => {
+	if (!srv.db || !fs.existsSync(srv.db)) return t.skip('database not reachable');
+	const text = 'PLAINTEXT-MARKER-' + crypto.randomBytes(8).toString('hex');
+	const passphrase = 'PASS-MARKER-' + crypto.randomBytes(8).toString('hex');
+	const j = await created(srv, { text, passphrase, maxViews: 2 });
+	const { text: keyText, key } = fragmentKey(j.secretUrl);
+	const all = dbBytes();
+	for (const [what, needle] of [
+		['secretKey', j.metadata.secretKey], ['receipt key', j.metadata.key], ['decryption key (url-safe)', keyText],
+		['passphrase', passphrase], ['plaintext', text],
+	]) {
+		assert.equal(all.indexOf(Buffer.from(needle)), -1, `${what} found in the database files`);
+	}
+	assert.equal(all.indexOf(key), -1, 'raw decryption key found in the database files');
+	// the lookup hash is SHA-256 of the key string
+	assert.equal(sql(srv, `SELECT count(*) FROM secrets WHERE secret_hash=x'${sha256hex(j.metadata.secretKey)}'`).trim(), '1');
+});
+
+test('secure delete: after a burn and after the last view the ciphertext is gone from the files (WAL included)', async (t) => {
+	if (!srv.db || !fs.existsSync(srv.db)) return t.skip('database not reachable');
+	const key = crypto.randomBytes(32);
+	const found = (b64text) => {
+		const all = dbBytes();
+		const raw = Buffer.from(b64text, 'base64');
+		return all.indexOf(raw.subarray(100, 164)) !== -1 || all.indexOf(Buffer.from(b64text.slice(100, 164))) !== -1;
+	};
+	const left = [];
+	const item = encrypt(key, crypto.randomBytes(4096));
+	const j = await created(srv, { text: item, maxViews: 5 });
+	assert.ok(found(item.ciphertext), 'the ciphertext is stored (raw or base64) before the burn');
+	assert.equal((await burn(srv, j.metadata.key)).status, 200);
+	if (found(item.ciphertext)) left.push('after a burn by receipt key');
+	const k = await created(srv, { text: encrypt(key, crypto.randomBytes(4096)), maxViews: 1 });
+	const g = await retrieve(srv, k.metadata.secretKey);
+	if (found(g.json.text.ciphertext)) left.push('after the last view');
+	const s = await created(srv, { text: 'x'.repeat(4096) });
+	const { key: sk } = fragmentKey(s.secretUrl);
+	const g2 = await retrieve(srv, s.metadata.secretKey);
+	if (found(g2.json.text.ciphertext)) left.push('after the last view (server-side)');
+	assert.deepEqual(left, [], 'ciphertext still in the database files (with lighttpd it stays in the -wal until cron/cleanup)');
+	void sk;
+});
+
+test('X-Forwarded-For is ignored without trusted proxies: passphrase attempts are not reset by it', async () => {
+	const j = await created(srv, { text: 'x', passphrase: 'right pass' });
+	for (let i = 0; i < 5; i++) {
+		const r = await api(srv, 'POST', '/api/secrets/' + j.metadata.secretKey, {
+			json: { passphrase: 'wrong' }, headers: { 'X-Forwarded-For': `198.51.100.${i + 1}` },
+		});
+		assertError(r, 403, 'INVALID_PASSPHRASE');
+	}
+	const r = await api(srv, 'POST', '/api/secrets/' + j.metadata.secretKey, {
+		json: { passphrase: 'right pass' }, headers: { 'X-Forwarded-For': '203.0.113.77', 'X-Real-IP': '203.0.113.78' },
+	});
+	assertError(r, 429, 'TOO_MANY_ATTEMPTS', 'a forged X-Forwarded-For does not make a new client');
+	assert.equal((await meta(srv, j.metadata.secretKey)).json.viewsRemaining, 1);
+});
+
+test('rate limits fail closed: an unwritable counters store → 503 RATE_LIMIT_UNAVAILABLE, Retry-After: 60, nothing consumed', async (t) => {
+	if (!srv.db || process.getuid?.() !== 0) return t.skip('needs the database files');
+	const j = await created(srv, { text: 'x', maxViews: 3 });
+	const lim = srv.db.replace(/\.db$/, '-limits.db');
+	const files = [lim, lim + '-wal', lim + '-shm'].filter((f) => fs.existsSync(f));
+	if (!files.length) return t.skip('counters store not found beside the database');
+	for (const f of files) fs.chmodSync(f, 0o400);
+	try {
+		for (const [what, r] of [
+			['create', await api(srv, 'POST', '/api/secrets', { json: { text: 'x' } })],
+			['metadata', await meta(srv, j.metadata.secretKey)],
+			['retrieve', await retrieve(srv, j.metadata.secretKey)],
+			['burn', await burn(srv, j.metadata.key)],
+		]) {
+			assertError(r, 503, 'RATE_LIMIT_UNAVAILABLE', what);
+			assert.equal(r.headers.get('retry-after'), '60', what);
+		}
+	} finally {
+		// SQLite may have created -wal/-shm meanwhile, with the database's mode
+		for (const f of [lim, lim + '-wal', lim + '-shm']) if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
+	}
+	const m = await meta(srv, j.metadata.secretKey);
+	assert.equal(m.status, 200);
+	assert.equal(m.json.viewsRemaining, 3, 'no view consumed, not burned');
+});
