@@ -14,21 +14,21 @@ import path from 'node:path';
 import { ROOT, programPath } from '../lib/cgi.mjs';
 
 const PROBE = path.join(ROOT, 'build', 'security', 'sandbox_probe');
-const SANDBOX_O = path.join(ROOT, 'build', 'lib', 'sandbox.o');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-sandbox-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
-// The probe is linked with the object the programs are linked with.
+// The probe is linked the way the programs are: the library and the Makefile's LIBS.
 function buildProbe() {
 	const src = path.join(ROOT, 'tests', 'security', 'sandbox_probe.c');
+	const lib = path.join(ROOT, 'build', 'libburnlink.a');
 	const mt = (p) => (fs.existsSync(p) ? fs.statSync(p).mtimeMs : 0);
-	if (mt(PROBE) > mt(src) && mt(PROBE) > mt(SANDBOX_O)) return;
+	if (mt(PROBE) > mt(src) && mt(PROBE) > mt(lib)) return;
 	fs.mkdirSync(path.dirname(PROBE), { recursive: true });
-	const cflags = ['-D_GNU_SOURCE', '-Ilib', '-Ibuild', '-O1', '-g', '-Wall', '-Wextra'];
-	// make SECCOMP=0 builds a sandbox.o without the filter, and without libseccomp.
-	const withSeccomp = execFileSync('nm', [SANDBOX_O], { encoding: 'utf8' }).includes('seccomp_init');
-	execFileSync('cc', [...cflags, '-o', PROBE, src, SANDBOX_O, '-static',
-		...(withSeccomp ? ['-lseccomp'] : [])], { cwd: ROOT, stdio: 'inherit' });
+	const libs = execFileSync('make', ['-s', '--no-print-directory', '-f', 'Makefile', '-f', '-',
+		'burnlink-print-libs'], { cwd: ROOT, encoding: 'utf8',
+		input: 'burnlink-print-libs:\n\t@echo $(LIBS)\n' }).trim().split(/\s+/);
+	execFileSync('cc', ['-D_GNU_SOURCE', '-Ilib', '-Ibuild', '-O1', '-g', '-Wall', '-Wextra',
+		'-o', PROBE, src, lib, '-static', ...libs], { cwd: ROOT, stdio: 'inherit' });
 }
 
 function probe(...args) {
@@ -38,7 +38,7 @@ function probe(...args) {
 
 let enabled = false;
 before(() => {
-	assert.ok(fs.existsSync(SANDBOX_O), 'build/lib/sandbox.o is missing: run make');
+	assert.ok(fs.existsSync(path.join(ROOT, 'build', 'libburnlink.a')), 'build/libburnlink.a is missing: run make');
 	buildProbe();
 	enabled = probe('enabled').out === '1';
 });
