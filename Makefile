@@ -181,10 +181,15 @@ $(BUILD)/bench/seed: bench/seed.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
+# BACKEND=postgres adds the PostgreSQL figures (bench/pg.mjs: the programs of
+# `make pg` on a throwaway cluster, per request and through lighttpd).
+BACKEND ?= sqlite
 bench: all
 	@sh scripts/deps.sh bench
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@BENCH_HELPERS=$(BUILD)/bench sh bench/run.sh
+	@if [ "$(BACKEND)" = postgres ]; then $(MAKE) --no-print-directory pg && \
+	    BENCH_HELPERS=$(BUILD)/bench node bench/pg.mjs; fi
 
 clean:
 	rm -rf build $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
