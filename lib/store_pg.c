@@ -160,6 +160,7 @@ struct pg_conn {
 	PGconn		*conn;
 	char		*conninfo;
 	int		 users;
+	int		 kept;		/* idle since an earlier request (FastCGI) */
 };
 
 static struct pg_conn	*shared;	/* this process's connection, if open */
@@ -172,6 +173,7 @@ struct pg_store {
 };
 
 static enum bl_err	 connect_db(struct pg_store *);
+static int		 reconnected(struct pg_store *);
 
 /* One parameter, sent in binary: an int8, a boolean, bytes (bytea or text), or NULL. */
 struct arg {
@@ -270,6 +272,12 @@ q(struct pg_store *s, enum stmt id, const struct arg *a, int n, PGresult **out)
 	}
 	res = PQexecParams(s->c->conn, stmts[id], n, types, vals, lens, fmts, 1);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
+		PQclear(res);
+		res = PQexecParams(s->c->conn, stmts[id], n, types, vals, lens, fmts, 1);
+		st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	}
+	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		e = fail(s, res, "query");
 		PQclear(res);
@@ -294,6 +302,12 @@ exec(struct pg_store *s, const char *sql)
 		return e;
 	res = PQexec(s->c->conn, sql);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
+		PQclear(res);
+		res = PQexec(s->c->conn, sql);
+		st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	}
+	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		e = fail(s, res, sql);
 	PQclear(res);
@@ -573,7 +587,27 @@ pg_store_idle(struct pg_store *s)
 	if (PQstatus(s->c->conn) != CONNECTION_OK ||
 	    PQtransactionStatus(s->c->conn) != PQTRANS_IDLE)
 		return -1;
+	s->c->kept = 1;
 	return 0;
+}
+
+/*
+ * 1 if the first statement of a request failed because the connection kept
+ * from an earlier request was gone (the database restarted meanwhile) and a
+ * new one is made: the caller runs the statement again. The server ended the
+ * old connection while it was idle, so the statement never ran there. A
+ * connection lost in the middle of a request is never retried.
+ */
+static int
+reconnected(struct pg_store *s)
+{
+	int	 version;
+
+	if (!s->c->kept || PQstatus(s->c->conn) == CONNECTION_OK)
+		return 0;
+	s->c->kept = 0;
+	PQreset(s->c->conn);
+	return PQstatus(s->c->conn) == CONNECTION_OK && session(s, &version) == BL_OK;
 }
 
 /* Stores a new secret and its attachments in one transaction. */

@@ -1,0 +1,136 @@
+// fastcgi.test.mjs: the programs of `make pg` as FastCGI responders behind
+// lighttpd's mod_fastcgi, on PostgreSQL: one connection per process, kept from
+// request to request (the rate limiter's and the store's handles share it),
+// under the FastCGI seccomp filter; after the database restarts, a process
+// whose kept connection was lost connects anew on its next request.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as cluster from './cluster.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = path.resolve(ROOT, process.env.BURNLINK_BIN || 'build/pg', 'cgi-bin');
+const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
+
+let pg, db, dir, base, server;
+
+const freePort = () => new Promise((resolve) => {
+	const s = net.createServer();
+	s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+// The burnlink backends connected to the database: [pid, state] per connection.
+function backends() {
+	return pg.sql(db, "SELECT pid, state FROM pg_stat_activity WHERE application_name = 'burnlink'")
+		.trim().split('\n').filter(Boolean);
+}
+
+before(async () => {
+	pg = cluster.newCluster();	// its own: this file restarts it
+	db = pg.createDatabase();
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pgfcgi-'));
+	fs.chmodSync(dir, 0o755);
+	for (const d of ['data', 'run', 'log', 'www', 'bin']) fs.mkdirSync(path.join(dir, d));
+	for (const p of PROGRAMS) fs.copyFileSync(path.join(BIN, p), path.join(dir, 'bin', p));
+	for (const p of PROGRAMS) fs.chmodSync(path.join(dir, 'bin', p), 0o755);
+	fs.writeFileSync(path.join(dir, 'www', 'robots.txt'), 'ok\n');
+	let user = '';
+	if (process.getuid() === 0) {
+		user = 'www-data';
+		for (const d of ['data', 'run', 'log']) execFileSync('chown', [`${user}:${user}`, path.join(dir, d)]);
+	}
+	const port = await freePort();
+	base = `http://127.0.0.1:${port}`;
+	const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${dir}/bin/${p}", "max-procs" => 1, "check-local" => "disable" )),`).join('\n');
+	fs.writeFileSync(path.join(dir, 'lighttpd.conf'), `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+server.bind = "127.0.0.1"
+server.port = ${port}
+server.document-root = "${dir}/www"
+server.errorlog = "${dir}/log/error.log"
+server.pid-file = "${dir}/run/lighttpd.pid"
+${user ? `server.username = "${user}"\nserver.groupname = "${user}"` : ''}
+setenv.add-environment = (
+	"BURNLINK_DB" => "${pg.conninfo(db)}",
+	"BURNLINK_SECRET_FILE" => "${dir}/data/secret.key",
+)
+$HTTP["request-method"] == "POST" {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/retrieve/$1" )
+}
+else $HTTP["request-method"] == "DELETE" {
+	url.rewrite-once = ( "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/delete/$1" )
+}
+else {
+	url.rewrite-once = ( "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/metadata/$1" )
+}
+fastcgi.server = (
+${fcgi}
+)
+`);
+	server = spawn('lighttpd', ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
+	for (let i = 0; ; i++) {
+		try {
+			await (await fetch(`${base}/robots.txt`)).arrayBuffer();
+			break;
+		} catch {
+			if (i > 500) throw new Error('lighttpd did not start');
+			await new Promise((r) => setTimeout(r, 20));
+		}
+	}
+});
+
+after(async () => {
+	if (server) {
+		try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+		await new Promise((r) => { server.once('exit', r); setTimeout(r, 3000).unref(); });
+	}
+	if (dir) fs.rmSync(dir, { recursive: true, force: true });
+	pg?.remove();
+});
+
+async function api(method, p, json) {
+	const res = await fetch(base + p, {
+		method, headers: json === undefined ? {} : { 'Content-Type': 'application/json' },
+		body: json === undefined ? undefined : JSON.stringify(json),
+	});
+	const text = await res.text();
+	let body = null;
+	try { body = JSON.parse(text); } catch { body = null; }
+	return { status: res.status, body, text, headers: res.headers };
+}
+
+test('many requests, one kept connection per FastCGI process', async () => {
+	const made = [];
+	for (let i = 0; i < 10; i++) {
+		const c = await api('POST', '/api/secrets', { text: `fcgi ${i}`, maxViews: 2, passphrase: 'abcd' });
+		assert.equal(c.status, 200, c.text);
+		made.push(c.body.metadata);
+	}
+	for (const m of made) {
+		assert.equal((await api('GET', `/api/secrets/${m.key}`)).status, 200);
+		assert.equal((await api('POST', `/api/secrets/${m.secretKey}`, { passphrase: 'abcd' })).status, 200);
+	}
+	const b = backends();
+	assert.ok(b.length >= 1 && b.length <= 3, `one connection per process (create, metadata, retrieve): ${b.join(' ')}`);
+	for (const line of b) assert.match(line, /\|idle$/, 'no transaction left open between requests');
+	// Racing retrievals through the one retrieve process still count exactly.
+	const c = await api('POST', '/api/secrets', { text: 'race', maxViews: 3 });
+	const rs = await Promise.all(Array.from({ length: 12 }, () => api('POST', `/api/secrets/${c.body.metadata.secretKey}`, {})));
+	assert.equal(rs.filter((r) => r.status === 200).length, 3);
+});
+
+test('after a database restart the kept connections are made anew, without a failed request', async () => {
+	pg.restart('fast');
+	const seen = [];
+	for (let i = 0; i < 6; i++) seen.push(await api('POST', '/api/secrets', { text: `after ${i}` }));
+	assert.deepEqual(seen.map((r) => r.status), [200, 200, 200, 200, 200, 200], seen.map((r) => r.text).join('\n'));
+	const key = crypto.randomBytes(16).toString('base64url');
+	assert.equal((await api('GET', `/api/secrets/${key}`)).status, 404);
+	const m = seen[0].body.metadata;
+	assert.equal((await api('POST', `/api/secrets/${m.secretKey}`, {})).status, 200);
+});
