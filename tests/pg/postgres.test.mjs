@@ -7,7 +7,7 @@
 // BURNLINK_TEST_PG (tests/run.sh pg) or on one of its own.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -347,6 +347,34 @@ describe('one database through CGI', () => {
 			[a.json.secretUrl.split('#key=')[1], 'decryption key'], ['pass-' + marker.toString('hex').slice(0, 12), 'passphrase'],
 			[marker.toString('hex'), 'plaintext']])
 			assert.ok(!dump.includes(n) && !dump.includes(Buffer.from(n).toString('hex')), `the dump holds the ${what}`);
+	});
+});
+
+describe('accounts and API keys', () => {
+	test('burnlink-admin manages accounts and keys; a key attributes a creation; a revoked key is 401', async () => {
+		const { db, env } = freshEnv();
+		const admin = (...args) => {
+			const r = spawnSync(path.resolve(process.env.BURNLINK_BIN, 'tools/burnlink-admin'), ['--json', ...args],
+				{ encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+			return { code: r.status, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+		};
+		const acct = admin('account', 'create', 'Ops@Example.org');
+		assert.equal(acct.code, 0, acct.stderr);
+		assert.equal(admin('account', 'create', 'Ops@Example.org').code, 4, 'the name is taken');
+		const key = admin('key', 'issue', 'Ops@Example.org', '--label', 'ci');
+		assert.equal(key.code, 0, key.stderr);
+		const withKey = await runCgi('create', { method: 'POST', body: { text: 'by key' },
+			env: { REMOTE_ADDR: '192.0.2.8', HTTP_AUTHORIZATION: `Bearer ${key.json.key}`, ...env } });
+		assert.equal(withKey.status, 200, withKey.body.toString());
+		assert.equal(pgSql(db, 'SELECT account_id FROM secrets'), String(acct.json.id));
+		const listed = admin('account', 'list').json;
+		assert.equal(listed[0].secrets, 1);
+		assert.equal(listed[0].activeKeys, 1);
+		assert.notEqual(admin('key', 'list').json[0].lastUsedAt, null);
+		assert.equal(admin('key', 'revoke', String(key.json.id)).code, 0);
+		const revoked = await runCgi('create', { method: 'POST', body: { text: 'by key' },
+			env: { REMOTE_ADDR: '192.0.2.8', HTTP_AUTHORIZATION: `Bearer ${key.json.key}`, ...env } });
+		checkError(assert, revoked, 401, 'INVALID_API_KEY');
 	});
 });
 
