@@ -213,3 +213,13 @@ export async function inOneWindow(len, fn) {
 		return fn();
 	}
 }
+
+// Asserts that Retry-After counts down to reset from the moment the program
+// ran (between t0, taken before the request, and now).
+export function assertRetryAfter(assert, retryAfter, reset, t0) {
+	const ra = Number(retryAfter);
+	const serverNow = reset - ra;
+	assert.ok(ra >= 1, `Retry-After ${retryAfter}`);
+	assert.ok(serverNow >= Math.floor(t0 / 1000) - 1 && serverNow <= Math.ceil(Date.now() / 1000) + 1,
+		`Retry-After ${ra} counts down to ${reset}`);
+}
