@@ -407,6 +407,13 @@ bl_respond_json(struct bl_req *r, int status, json_object *body)
 	if (r->responded)
 		return 0;
 	r->responded = 1;
+	/*
+	 * Finish the store's work first (the WAL checkpoint that secure deletion
+	 * needs after a burn or last view): lighttpd ends a CGI program with
+	 * SIGTERM as soon as its whole response has arrived.
+	 */
+	if (r->store != NULL)
+		bl_store_idle(r->store);
 	js = json_object_to_json_string_length(body,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &jlen);
 	if (js == NULL || ((want = json_plain_len(body)) != SIZE_MAX && want != jlen)) {
@@ -483,7 +490,7 @@ bl_log(const struct bl_req *r, const char *fmt, ...)
 }
 
 /*
- * Reads and discards what is left of the request body (up to 8 MiB), so that
+ * Reads and discards what is left of the request body (up to 64 MiB), so that
  * a server that streams the body (Apache mod_cgid, fcgiwrap) delivers the
  * answer instead of resetting the connection on an unread body.
  */
@@ -495,11 +502,11 @@ drain(struct bl_req *r)
 	size_t		 left = 0, n;
 
 	if (cl == NULL || *cl == '\0' || strspn(cl, "0123456789") != strlen(cl) ||
-	    strlen(cl) > 7)
+	    strlen(cl) > 8)
 		return;
 	for (; *cl != '\0'; cl++)
 		left = left * 10 + (size_t)(*cl - '0');
-	if (left > 8 * 1024 * 1024)
+	if (left > 64 * 1024 * 1024)	/* the servers' own limit */
 		return;
 	left -= r->body != NULL ? r->body_len : 0;
 	while (left > 0 && (n = r->io->read(r->io->ctx, buf,

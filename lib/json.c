@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -398,9 +399,10 @@ parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxpla
 	const char	*s = json_object_get_string(v), *comma, *b64;
 	size_t		 len = (size_t)json_object_get_string_len(v), n;
 
-	if (len < 5 || strncmp(s, "data:", 5) != 0 ||
+	/* The scheme and ";base64" are case-insensitive (RFC 2397). */
+	if (len < 5 || strncasecmp(s, "data:", 5) != 0 ||
 	    (comma = memchr(s, ',', len)) == NULL || comma - s < 12 ||
-	    strncmp(comma - 7, ";base64", 7) != 0)
+	    strncasecmp(comma - 7, ";base64", 7) != 0)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "%s must be a data URL: data:<mime type>;base64,<data>.", what);
 	b64 = comma + 1;
@@ -582,9 +584,7 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		if (c->server_side) {
 			const char *s = json_object_get_string(text);
 			size_t len = (size_t)json_object_get_string_len(text);
-			if (memchr(s, '\0', len) != NULL)
-				return bl_req_fail(r, BL_ERR_INVALID_TEXT,
-				    "text must not contain NUL characters.");
+			/* The text is content, kept exactly: NUL characters included. */
 			if (len > BL_MAX_PLAINTEXT)
 				return BL_ERR_INVALID_CONTENT_SIZE;
 			if ((e = copy_plain(s, len, &c->content.text)) != BL_OK)

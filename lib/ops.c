@@ -195,8 +195,9 @@ bl_op_create(struct bl_req *r)
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
-	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_CREATE)) != BL_OK ||
+	/* Counted first, so that every answer (a 405 too) carries the rate-limit headers. */
+	if ((e = bl_limit_request(r, BL_LIM_IP_CREATE)) != BL_OK ||
+	    (e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
 	    (e = bl_auth_request(r, &account, &key_id)) != BL_OK ||
 	    (account == 0 && (e = bl_session_creator(r, &account)) != BL_OK) ||
 	    (e = bl_limit_creator(r, account, key_id != 0)) != BL_OK ||
@@ -300,9 +301,9 @@ bl_op_metadata(struct bl_req *r)
 	enum bl_err		 e;
 	int			 active;
 
-	if ((e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD),
+	if ((e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ||
+	    (e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD),
 	    "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)
 		return e;
@@ -384,8 +385,8 @@ bl_op_retrieve(struct bl_req *r)
 	size_t			 i;
 
 	memset(&c, 0, sizeof(c));
-	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_RETRIEVE)) != BL_OK ||
+	if ((e = bl_limit_request(r, BL_LIM_IP_RETRIEVE)) != BL_OK ||
+	    (e = bl_req_method(r, BL_MASK(BL_M_POST), "GET, HEAD, POST, DELETE")) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = bl_req_read_body(r, 0)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)
@@ -440,8 +441,8 @@ bl_op_burn(struct bl_req *r)
 	json_object		*o = NULL;
 	enum bl_err		 e;
 
-	if ((e = bl_req_method(r, BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_BURN)) != BL_OK ||
+	if ((e = bl_limit_request(r, BL_LIM_IP_BURN)) != BL_OK ||
+	    (e = bl_req_method(r, BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
 	    (e = bl_req_key(r)) != BL_OK ||
 	    (e = bl_req_read_body(r, 0)) != BL_OK ||
 	    (e = find(r, hash, &s)) != BL_OK)

@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http fastcgi pg cli browser}
+suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -116,6 +116,7 @@ for s in $suites; do
 		for srv in lighttpd apache htaccess nginx; do
 			node_suite "http-$srv" tests/http BURNLINK_SERVER=$srv
 		done ;;
+	conformance) node_suite conformance tests/conformance ;;
 	cli)
 		# the interop tests drive the page in Chromium: same packages as the browser suite
 		npm_deps || echo "== cli: npm ci failed; the page interop tests will skip"

@@ -22,6 +22,7 @@ const TEXTS = [
 	['line and paragraph separators', 'a\u2028b\u2029c'],
 	['JSON specials', '"quoted" \\back\\slash/ </script> {"a":[1]}'],
 	['control characters', '\u0001\u0007\u001b[31mred\u001b[0m\u007f'],
+	['NUL characters', 'a\u0000b\u0000'],
 	['a BOM and non-characters', '\ufeffbom \ufffe\uffff'],
 	['astral plane characters', '𝕳𝖊𝖑𝖑𝖔 𐍈 𠜎'],
 	['a single character', 'x'],

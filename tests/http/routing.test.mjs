@@ -96,20 +96,15 @@ test(`${KIND}: 413 PAYLOAD_TOO_LARGE from the program just above 4 MiB`, async (
 	assertError(ok, 400, 'INVALID_JSON');
 });
 
-test(`${KIND}: far above the limit the server itself refuses with 413`, async () => {
+test(`${KIND}: a 6 MiB body gets the API's JSON 413, not the server's page`, async () => {
+	// The servers' own limit is 64 MiB, far above the API's 4 MiB, so the
+	// program answers (and reads the rest of the body, for streaming servers).
 	const body = Buffer.alloc(6 * 1024 * 1024, 0x20);
-	let status;
-	try {
-		const r = await rawRequest(srv.base, { method: 'POST', path: '/api/secrets', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length }, body });
-		status = r.status;
-	} catch (e) {
-		// A server may close the connection while the body is still being sent.
-		status = e.code;
-	}
-	assert.ok(status === 413 || status === 'ECONNRESET' || status === 'EPIPE', `got ${status}`);
+	const r = await api(srv, 'POST', '/api/secrets', { body, headers: { 'Content-Type': 'application/json' } });
+	assertError(r, 413, 'PAYLOAD_TOO_LARGE');
 	// And the server still serves.
-	const r = await api(srv, 'GET', `/api/secrets/${c.metadata.secretKey}`);
-	assert.equal(r.status, 200);
+	const m = await api(srv, 'GET', `/api/secrets/${c.metadata.secretKey}`);
+	assert.equal(m.status, 200);
 });
 
 // With only a .htaccess, Apache maps the path to a file before the rewrite
