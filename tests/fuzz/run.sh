@@ -2,7 +2,7 @@
 # run.sh: builds and runs the libFuzzer harnesses of tests/fuzz/ (clang).
 # Usage: tests/fuzz/run.sh build           compile into build/fuzz/
 #        tests/fuzz/run.sh smoke           each harness over its seed corpus,
-#                                          then FUZZ_SMOKE_TIME (default 4) s of fuzzing
+#                                          then FUZZ_SMOKE_TIME (default 3) s of fuzzing
 #        tests/fuzz/run.sh fuzz            each harness for FUZZ_TIME (default 60) s,
 #                                          the corpus growing in build/fuzz/corpus/
 # FUZZERS="create base64" picks harnesses (default: every tests/fuzz/fuzz_*.c).
@@ -72,7 +72,7 @@ run_one() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 	    "$out/bin/fuzz_$n" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	    -max_len=65536 -print_final_stats=1 \
+	    -max_len=65536 -print_final_stats=1 -close_fd_mask=2 \
 	    -artifact_prefix="$out/artifacts/$n-" "$grow" "$seeds" >"$log" 2>&1
 	rc=$?
 	end=$(date +%s)
@@ -98,7 +98,7 @@ smoke)
 	pass=0
 	fail=0
 	for n in $(names); do
-		if run_one "$n" "${FUZZ_SMOKE_TIME:-4}" "$tmp/$n"; then
+		if run_one "$n" "${FUZZ_SMOKE_TIME:-3}" "$tmp/$n"; then
 			pass=$((pass + 1))
 		else
 			fail=$((fail + 1))
