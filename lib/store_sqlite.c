@@ -226,6 +226,55 @@ user_version(struct sqlite_store *s, sqlite3 *db)
 }
 
 /*
+ * The VFS of the secrets database: the default one, except that a WAL file
+ * that already exists is opened without SQLITE_OPEN_CREATE. SQLite syncs the
+ * directory on the first sync of a WAL it opened with CREATE, in case the file
+ * is new: one more fsync in every process that writes. The kept WAL's
+ * directory entry was synced when it was created. (Should the file vanish
+ * between the check and the open, it is opened with CREATE after all.)
+ */
+#define KEEPWAL_VFS	"burnlink-keepwal"
+static sqlite3_vfs	 keepwal_vfs;
+static int		(*base_open)(sqlite3_vfs *, const char *, sqlite3_file *, int, int *);
+
+static int
+keepwal_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+	struct stat	 st;
+	int		 rc;
+
+	if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name != NULL &&
+	    lstat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+		rc = base_open(vfs, name, f, flags & ~SQLITE_OPEN_CREATE, out);
+		if (rc != SQLITE_CANTOPEN)
+			return rc;
+	}
+	return base_open(vfs, name, f, flags, out);
+}
+
+/* Registers keepwal_vfs once per process; its name, or NULL for the default. */
+static const char *
+keepwal(void)
+{
+	sqlite3_vfs	*base;
+
+	if (base_open == NULL) {
+		if ((base = sqlite3_vfs_find(NULL)) == NULL)
+			return NULL;
+		keepwal_vfs = *base;
+		keepwal_vfs.zName = KEEPWAL_VFS;
+		keepwal_vfs.pNext = NULL;
+		keepwal_vfs.xOpen = keepwal_open;
+		base_open = base->xOpen;
+		if (sqlite3_vfs_register(&keepwal_vfs, 0) != SQLITE_OK) {
+			base_open = NULL;
+			return NULL;
+		}
+	}
+	return KEEPWAL_VFS;
+}
+
+/*
  * Waits for a lock in short steps, up to s->busy_ms. SQLite's own busy handler
  * sleeps up to 100 ms between tries, which under concurrent writers leaves
  * the lock idle while the waiters sleep. Returns 0 to give up.
@@ -284,7 +333,7 @@ open_db(struct sqlite_store *s, const char *path, const char *sync, const char *
 	int		 keep_wal = schema == bl_schema_sql;
 
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, NULL);
+	    SQLITE_OPEN_NOMUTEX, keep_wal ? keepwal() : NULL);
 	if (rc != SQLITE_OK) {
 		e = fail(s, db, rc, path);
 		goto err;
