@@ -1,4 +1,6 @@
 /* fuzz_dataurl.c: the data: URL of a server-side file, sent as a JSON string in files[0].data. */
+#include <strings.h>
+
 #include "fuzz.h"
 
 /* Appends s as the contents of a JSON string (escaped). */
@@ -63,10 +65,10 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if ((e = bl_req_init(&r, &io)) == BL_OK &&
 	    (e = bl_req_read_body(&r, 1)) == BL_OK &&
 	    (e = bl_create_parse(&r, &c)) == BL_OK) {
-		/* Accepted: a data: URL with ";base64," whose payload is canonical. */
+		/* Accepted: a data: URL with ";base64," (any case, RFC 2397) whose payload is canonical. */
 		const unsigned char *comma = memchr(data, ',', size);
-		if (size < 5 || memcmp(data, "data:", 5) != 0 || comma == NULL ||
-		    comma - data < 12 || memcmp(comma - 7, ";base64", 7) != 0)
+		if (size < 5 || strncasecmp((const char *)data, "data:", 5) != 0 || comma == NULL ||
+		    comma - data < 12 || strncasecmp((const char *)comma - 7, ";base64", 7) != 0)
 			abort();
 		if (c.content.nfiles != 1 || !c.content.files[0].data.enc ||
 		    c.content.files[0].data.len - BL_TAG_BYTES !=
