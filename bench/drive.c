@@ -13,21 +13,51 @@
  * Usage: drive COUNT BODYFILE PROGRAM
  * The CGI variables come from the environment; BODYFILE (or /dev/null) is the
  * program's standard input each time, its output goes to /dev/null. Prints
- * "runs=N mean_ms=X min_ms=Y maxrss_kib=Z status=S" where S is the first
+ * "runs=N mean_ms=X min_ms=Y cpu_ms=C maxrss_kib=Z status=S" (C: user + system
+ * time of the program, which other load on the machine disturbs less than the
+ * wall clock) where S is the first
  * status line seen (from the first run, whose output is kept).
+ * Or: drive fsync DIR: the mean time of a 4 KiB write and fdatasync() in DIR
+ * (200 times), the price of one durable commit there.
  */
+
+static int
+fsync_cost(const char *dir)
+{
+	struct timespec	 a, b;
+	char		 path[4096], buf[4096];
+	int		 fd, i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/fsync-test", dir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0)
+		return 1;
+	unlink(path);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < 200; i++)
+		if (pwrite(fd, buf, sizeof(buf), (off_t)(i % 16) * 4096) != (ssize_t)sizeof(buf) ||
+		    fdatasync(fd) != 0)
+			return 1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	close(fd);
+	printf("fdatasync_ms=%.3f\n", ((double)(b.tv_sec - a.tv_sec) * 1e3 +
+	    (double)(b.tv_nsec - a.tv_nsec) / 1e6) / 200);
+	return 0;
+}
 int
 main(int argc, char *argv[])
 {
 	struct timespec	 a, b;
 	struct rusage	 ru;
-	double		 ms, total = 0, min = 1e12;
+	double		 ms, total = 0, min = 1e12, cpu = 0;
 	long		 maxrss = 0, count, i;
 	char		 status[64] = "none", tmpl[] = "/tmp/bl-drive.XXXXXX", buf[256];
 	int		 st, fd, out;
 	ssize_t		 n;
 	pid_t		 pid;
 
+	if (argc == 3 && strcmp(argv[1], "fsync") == 0)
+		return fsync_cost(argv[2]);
 	if (argc < 4 || (count = strtol(argv[1], NULL, 10)) < 1) {
 		fprintf(stderr, "usage: drive COUNT BODYFILE PROGRAM [ARG...]\n");
 		return 2;
@@ -58,13 +88,15 @@ main(int argc, char *argv[])
 			min = ms;
 		if (ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
+		cpu += (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	}
 	if ((n = pread(out, buf, sizeof(buf) - 1, 0)) > 0) {
 		buf[n] = '\0';
 		if (strncmp(buf, "Status: ", 8) == 0)
 			snprintf(status, sizeof(status), "%.3s", buf + 8);
 	}
-	printf("runs=%ld mean_ms=%.3f min_ms=%.3f maxrss_kib=%ld status=%s\n",
-	    count, total / (double)count, min, maxrss, status);
+	printf("runs=%ld mean_ms=%.3f min_ms=%.3f cpu_ms=%.3f maxrss_kib=%ld status=%s\n",
+	    count, total / (double)count, min, cpu / (double)count, maxrss, status);
 	return 0;
 }

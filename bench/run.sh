@@ -74,11 +74,13 @@ fi
 work=$(mktemp -d "${BENCH_TMP:-/var/tmp}/burnlink-bench.XXXXXX")
 server_pid=""
 cleanup() {
+	rc=$?
 	stop_server
 	if [ -n "${KEEP:-}" ]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
+	[ "$rc" = 0 ] || echo "bench: stopped with status $rc" >&2
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "bench: interrupted by a signal" >&2; exit 130' INT TERM HUP
 chmod 755 "$work"
 
 user=""
@@ -438,6 +440,7 @@ run_sizes() {
 	done
 }
 
+fsync_start=$(field "$("$helpers/drive" fsync "$work")" fdatasync_ms)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 echo "bench: $SERVER, $MODE mode, ${DURATION}s x $RUNS runs per case, connections: $CONNS" >&2
@@ -451,6 +454,7 @@ for c in $CONNS; do
 done
 want sizes && run_sizes
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+fsync_end=$(field "$("$helpers/drive" fsync "$work")" fdatasync_ms)
 elapsed=$(( $(date +%s) - t0 ))
 
 # --- the report --------------------------------------------------------------
@@ -466,6 +470,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $2 == c { print $3 }' "$results"; 
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $commit$dirty; bench/run.sh, ${elapsed}s"
 	echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(uname -sr)"
 	echo "- load average at start $load_start, at end $load_end (other work on the machine shows here)"
+	echo "- a 4 KiB write + fdatasync in the work directory: $fsync_start ms at start, $fsync_end ms at end: one durable commit at a time (SQLite holds the write lock through the fsync) caps writes near $(awk -v a="$fsync_start" -v b="$fsync_end" 'BEGIN { m = (a + b) / 2; if (m > 0) printf "%d", 1000 / m; else print "?" }')/s"
 	if [ "$SERVER" = apache ]; then echo "- server: $("$httpd" -v | sed -n 's/^Server version: //p'), event MPM, $( [ "$MODE" = fastcgi ] && echo "mod_fcgid, $FCGI_PROCS processes per program" || echo mod_cgid)"
 	else echo "- server: $("$lighttpd" -v 2>&1 | cut -d' ' -f1), $( [ "$MODE" = fastcgi ] && echo "mod_fastcgi, $FCGI_PROCS processes per program" || echo mod_cgi)"; fi
 	echo "- load: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2), ${DURATION}s per run after ${WARMUP}s of warm-up, $RUNS runs, a fresh server and database copy per run (database seeded with $SEED one-time secrets)"
