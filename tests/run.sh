@@ -102,7 +102,7 @@ for s in $suites; do
 			pgenv="BURNLINK_TEST_PG=$pgdir BURNLINK_BIN=$top/build/pg"
 			# shellcheck disable=SC2086
 			node_suite pg-cgi tests/cgi $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
-			for srv in lighttpd apache; do
+			for srv in lighttpd apache nginx; do
 				# shellcheck disable=SC2086
 				node_suite "pg-http-$srv" tests/http $pgenv BURNLINK_SERVER=$srv \
 				    NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
