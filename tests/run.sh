@@ -92,7 +92,8 @@ for s in $suites; do
 		# The CGI-level and HTTP-level suites again on a throwaway PostgreSQL
 		# cluster, with the programs of `make pg` (build/pg); the tests that
 		# examine SQLite's own files are skipped (tests/pg/sqlite-only.mjs).
-		# Then what only a shared database shows (tests/pg).
+		# Then what only a shared database shows (tests/pg). Not htaccess: that
+		# tree serves its own var/burnlink.db (shared hosting is one host).
 		pgdir=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-pg.XXXXXX")
 		if [ ! -x build/pg/cgi-bin/create ] || ! node tests/pg/cluster.mjs start "$pgdir" >"$tmp/pg.log" 2>&1; then
 			echo "== pg: no build/pg (make pg) or no PostgreSQL cluster:"; cat "$tmp/pg.log" 2>/dev/null
