@@ -64,7 +64,7 @@ main(int argc, char *argv[])
 	if (bl_config_load(&cfg, &bl_cgi_io) != 0)
 		return 1;
 	if ((e = bl_store_open(&s, &cfg, err, sizeof(err))) != BL_OK) {
-		fprintf(stderr, "seed: %s: %s\n", cfg.db_path, err);
+		fprintf(stderr, "seed: %s: %s\n", bl_config_db_name(&cfg), err);
 		return 1;
 	}
 	memset(&c, 0, sizeof(c));

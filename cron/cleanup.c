@@ -46,12 +46,12 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if (bl_cleanup(&cfg, bl_now_ms(), &st, err, sizeof(err)) != 0) {
-		fprintf(stderr, "cleanup: %s: failed: %s\n", cfg.db_path, err);
+		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&cfg), err);
 		bl_config_free(&cfg);
 		return 1;
 	}
 	printf("cleanup: %s: removed %lld expired secrets, pruned %lld counter windows\n",
-	    cfg.db_path, (long long)st.removed, (long long)st.counters);
+	    bl_config_db_name(&cfg), (long long)st.removed, (long long)st.counters);
 	bl_config_free(&cfg);
 	return 0;
 }

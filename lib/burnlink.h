@@ -288,6 +288,7 @@ enum bl_err	 bl_account_set_password(struct bl_req *, int64_t account_id,
 /* config.c */
 int		 bl_config_load(struct bl_config *, const struct bl_io *);
 void		 bl_config_free(struct bl_config *);
+const char	*bl_config_db_name(const struct bl_config *);
 
 /* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
 int		 bl_random(void *, size_t);

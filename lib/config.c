@@ -94,6 +94,20 @@ fail:
 	return -1;
 }
 
+/*
+ * The database as log lines may name it: the SQLite path, but never a
+ * PostgreSQL URI or conninfo (they may carry a password).
+ */
+const char *
+bl_config_db_name(const struct bl_config *cfg)
+{
+	if (cfg->db_path == NULL)
+		return "(none)";
+	if (strncmp(cfg->db_path, "postgres", 8) == 0)
+		return "the PostgreSQL database";
+	return cfg->db_path;
+}
+
 void
 bl_config_free(struct bl_config *cfg)
 {

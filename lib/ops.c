@@ -85,7 +85,7 @@ bl_req_store(struct bl_req *r)
 	if (r->store != NULL)
 		return BL_OK;
 	if ((e = bl_store_open(&r->store, &r->cfg, err, sizeof(err))) != BL_OK)
-		bl_log(r, "cannot open the database %s: %s", r->cfg.db_path, err);
+		bl_log(r, "cannot open the database %s: %s", bl_config_db_name(&r->cfg), err);
 	return e;
 }
 
