@@ -24,40 +24,10 @@ struct sess {
 	struct bl_account	 account;
 };
 
-/* Adds v under k; -1 on failure (v is released). */
-static int
-add(json_object *o, const char *k, json_object *v)
-{
-	if (v == NULL)
-		return -1;
-	if (json_object_object_add(o, k, v) != 0) {
-		json_object_put(v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-add_null(json_object *o, const char *k)
-{
-	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
-}
-
-/* An ISO 8601 time, or null for a negative ms. */
-static int
-add_time(json_object *o, const char *k, int64_t ms)
-{
-	char	 buf[64];
-
-	if (ms < 0)
-		return add_null(o, k);
-	return add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
-}
-
 static int
 add_int(json_object *o, const char *k, int64_t v)
 {
-	return add(o, k, json_object_new_int64(v));
+	return bl_json_add(o, k, json_object_new_int64(v));
 }
 
 /* Logs a store failure that is the server's fault and passes e on. */
@@ -475,8 +445,8 @@ account_json(const struct bl_account *a)
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
-	if (add_int(o, "id", a->id) || add(o, "email", json_object_new_string(a->name)) ||
-	    add_time(o, "createdAt", a->created_ms)) {
+	if (add_int(o, "id", a->id) || bl_json_add(o, "email", json_object_new_string(a->name)) ||
+	    bl_json_add_time(o, "createdAt", a->created_ms)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -497,17 +467,17 @@ respond_session(struct bl_req *r, const struct sess *ss, int success)
 	if ((o = json_object_new_object()) == NULL)
 		return BL_ERR_INTERNAL;
 	e = BL_ERR_INTERNAL;
-	if ((success && add(o, "success", json_object_new_boolean(1))) ||
-	    add(o, "signedIn", json_object_new_boolean(ss->found)) ||
-	    add(o, "signup", json_object_new_string(signup_open(r) ? "open" : "closed")))
+	if ((success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
+	    bl_json_add(o, "signedIn", json_object_new_boolean(ss->found)) ||
+	    bl_json_add(o, "signup", json_object_new_string(signup_open(r) ? "open" : "closed")))
 		goto out;
 	if (ss->found) {
 		if ((e = csrf_token(r, ss, token)) != BL_OK)
 			goto out;
 		e = BL_ERR_INTERNAL;
-		if (add(o, "account", account_json(&ss->account)) ||
-		    add(o, "csrfToken", json_object_new_string(token)) ||
-		    add_time(o, "expiresAt", session_end(&ss->s)))
+		if (bl_json_add(o, "account", account_json(&ss->account)) ||
+		    bl_json_add(o, "csrfToken", json_object_new_string(token)) ||
+		    bl_json_add_time(o, "expiresAt", session_end(&ss->s)))
 			goto out;
 	}
 	bl_respond_json(r, 200, o);
@@ -584,8 +554,8 @@ sign_out(struct bl_req *r)
 	}
 	set_cookie(r, NULL);
 	if ((o = json_object_new_object()) == NULL ||
-	    add(o, "success", json_object_new_boolean(1)) ||
-	    add(o, "signedIn", json_object_new_boolean(0))) {
+	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
+	    bl_json_add(o, "signedIn", json_object_new_boolean(0))) {
 		json_object_put(o);
 		return BL_ERR_INTERNAL;
 	}
@@ -753,12 +723,12 @@ key_json(const struct bl_api_key *k)
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
-	if (add_int(o, "id", k->id) || add(o, "name", json_object_new_string(k->label)) ||
-	    add(o, "prefix", json_object_new_string(k->prefix)) ||
-	    add_time(o, "createdAt", k->created_ms) ||
-	    add_time(o, "lastUsedAt", k->last_used_ms) ||
-	    add_time(o, "revokedAt", k->revoked_ms) ||
-	    add(o, "active", json_object_new_boolean(k->revoked_ms < 0))) {
+	if (add_int(o, "id", k->id) || bl_json_add(o, "name", json_object_new_string(k->label)) ||
+	    bl_json_add(o, "prefix", json_object_new_string(k->prefix)) ||
+	    bl_json_add_time(o, "createdAt", k->created_ms) ||
+	    bl_json_add_time(o, "lastUsedAt", k->last_used_ms) ||
+	    bl_json_add_time(o, "revokedAt", k->revoked_ms) ||
+	    bl_json_add(o, "active", json_object_new_boolean(k->revoked_ms < 0))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -787,7 +757,7 @@ respond_one(struct bl_req *r, int success, const char *k, json_object *v)
 		json_object_put(v);
 		return BL_ERR_INTERNAL;
 	}
-	if ((success && add(o, "success", json_object_new_boolean(1))) || add(o, k, v)) {
+	if ((success && bl_json_add(o, "success", json_object_new_boolean(1))) || bl_json_add(o, k, v)) {
 		json_object_put(o);
 		return BL_ERR_INTERNAL;
 	}
@@ -819,9 +789,9 @@ key_create(struct bl_req *r, const struct sess *ss)
 		return e;
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_object()) == NULL ||
-	    add(o, "success", json_object_new_boolean(1)) ||
-	    add(o, "key", json_object_new_string(key)) ||
-	    add(o, "apiKey", key_json(&k)))
+	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
+	    bl_json_add(o, "key", json_object_new_string(key)) ||
+	    bl_json_add(o, "apiKey", key_json(&k)))
 		goto out;
 	bl_respond_json(r, 200, o);
 	e = BL_OK;
@@ -926,15 +896,15 @@ list_secret(void *arg, const struct bl_secret *s)
 	left = s->max_views < 0 ? -1 : !active ? 0 :
 	    s->max_views > s->view_count ? s->max_views - s->view_count : 0;
 	if (add_int(o, "id", s->id) ||
-	    add(o, "state", json_object_new_string(row_state(lc->r, s))) ||
-	    add(o, "hasPassphrase", json_object_new_boolean(s->has_pass)) ||
-	    add_time(o, "createdAt", s->created_ms) ||
-	    add_time(o, "expiresAt", s->expires_ms) ||
-	    (s->max_views < 0 ? add_null(o, "maxViews") : add_int(o, "maxViews", s->max_views)) ||
+	    bl_json_add(o, "state", json_object_new_string(row_state(lc->r, s))) ||
+	    bl_json_add(o, "hasPassphrase", json_object_new_boolean(s->has_pass)) ||
+	    bl_json_add_time(o, "createdAt", s->created_ms) ||
+	    bl_json_add_time(o, "expiresAt", s->expires_ms) ||
+	    (s->max_views < 0 ? bl_json_add_null(o, "maxViews") : add_int(o, "maxViews", s->max_views)) ||
 	    add_int(o, "viewCount", s->view_count) ||
-	    (left < 0 ? add_null(o, "viewsRemaining") : add_int(o, "viewsRemaining", left)) ||
-	    add_time(o, "lastViewedAt", s->last_viewed_ms) ||
-	    add(o, "deletable", json_object_new_boolean(s->deletable)))
+	    (left < 0 ? bl_json_add_null(o, "viewsRemaining") : add_int(o, "viewsRemaining", left)) ||
+	    bl_json_add_time(o, "lastViewedAt", s->last_viewed_ms) ||
+	    bl_json_add(o, "deletable", json_object_new_boolean(s->deletable)))
 		return -1;
 	return 0;
 }
@@ -956,7 +926,7 @@ usage_json(struct bl_req *r, enum bl_limit which, int64_t account_id, enum bl_er
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
 	if (add_int(o, "limit", u.limit) || add_int(o, "used", used) ||
-	    add_int(o, "remaining", u.limit - used) || add_time(o, "resetsAt", u.reset * 1000)) {
+	    add_int(o, "remaining", u.limit - used) || bl_json_add_time(o, "resetsAt", u.reset * 1000)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -975,20 +945,20 @@ my_list(struct bl_req *r, const struct sess *ss)
 	if ((o = json_object_new_object()) == NULL)
 		return BL_ERR_INTERNAL;
 	e = BL_ERR_INTERNAL;
-	if (add(o, "secrets", lc.arr = json_object_new_array()))
+	if (bl_json_add(o, "secrets", lc.arr = json_object_new_array()))
 		goto out;
 	if ((e = logged(r, bl_store_account_secrets(r->store, ss->account.id,
 	    BL_MY_SECRETS_MAX, list_secret, &lc))) != BL_OK)
 		goto out;
 	e = BL_ERR_INTERNAL;
-	if (add(o, "usage", usage = json_object_new_object()))
+	if (bl_json_add(o, "usage", usage = json_object_new_object()))
 		goto out;
 	if ((u = usage_json(r, BL_LIM_SESSION_HOUR, ss->account.id, &e)) == NULL ||
-	    add(usage, "hour", u) ||
+	    bl_json_add(usage, "hour", u) ||
 	    (u = usage_json(r, BL_LIM_SESSION_DAY, ss->account.id, &e)) == NULL ||
-	    add(usage, "day", u) ||
+	    bl_json_add(usage, "day", u) ||
 	    (u = usage_json(r, BL_LIM_KEY_HOUR, ss->account.id, &e)) == NULL ||
-	    add(usage, "apiKeysHour", u)) {
+	    bl_json_add(usage, "apiKeysHour", u)) {
 		if (e == BL_OK)
 			e = BL_ERR_INTERNAL;
 		goto out;

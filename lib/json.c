@@ -225,6 +225,37 @@ bl_json_wipe(json_object *o)
 	}
 }
 
+/* Adds v under k to object o; -1 on failure (v is released). */
+int
+bl_json_add(json_object *o, const char *k, json_object *v)
+{
+	if (v == NULL)
+		return -1;
+	if (json_object_object_add(o, k, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* Adds a JSON null under k; -1 on failure. */
+int
+bl_json_add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
+}
+
+/* Adds ms as an ISO 8601 UTC time under k, or null for a negative ms. */
+int
+bl_json_add_time(json_object *o, const char *k, int64_t ms)
+{
+	char	 buf[64];
+
+	if (ms < 0)
+		return bl_json_add_null(o, k);
+	return bl_json_add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
+}
+
 /* A stored item as JSON: a plain string, or {ciphertext, iv}. NULL on failure. */
 json_object *
 bl_json_item(const struct bl_item *it)

@@ -5,39 +5,11 @@
 
 #include "internal.h"
 
-/* Adds v under k (v NULL means JSON null only when null_ok); -1 on failure. */
-static int
-add(json_object *o, const char *k, json_object *v)
-{
-	if (v == NULL)
-		return -1;
-	if (json_object_object_add(o, k, v) != 0) {
-		json_object_put(v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-add_null(json_object *o, const char *k)
-{
-	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
-}
-
-static int
-add_time(json_object *o, const char *k, int64_t ms)
-{
-	char	 buf[64];
-
-	if (ms < 0)
-		return add_null(o, k);
-	return add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
-}
-
+/* Adds a view count, or null for -1 (unlimited). */
 static int
 add_views(json_object *o, const char *k, int64_t v)
 {
-	return v < 0 ? add_null(o, k) : add(o, k, json_object_new_int64(v));
+	return v < 0 ? bl_json_add_null(o, k) : bl_json_add(o, k, json_object_new_int64(v));
 }
 
 /* The error of a state that is not active. */
@@ -242,16 +214,16 @@ bl_op_create(struct bl_req *r)
 		goto out;
 	}
 	if ((o = json_object_new_object()) == NULL ||
-	    add(o, "success", json_object_new_boolean(1)) ||
-	    add(o, "secretUrl", json_object_new_string(url)) ||
-	    add(o, "metadataUrl", json_object_new_string(murl)) ||
-	    add(o, "metadata", m = json_object_new_object()) ||
-	    add(m, "key", json_object_new_string(rkey)) ||
-	    add(m, "secretKey", json_object_new_string(skey)) ||
-	    add_time(m, "expiresAt", n.expires_ms) ||
+	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
+	    bl_json_add(o, "secretUrl", json_object_new_string(url)) ||
+	    bl_json_add(o, "metadataUrl", json_object_new_string(murl)) ||
+	    bl_json_add(o, "metadata", m = json_object_new_object()) ||
+	    bl_json_add(m, "key", json_object_new_string(rkey)) ||
+	    bl_json_add(m, "secretKey", json_object_new_string(skey)) ||
+	    bl_json_add_time(m, "expiresAt", n.expires_ms) ||
 	    add_views(m, "maxViews", n.max_views) ||
-	    add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
-	    add(m, "deletable", json_object_new_boolean(n.deletable)) ||
+	    bl_json_add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
+	    bl_json_add(m, "deletable", json_object_new_boolean(n.deletable)) ||
 	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
 		goto out;
@@ -313,20 +285,20 @@ bl_op_metadata(struct bl_req *r)
 	if ((o = json_object_new_object()) == NULL)
 		return BL_ERR_INTERNAL;
 	e = BL_ERR_INTERNAL;
-	if (add(o, "exists", json_object_new_boolean(active)) ||
-	    add(o, "type", json_object_new_string(s.by_receipt ? "receipt" : "secret")))
+	if (bl_json_add(o, "exists", json_object_new_boolean(active)) ||
+	    bl_json_add(o, "type", json_object_new_string(s.by_receipt ? "receipt" : "secret")))
 		goto out;
-	if (s.by_receipt && (add(o, "state", json_object_new_string(bl_state_name(s.state))) ||
-	    add_time(o, "createdAt", s.created_ms)))
+	if (s.by_receipt && (bl_json_add(o, "state", json_object_new_string(bl_state_name(s.state))) ||
+	    bl_json_add_time(o, "createdAt", s.created_ms)))
 		goto out;
-	if (add(o, "hasPassphrase", json_object_new_boolean(s.has_pass)) ||
-	    add_time(o, "expiresAt", s.expires_ms) ||
+	if (bl_json_add(o, "hasPassphrase", json_object_new_boolean(s.has_pass)) ||
+	    bl_json_add_time(o, "expiresAt", s.expires_ms) ||
 	    add_views(o, "maxViews", s.max_views) ||
 	    add_views(o, "viewsRemaining", views_left(&s)) ||
-	    add(o, "deletable", json_object_new_boolean(s.deletable)))
+	    bl_json_add(o, "deletable", json_object_new_boolean(s.deletable)))
 		goto out;
-	if (s.by_receipt && (add(o, "viewCount", json_object_new_int64(s.view_count)) ||
-	    add_time(o, "lastViewedAt", s.last_viewed_ms)))
+	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
+	    bl_json_add_time(o, "lastViewedAt", s.last_viewed_ms)))
 		goto out;
 	bl_respond_json(r, 200, o);
 	e = BL_OK;
@@ -405,9 +377,9 @@ bl_op_retrieve(struct bl_req *r)
 
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_object()) == NULL ||
-	    add(o, "success", json_object_new_boolean(1)) ||
-	    (c.has_text ? add(o, "text", bl_json_item(&c.text)) : add_null(o, "text")) ||
-	    add(o, "files", files = json_object_new_array()))
+	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
+	    (c.has_text ? bl_json_add(o, "text", bl_json_item(&c.text)) : bl_json_add_null(o, "text")) ||
+	    bl_json_add(o, "files", files = json_object_new_array()))
 		goto out;
 	for (i = 0; i < c.nfiles; i++) {
 		if ((f = json_object_new_object()) == NULL ||
@@ -415,9 +387,9 @@ bl_op_retrieve(struct bl_req *r)
 			json_object_put(f);
 			goto out;
 		}
-		if (add(f, "filename", bl_json_item(&c.files[i].name)) ||
-		    add(f, "mimeType", bl_json_item(&c.files[i].mime)) ||
-		    add(f, "data", bl_json_item(&c.files[i].data)))
+		if (bl_json_add(f, "filename", bl_json_item(&c.files[i].name)) ||
+		    bl_json_add(f, "mimeType", bl_json_item(&c.files[i].mime)) ||
+		    bl_json_add(f, "data", bl_json_item(&c.files[i].data)))
 			goto out;
 	}
 	if (add_views(o, "viewsRemaining", views_left(&s)))
@@ -460,8 +432,8 @@ bl_op_burn(struct bl_req *r)
 	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "
 	    "not send the confirmation (out of memory).");
 	if ((o = json_object_new_object()) == NULL ||
-	    add(o, "success", json_object_new_boolean(1)) ||
-	    add(o, "state", json_object_new_string("burned"))) {
+	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
+	    bl_json_add(o, "state", json_object_new_string("burned"))) {
 		json_object_put(o);
 		return BL_ERR_INTERNAL;
 	}
