@@ -94,11 +94,11 @@ for s in $suites; do
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-accounts tests/accounts BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
-	# Under valgrind every program costs about 2 s of CPU: make check runs the
-	# files that pass through every code path of the four programs (states,
-	# content, errors, secure deletion); valgrind-full runs them all (~15 min).
-	valgrind) node_suite valgrind-cgi "tests/cgi/states.test.mjs tests/cgi/content.test.mjs tests/cgi/errors.test.mjs tests/cgi/secure-delete.test.mjs" \
-	    BURNLINK_BIN="$top/build/dyn" BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
+	# Under valgrind every program costs about 2 s of CPU: make check runs
+	# tests/valgrind, every path through the four programs and cleanup once
+	# (about a minute); valgrind-full runs the whole CGI suite (10-15 min).
+	valgrind) node_suite valgrind tests/valgrind BURNLINK_BIN="$top/build/dyn" \
+	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
 	valgrind-full) node_suite valgrind-cgi tests/cgi BURNLINK_BIN="$top/build/dyn" \
 	    BURNLINK_WRAP="$valgrind_cmd" BURNLINK_SLOW=1 ;;
 	pg)
