@@ -315,7 +315,9 @@ stop_server() {
 	kill -TERM "$server_pid" 2>/dev/null || true
 	wait "$server_pid" 2>/dev/null || true
 	server_pid=""
-	[ -n "${KEEP:-}" ] || rm -rf "$server_dir"
+	# A CGI program the server started may still be finishing: wait for the
+	# files to be let go of (the server's process group), then remove them.
+	[ -n "${KEEP:-}" ] || rm -rf "$server_dir" 2>/dev/null || { sleep 1; rm -rf "$server_dir" 2>/dev/null || true; }
 }
 
 # The peak RSS (KiB) of the FastCGI processes of the server now (children of it).
