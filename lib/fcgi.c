@@ -27,12 +27,20 @@ bl_fcgi_listening(void)
 	    errno == ENOTCONN;
 }
 
+/*
+ * A request parameter; the configuration (BURNLINK_*) may also come from the
+ * responder's own environment (spawn-fcgi, mod_fcgid's FcgidInitialEnv), which
+ * a parameter of the same name overrides. Request variables never do.
+ */
 static const char *
 fcgi_getenv(void *ctx, const char *name)
 {
 	FCGX_Request	*q = ctx;
+	const char	*v = FCGX_GetParam(name, q->envp);
 
-	return FCGX_GetParam(name, q->envp);
+	if (v == NULL && strncmp(name, "BURNLINK_", 9) == 0)
+		v = getenv(name);
+	return v;
 }
 
 static size_t
