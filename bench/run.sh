@@ -203,6 +203,11 @@ EOF
 	fi
 }
 
+# A LoadModule line, unless the module is compiled into httpd (Debian: log_config, unixd).
+builtin_or_load() {
+	"$httpd" -l 2>/dev/null | grep -q "^ *$2\.c\$" || echo "LoadModule $1 $moddir/$2.so"
+}
+
 # apache_conf DIR PROGDIR MODE
 apache_conf() {
 	d=$1 progs=$2 mode=$3
@@ -218,9 +223,8 @@ LoadModule authz_core_module $moddir/mod_authz_core.so
 LoadModule alias_module $moddir/mod_alias.so
 LoadModule rewrite_module $moddir/mod_rewrite.so
 LoadModule env_module $moddir/mod_env.so
-LoadModule log_config_module $moddir/mod_log_config.so
-LoadModule mime_module $moddir/mod_mime.so
-${user:+LoadModule unixd_module $moddir/mod_unixd.so}
+$(builtin_or_load log_config_module mod_log_config)
+$( [ -z "$user" ] || builtin_or_load unixd_module mod_unixd)
 ${user:+User $user}
 ${user:+Group $(id -gn "$user" 2>/dev/null)}
 LogFormat "%h %l %u %t \"%r\" %>s %b" common
