@@ -32,6 +32,14 @@
 #define WAL_PAGES		64
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
 #define CHECKPOINT_WAIT_MS	50
+/*
+ * Each connection's page cache (PRAGMA cache_size; negative: KiB), 256 KiB
+ * instead of SQLite's 2 MiB. A request touches a few pages, except a large
+ * secret's overflow pages: with the default, a 2 MiB secret held 2 MiB more at
+ * the peak (measured: create 15.1 -> 13.3 MiB, retrieve 15.7 -> 13.9 MiB); a
+ * large write now spills to the WAL before its commit instead.
+ */
+#define CACHE_SIZE		(-256)
 
 enum stmt {
 	ST_INSERT_SECRET,
@@ -344,7 +352,8 @@ open_db(struct sqlite_store *s, const char *path, const char *sync, const char *
 		sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	snprintf(pragmas, sizeof(pragmas), "PRAGMA synchronous=%s;"
 	    "PRAGMA secure_delete=ON;PRAGMA trusted_schema=OFF;"
-	    "PRAGMA journal_size_limit=%d;", sync, WAL_BYTES);
+	    "PRAGMA journal_size_limit=%d;PRAGMA cache_size=%d;", sync, WAL_BYTES,
+	    CACHE_SIZE);
 	if ((e = exec(s, db, pragmas)) != BL_OK)
 		goto err;
 	if (keep_wal)
