@@ -48,12 +48,19 @@ test('410 SECRET_BURNED after burn; status shows the state', async () => {
 });
 
 test('429 TOO_MANY_ATTEMPTS after repeated wrong passphrases', async () => {
-	const link = await send(['--passphrase', 'right one', 'x']);
+	// Attempts count per clock minute: a run that straddles a minute boundary
+	// starts a fresh window, so it is tried once more (no sleeping).
 	let last;
-	for (let i = 0; i < 6; i++) {
-		last = await run(['get', '--passphrase', `wrong ${i}`, link]);
-		assert.equal(last.code, 1, last.err);
-		if (last.err.includes('TOO_MANY_ATTEMPTS'))
+	for (let round = 0; round < 2; round++) {
+		const minute = Math.floor(Date.now() / 60000);
+		const link = await send(['--passphrase', 'right one', 'x']);
+		for (let i = 0; i < 6; i++) {
+			last = await run(['get', '--passphrase', `wrong ${i}`, link]);
+			assert.equal(last.code, 1, last.err);
+			if (last.err.includes('TOO_MANY_ATTEMPTS'))
+				break;
+		}
+		if (last.err.includes('TOO_MANY_ATTEMPTS') || Math.floor(Date.now() / 60000) === minute)
 			break;
 	}
 	assertApiError(last, 'TOO_MANY_ATTEMPTS');
