@@ -181,8 +181,9 @@ content_length(const char *s, size_t max, size_t *out)
 enum bl_err
 bl_req_read_body(struct bl_req *r, int required)
 {
-	size_t	 len, got = 0, n;
-	int	 rc;
+	size_t		 len, got = 0, n;
+	int		 rc;
+	enum bl_err	 e;
 
 	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
 	if (rc > 0)
@@ -203,7 +204,11 @@ bl_req_read_body(struct bl_req *r, int required)
 	if (got != len)
 		return bl_req_fail(r, BL_ERR_INVALID_JSON,
 		    "The body ended before Content-Length bytes arrived.");
-	return bl_json_parse(r);
+	e = bl_json_parse(r);
+	/* The parsed tree holds everything now: a 2 MiB secret need not be kept twice. */
+	bl_free_wipe(r->body, r->body_len + 1);
+	r->body = NULL;
+	return e;
 }
 
 /* An output buffer on the caller's stack: responses are written without allocating. */
@@ -508,7 +513,7 @@ drain(struct bl_req *r)
 		left = left * 10 + (size_t)(*cl - '0');
 	if (left > 64 * 1024 * 1024)	/* the servers' own limit */
 		return;
-	left -= r->body != NULL ? r->body_len : 0;
+	left -= r->body_len;	/* what bl_req_read_body() read */
 	while (left > 0 && (n = r->io->read(r->io->ctx, buf,
 	    left < sizeof(buf) ? left : sizeof(buf))) > 0)
 		left -= n;

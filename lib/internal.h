@@ -152,7 +152,7 @@ void		 bl_item_free(struct bl_item *);
 /* json.c: request body parsing and the create request. */
 enum bl_err	 bl_json_parse(struct bl_req *);
 void		 bl_json_wipe(json_object *);
-json_object	*bl_json_item(const struct bl_item *);
+json_object	*bl_json_item(struct bl_item *);
 int		 bl_json_add(json_object *, const char *, json_object *);
 int		 bl_json_add_null(json_object *, const char *);
 int		 bl_json_add_time(json_object *, const char *, int64_t ms);

@@ -256,9 +256,13 @@ bl_json_add_time(json_object *o, const char *k, int64_t ms)
 	return bl_json_add(o, k, json_object_new_string(bl_iso8601(ms, buf)));
 }
 
-/* A stored item as JSON: a plain string, or {ciphertext, iv}. NULL on failure. */
+/*
+ * A stored item as JSON: a plain string, or {ciphertext, iv}; NULL on failure.
+ * The item's bytes are released once encoded (a 2 MiB secret is not held raw,
+ * encoded and in the JSON tree at the same time).
+ */
 json_object *
-bl_json_item(const struct bl_item *it)
+bl_json_item(struct bl_item *it)
 {
 	json_object	*o = NULL, *s;
 	char		*ct = NULL, *iv = NULL;
@@ -270,6 +274,9 @@ bl_json_item(const struct bl_item *it)
 	    (iv = bl_b64_encode(it->iv, BL_IV_BYTES, NULL)) == NULL ||
 	    (o = json_object_new_object()) == NULL)
 		goto fail;
+	bl_free_wipe(it->buf, it->len);
+	it->buf = NULL;
+	it->len = 0;
 	if ((s = json_object_new_string_len(ct, (int)n)) == NULL)
 		goto fail;
 	if (json_object_object_add(o, "ciphertext", s) != 0) {

@@ -394,6 +394,7 @@ bl_op_retrieve(struct bl_req *r)
 	}
 	if (add_views(o, "viewsRemaining", views_left(&s)))
 		goto out;
+	bl_content_free(&c);	/* the JSON tree holds it now: not three copies at once */
 	bl_respond_json(r, 200, o);
 	e = BL_OK;
 out:
