@@ -16,13 +16,13 @@ CPPFLAGS += -D_GNU_SOURCE -Ilib
 # (about 3 ms dynamically linked against OpenSSL, SQLite and json-c, 0.3 ms static).
 LDSTATIC ?= -static
 LIBS      = -lfcgi -lssl -lcrypto -lsqlite3 -ljson-c -lpthread -ldl -lm
-# The CGI programs confine themselves with seccomp (lib/sandbox.c);
+# The CGI programs confine themselves with seccomp (lib/sandbox.c), with
+# BPF built at compile time by scripts/seccomp-gen.c (linked with libseccomp)
+# into $(BUILD)/seccomp_bpf.h; the programs themselves do not link libseccomp.
 # `make SECCOMP=0` builds without it, for platforms that lack libseccomp.
 SECCOMP  ?= 1
 ifeq ($(SECCOMP),0)
 CPPFLAGS += -DBL_NO_SECCOMP
-else
-LIBS     += -lseccomp
 endif
 
 # The PostgreSQL backend (lib/store_pg.c, for BURNLINK_DB=postgresql://...):
@@ -79,6 +79,19 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 
 $(BUILD)/lib/store.o $(BUILD)/lib/store_sqlite.o: lib/store.h
 $(BUILD)/lib/store_pg.o: lib/store.h $(BUILD)/schema-pg.h
+
+ifneq ($(SECCOMP),0)
+$(BUILD)/lib/sandbox.o: $(BUILD)/seccomp_bpf.h
+endif
+
+# The seccomp filters, compiled once here rather than in every process. The
+# generator is built without $(CFLAGS): a sanitizer build needs none.
+$(BUILD)/seccomp-gen: scripts/seccomp-gen.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -O2 $(WARN) -o $@ $< -lseccomp
+
+$(BUILD)/seccomp_bpf.h: $(BUILD)/seccomp-gen
+	$(BUILD)/seccomp-gen > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/schema-pg.h: schema-pg.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
