@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawRequest } from '../lib/server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'cli', 'burnlink.mjs');
@@ -50,17 +51,18 @@ export function splitLink(link) {
 	return { site: m[1], id: m[2], key: Buffer.from(m[3], 'base64url') };
 }
 
+// A fresh connection for each call (rawRequest): no kept-alive socket that the
+// server may have closed in between (seen as "other side closed" under load).
 export async function apiJson(method, url, body, headers = {}) {
-	const init = { method, headers: { ...headers } };
-	if (body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
-		init.body = JSON.stringify(body);
-	}
-	const res = await fetch(url, init);
-	const text = await res.text();
+	const u = new URL(url);
+	const h = { ...headers };
+	let data = body === undefined ? undefined : JSON.stringify(body);
+	if (data !== undefined) h['Content-Type'] = 'application/json';
+	else if (method !== 'GET' && method !== 'HEAD') data = '';
+	const res = await rawRequest(u.origin, { method, path: u.pathname + u.search, headers: h, body: data });
 	let json = null;
-	try { json = JSON.parse(text); } catch { /* not JSON */ }
-	return { status: res.status, json, headers: res.headers };
+	try { json = JSON.parse(res.text); } catch { /* not JSON */ }
+	return { status: res.status, json, headers: new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) };
 }
 
 export function seal(key, plain) {
