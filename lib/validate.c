@@ -104,20 +104,43 @@ bl_json_int(json_object *o, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
-/* Formats ms since the epoch as 2006-01-02T15:04:05.000Z into buf. */
+/*
+ * Formats ms since the epoch as 2006-01-02T15:04:05.000Z into buf. The date is
+ * computed here (days to civil date, proleptic Gregorian): glibc's gmtime_r
+ * reads /etc/localtime on first use, seven system calls for a time zone a UTC
+ * date does not need.
+ */
 char *
 bl_iso8601(int64_t ms, char buf[64])
 {
-	struct tm	 tm;
-	time_t		 t = (time_t)(ms / 1000);
-	int		 frac = (int)(ms % 1000);
+	int64_t	 s = ms / 1000, frac = ms % 1000, days, sod, era, doe, yoe, doy, mp;
+	int64_t	 y, m, d;
 
-	if (gmtime_r(&t, &tm) == NULL) {
+	if (frac < 0) {
+		frac += 1000;
+		s--;
+	}
+	days = s / 86400;
+	sod = s % 86400;
+	if (sod < 0) {
+		sod += 86400;
+		days--;
+	}
+	days += 719468;				/* from 0000-03-01 */
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;		/* [0, 146096] */
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;		/* March = 0 */
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	if (y < 0 || y > 9999) {
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	snprintf(buf, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int)y, (int)m, (int)d,
+	    (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), (int)frac);
 	return buf;
 }
 

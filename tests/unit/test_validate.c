@@ -1,5 +1,6 @@
 /* test_validate.c: every validator at and around its bounds. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "burnlink.h"
 #include "unit.h"
@@ -80,6 +81,29 @@ test_time(void)
 	CHECK(strcmp(bl_iso8601(0, buf), "1970-01-01T00:00:00.000Z") == 0);
 	CHECK(strcmp(bl_iso8601(1795000000123LL, buf), "2026-11-18T11:06:40.123Z") == 0);
 	CHECK(bl_now_ms() > 1700000000000LL);
+	CHECK(strcmp(bl_iso8601(951782400000LL, buf), "2000-02-29T00:00:00.000Z") == 0);
+	CHECK(strcmp(bl_iso8601(4107542399999LL, buf), "2100-02-28T23:59:59.999Z") == 0);
+	CHECK(strcmp(bl_iso8601(-1, buf), "1969-12-31T23:59:59.999Z") == 0);
+	CHECK(strcmp(bl_iso8601(253402300799999LL, buf), "9999-12-31T23:59:59.999Z") == 0);
+	CHECK(bl_iso8601(253402300800000LL, buf)[0] == '\0');
+	/* The date arithmetic agrees with gmtime_r, day by day from 1970 to 2400. */
+	{
+		char		 want[64];
+		struct tm	 tm;
+		time_t		 t;
+		int64_t		 ms;
+		int		 bad = 0;
+
+		for (ms = 0; ms < 13569465600000LL; ms += 86400000LL + 3723001) {
+			t = (time_t)(ms / 1000);
+			gmtime_r(&t, &tm);
+			snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+			    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+			bad += strcmp(bl_iso8601(ms, buf), want) != 0;
+		}
+		CHECK(bad == 0);
+	}
 }
 
 static void
