@@ -98,9 +98,9 @@ $(BUILD)/schema-pg.h: schema-pg.sql scripts/sql2c.sh
 	sh scripts/sql2c.sh bl_schema_pg_sql schema-pg.sql > $@
 
 # The schemas are compiled in, so a program needs no file beside it to start.
-$(BUILD)/schema.h: schema.sql schema-limits.sql scripts/sql2c.sh
+$(BUILD)/schema.h: schema.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
-	sh scripts/sql2c.sh bl_schema_sql schema.sql bl_schema_limits_sql schema-limits.sql > $@
+	sh scripts/sql2c.sh bl_schema_sql schema.sql > $@
 
 $(LIBA): $(LIB_OBJ)
 	rm -f $@

@@ -60,18 +60,18 @@ bl_config_load(struct bl_config *cfg, const struct bl_io *io)
 	if ((cfg->db_path = dup_env(io, "BURNLINK_DB")) == NULL &&
 	    (cfg->db_path = default_db()) == NULL)
 		goto fail;
-	/* Counters live beside the database: x.db -> x-limits.db; in PostgreSQL, in it. */
+	/* Counters live beside the database: x.db or x -> x-counters; in PostgreSQL, in it. */
 	dot = strrchr(cfg->db_path, '.');
 	if (bl_store_is_pg(cfg->db_path)) {
 		if ((cfg->limits_path = strdup(cfg->db_path)) == NULL)
 			goto fail;
 	} else if (dot != NULL && strcmp(dot, ".db") == 0 && strchr(dot, '/') == NULL) {
 		size_t stem = (size_t)(dot - cfg->db_path);
-		if ((cfg->limits_path = malloc(stem + sizeof("-limits.db"))) == NULL)
+		if ((cfg->limits_path = malloc(stem + sizeof("-counters"))) == NULL)
 			goto fail;
 		memcpy(cfg->limits_path, cfg->db_path, stem);
-		memcpy(cfg->limits_path + stem, "-limits.db", sizeof("-limits.db"));
-	} else if ((cfg->limits_path = concat(cfg->db_path, "-limits")) == NULL)
+		memcpy(cfg->limits_path + stem, "-counters", sizeof("-counters"));
+	} else if ((cfg->limits_path = concat(cfg->db_path, "-counters")) == NULL)
 		goto fail;
 	if ((cfg->secret_file = dup_env(io, "BURNLINK_SECRET_FILE")) == NULL) {
 		/* Beside the SQLite file; with PostgreSQL, in the install's var/. */

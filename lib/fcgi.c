@@ -130,6 +130,7 @@ bl_fcgi_serve(enum bl_err (*handler)(struct bl_req *))
 		return 1;
 	}
 	io.ctx = &q;
+	bl_store_persistent(1);
 	while (FCGX_Accept_r(&q) >= 0) {
 		bl_serve_one(handler, &io, &keep, 1);
 		fcgi_wipe(&q);

@@ -77,6 +77,7 @@ struct bl_new_secret {
 struct bl_store;
 int		 bl_store_is_pg(const char *db);	/* a PostgreSQL conninfo */
 int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
+void		 bl_store_persistent(int);	/* connections kept (FastCGI) */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
 enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);

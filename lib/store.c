@@ -42,6 +42,13 @@ bl_store_needs_net(int fcgi)
 #endif
 }
 
+/* This process keeps its connections from one request to the next (FastCGI). */
+void
+bl_store_persistent(int on)
+{
+	sqlite_store_persistent(on);
+}
+
 #ifdef BL_HAVE_PG
 #define CALL(s, fn, ...) ((s)->pg != NULL ? pg_store_##fn((s)->pg, __VA_ARGS__) : \
 	sqlite_store_##fn((s)->sqlite, __VA_ARGS__))

@@ -11,12 +11,26 @@
  * here for each backend and one forwarding function in lib/store.c.
  */
 
+/* counters.c: the SQLite backend's rate-limit counters, a fixed-size table file. */
+struct bl_counters;
+enum bl_err	 bl_counters_open(struct bl_counters **, const char *path);
+void		 bl_counters_close(struct bl_counters *);
+const char	*bl_counters_error(const struct bl_counters *);
+enum bl_err	 bl_counters_add(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t expires, int64_t *count);
+enum bl_err	 bl_counters_get(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t *count);
+enum bl_err	 bl_counters_set(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t expires, int64_t count);
+enum bl_err	 bl_counters_clean(struct bl_counters *, int64_t now, int64_t *removed);
+
 /* store_sqlite.c: a SQLite file (the default). */
 struct sqlite_store;
 enum bl_err	 sqlite_store_open(struct sqlite_store **, const struct bl_config *,
 		    char *err, size_t errlen);
 enum bl_err	 sqlite_store_open_counters(struct sqlite_store **, const struct bl_config *);
 void		 sqlite_store_close(struct sqlite_store *);
+void		 sqlite_store_persistent(int);
 int		 sqlite_store_idle(struct sqlite_store *);
 enum bl_err	 sqlite_store_insert(struct sqlite_store *, const struct bl_new_secret *);
 enum bl_err	 sqlite_store_lookup(struct sqlite_store *,

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { newContext, ROOT } from '../lib/cgi.mjs';
+import { countersPath, seedCounter as writeCounter } from '../lib/counters.mjs';
 
 export const HOST = 'burnlink.test';
 export const ORIGIN = `https://${HOST}`;
@@ -159,10 +160,7 @@ export function seedCounter(ctx, name, subject, windowSec, count) {
 		.update(Buffer.concat([Buffer.from(name + '\0'), Buffer.from(subject)])).digest('hex');
 	const now = Math.floor(Date.now() / 1000);
 	const start = now - (now % windowSec);
-	const limits = ctx.db.replace(/\.db$/, '-limits.db');
-	spawnSync('sqlite3', ['-cmd', '.timeout 10000', limits,
-		`INSERT INTO counters (bucket, window, expires, count) VALUES (x'${b}', ${start}, ${start + windowSec}, ${count}) ` +
-		'ON CONFLICT (bucket, window) DO UPDATE SET count = excluded.count']);
+	writeCounter(countersPath(ctx.db), b, start, windowSec, count);
 }
 
 // Rows in a table, 0 when the database (or the table) does not exist yet: a

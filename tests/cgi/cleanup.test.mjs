@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { newContext, runProgram, sqlite } from '../lib/cgi.mjs';
+import { newContext, runProgram } from '../lib/cgi.mjs';
+import { countersPath, seedCounter, readCounter, countLive, countUsed, expireAll } from '../lib/counters.mjs';
 
 const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets, pruned (\d+) counter windows\n$/;
 
@@ -68,14 +69,30 @@ describe('cron/cleanup', () => {
 		const ctx = newContext();
 		const s = await ctx.createOk({ text: 'p', passphrase: 'abcd' });
 		await ctx.retrieve(s.secretKey);		// one attempt counted
-		const limits = path.join(ctx.dir, 'burnlink-limits.db');
-		assert.ok(fs.existsSync(limits), 'the counters store sits beside the database as <name>-limits.db');
-		const n = Number(sqlite(limits, 'SELECT count(*) FROM counters').trim());
+		const limits = path.join(ctx.dir, 'burnlink-counters');
+		assert.equal(limits, countersPath(ctx.db));
+		assert.ok(fs.existsSync(limits), 'the counters file sits beside the database as <name>-counters');
+		const n = countLive(limits);
 		assert.ok(n >= 1, 'the attempt (and the per-address counts) are recorded');
+		assert.equal(countUsed(limits), n, 'every entry is live');
 		assert.equal(summary(await ctx.cleanup()).counters, 0, 'live windows are kept');
-		sqlite(limits, 'UPDATE counters SET expires = 0');
+		assert.equal(countLive(limits), n);
+		// Windows that have ended: a minute, an hour and a day ago.
+		const now = Math.floor(Date.now() / 1000);
+		const ended = [60, 3600, 86400].map((len) => [crypto.randomBytes(32).toString('hex'), now - (now % len) - len, len]);
+		for (const [b, start, len] of ended) seedCounter(limits, b, start, len, 7);
+		for (const [b, start] of ended) assert.equal(readCounter(limits, b, start), 7, 'seeded');
+		assert.equal(countUsed(limits), n + ended.length);
+		assert.equal(summary(await ctx.cleanup()).counters, ended.length, 'the ended windows are removed');
+		for (const [b, start] of ended) assert.equal(readCounter(limits, b, start), 0, 'gone');
+		assert.equal(countLive(limits), n, 'live windows are kept');
+		assert.equal(countUsed(limits), n);
+		// Once every window has ended, every entry goes.
+		assert.equal(expireAll(limits), n);
+		assert.equal(countLive(limits), 0);
 		assert.equal(summary(await ctx.cleanup()).counters, n);
-		assert.equal(sqlite(limits, 'SELECT count(*) FROM counters').trim(), '0');
+		assert.equal(countUsed(limits), 0, 'nothing is left');
+		assert.equal(summary(await ctx.cleanup()).counters, 0);
 		ctx.remove();
 	});
 	test('leaves no WAL content behind (checkpointed and truncated)', async () => {

@@ -409,7 +409,7 @@ describe('keys that find nothing', () => {
 	});
 	// DECISIONS.md: "A key that is not 22 url-safe base64 characters is 404
 	// NOT_FOUND without touching the database." The per-IP rate limit runs first,
-	// in the counters store alone.
+	// in the counters file alone.
 	test('a malformed key is answered without opening the secrets database', async () => {
 		const fresh = newContext();
 		checkError(assert, await fresh.metadata('short'), 404, 'NOT_FOUND');

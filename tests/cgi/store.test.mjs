@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { newContext, checkError, sha256hex } from '../lib/cgi.mjs';
+import { countersPath, SIZE as COUNTERS_SIZE } from '../lib/counters.mjs';
 
 // Holds a write transaction open in a sqlite3 process until release().
 async function holdWriteLock(db) {
@@ -81,7 +82,7 @@ describe('busy database', () => {
 
 describe('database that cannot be opened', () => {
 	test('create with BURNLINK_DB in a missing directory is 503 (store or rate limiter unavailable) with Retry-After', async () => {
-		// The counters store sits beside the database, so whichever is opened
+		// The counters file sits beside the database, so whichever is opened
 		// first fails; both refuse the request.
 		const ctx = newContext({ BURNLINK_DB: '/nonexistent/dir/x.db' });
 		const res = await ctx.create({ text: 'x' });
@@ -106,9 +107,10 @@ describe('database that cannot be opened', () => {
 	test('a retrieve whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE (Retry-After: 60) and uses no view', async () => {
 		const ctx = newContext();
 		const s = await ctx.createOk({ text: 'x', passphrase: 'abcd' });
-		const limits = `${ctx.dir}/burnlink-limits.db`;
-		for (const f of [limits, `${limits}-wal`, `${limits}-shm`]) fs.rmSync(f, { force: true });
-		fs.writeFileSync(limits, crypto.randomBytes(8192));
+		// A file of the right size whose header is not a counters file's.
+		const limits = countersPath(ctx.db);
+		assert.ok(fs.existsSync(limits), 'the counters file sits beside the database');
+		fs.writeFileSync(limits, crypto.randomBytes(COUNTERS_SIZE));
 		const res = await ctx.retrieve(s.secretKey, { passphrase: 'abcd' });
 		checkError(assert, res, 503, 'RATE_LIMIT_UNAVAILABLE');
 		assert.equal(res.headers['retry-after'], '60');
@@ -118,8 +120,9 @@ describe('database that cannot be opened', () => {
 	test('a create whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE and stores nothing', async () => {
 		const ctx = newContext();
 		await ctx.createOk({ text: 'first' });
-		const limits = `${ctx.dir}/burnlink-limits.db`;
-		for (const f of [limits, `${limits}-wal`, `${limits}-shm`]) fs.rmSync(f, { force: true });
+		// A file of another size than a counters file's.
+		const limits = countersPath(ctx.db);
+		assert.ok(fs.existsSync(limits), 'the counters file sits beside the database');
 		fs.writeFileSync(limits, crypto.randomBytes(8192));
 		checkError(assert, await ctx.create({ text: 'second' }), 503, 'RATE_LIMIT_UNAVAILABLE');
 		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1');

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { newContext, encryptItem, newKey, b64urlDecode, dbFiles } from '../lib/cgi.mjs';
+import { countersPath } from '../lib/counters.mjs';
 
 const ctx = newContext();
 
@@ -116,9 +117,10 @@ describe('what never reaches the database', () => {
 			needles.push([b64urlDecode(j.metadata.secretKey), 'secretKey bytes'], [b64urlDecode(j.metadata.key), 'receipt key bytes'],
 				[b64urlDecode(frag), 'decryption key bytes'], [b64urlDecode(frag).toString('base64'), 'decryption key as base64']);
 		}
-		// Every file in the data directory: database, WAL, counters store.
+		// Every file in the data directory: database, WAL, counters file.
 		const files = fs.readdirSync(c.dir).map((f) => path.join(c.dir, f)).filter((f) => fs.statSync(f).isFile() && !f.endsWith('secret.key'));
 		assert.ok(files.includes(c.db));
+		assert.ok(files.includes(countersPath(c.db)), 'the counters file is searched too');
 		for (const f of files) {
 			const bytes = fs.readFileSync(f);
 			for (const [n, what] of needles)
@@ -170,7 +172,8 @@ describe('what never reaches the database', () => {
 	test('the database files are not readable by others', async () => {
 		const c = newContext();
 		await c.createOk({ text: 'x' });
-		for (const f of dbFiles(c.db)) assert.equal(fs.statSync(f).mode & 0o077, 0, `${f} mode ${(fs.statSync(f).mode & 0o777).toString(8)}`);
+		const counters = [countersPath(c.db)].filter((f) => fs.existsSync(f));
+		for (const f of [...dbFiles(c.db), ...counters]) assert.equal(fs.statSync(f).mode & 0o077, 0, `${f} mode ${(fs.statSync(f).mode & 0o777).toString(8)}`);
 		c.remove();
 	});
 });

@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { srv, URL_OPT, send, meta, assertApiError, assertUsage, near, sql, admin, runOnTerminal, hasScript } from './fixture.mjs';
 import { ROOT, run, splitLink, apiJson, retrieveRaw, createRaw, tmpDir, errorLine } from './helpers.mjs';
+import { countersPath } from '../lib/counters.mjs';
 
 
 /* ---------- errors and exit codes ---------- */
@@ -192,9 +193,9 @@ test('429 RATE_LIMIT_EXCEEDED when the daily limit is used up, with Retry-After'
 
 test('503 RATE_LIMIT_UNAVAILABLE and STORE_UNAVAILABLE when the stores cannot be used', async () => {
 	assert.equal((await run([...URL_OPT, 'first'])).code, 0);
-	// The counters live beside the database: x.db -> x-limits.db, else x-limits.
-	const limits = /\.db$/.test(srv.db) ? srv.db.replace(/\.db$/, '-limits.db') : `${srv.db}-limits`;
-	assert.ok(fs.existsSync(limits), 'no rate-limit store beside the database');
+	// The counters live beside the database: x.db -> x-counters, else x-counters.
+	const limits = countersPath(srv.db);
+	assert.ok(fs.existsSync(limits), 'no rate-limit counters file beside the database');
 	const mode = fs.statSync(limits).mode & 0o777;
 	fs.chmodSync(limits, 0);
 	try {

@@ -5,10 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import crypto from 'node:crypto';
 import {
 	server, created, retrieve, burn, meta, assertError, fragmentKey, encrypt, sha256hex, api, sql,
 } from './helpers.mjs';
+import { countersPath } from '../lib/counters.mjs';
 
 let srv;
 before(async () => {
@@ -17,12 +19,13 @@ before(async () => {
 });
 after(async () => { await srv?.stop(); });
 
-// Every byte of the database, its WAL and the counters' database.
+// Every byte of the database, its WAL and the counters file.
 function dbBytes() {
 	const parts = [];
 	const dir = srv.db.replace(/[^/]+$/, '');
+	const counters = path.basename(countersPath(srv.db));
 	for (const f of fs.readdirSync(dir)) {
-		if (/\.db(-wal|-shm|-journal)?$/.test(f)) parts.push(fs.readFileSync(dir + f));
+		if (/\.db(-wal|-shm|-journal)?$/.test(f) || f === counters) parts.push(fs.readFileSync(dir + f));
 	}
 	return Buffer.concat(parts);
 }
@@ -85,13 +88,14 @@ test('X-Forwarded-For is ignored without trusted proxies: passphrase attempts ar
 	assert.equal((await meta(srv, j.metadata.secretKey)).json.viewsRemaining, 1);
 });
 
-test('rate limits fail closed: an unwritable counters store → 503 RATE_LIMIT_UNAVAILABLE, Retry-After: 60, nothing consumed', async (t) => {
+test('rate limits fail closed: an unwritable counters file → 503 RATE_LIMIT_UNAVAILABLE, Retry-After: 60, nothing consumed', async (t) => {
 	if (!srv.db || process.getuid?.() !== 0) return t.skip('needs the database files');
 	const j = await created(srv, { text: 'x', maxViews: 3 });
-	const lim = srv.db.replace(/\.db$/, '-limits.db');
-	const files = [lim, lim + '-wal', lim + '-shm'].filter((f) => fs.existsSync(f));
-	if (!files.length) return t.skip('counters store not found beside the database');
-	for (const f of files) fs.chmodSync(f, 0o400);
+	const lim = countersPath(srv.db);
+	if (!fs.existsSync(lim)) return t.skip('counters file not found beside the database');
+	const mode = fs.statSync(lim).mode & 0o777;
+	assert.equal(mode, 0o600, 'the counters file is private');
+	fs.chmodSync(lim, 0o400);
 	try {
 		for (const [what, r] of [
 			['create', await api(srv, 'POST', '/api/secrets', { json: { text: 'x' } })],
@@ -103,9 +107,10 @@ test('rate limits fail closed: an unwritable counters store → 503 RATE_LIMIT_U
 			assert.equal(r.headers.get('retry-after'), '60', what);
 		}
 	} finally {
-		// SQLite may have created -wal/-shm meanwhile, with the database's mode
-		for (const f of [lim, lim + '-wal', lim + '-shm']) if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
+		fs.chmodSync(lim, mode);
 	}
+	// one file: no -wal, -shm or -journal beside it
+	for (const x of ['-wal', '-shm', '-journal']) assert.ok(!fs.existsSync(lim + x), `no ${lim}${x}`);
 	const m = await meta(srv, j.metadata.secretKey);
 	assert.equal(m.status, 200);
 	assert.equal(m.json.viewsRemaining, 3, 'no view consumed, not burned');

@@ -229,7 +229,7 @@ describe('allocation failure', () => {
 		assert.equal(integrity(db), 'ok');
 	});
 
-	test('retrieve with a passphrase (scrypt, counters store)', async (t) => {
+	test('retrieve with a passphrase (scrypt, counters file)', async (t) => {
 		const db = newDb();
 		const s = await createPlain(db, { text: 'pp', passphrase: 'correct horse', maxViews: null });
 		let views = 0;

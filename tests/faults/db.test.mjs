@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { newContext, programPath, sqlite, sha256hex } from '../lib/cgi.mjs';
 import { runDyn, outcomeProblems, integrity } from './helpers.mjs';
+import { countersPath, holdLock as holdCountersLock } from '../lib/counters.mjs';
 
 const NOBODY = 65534;
 const isRoot = process.getuid && process.getuid() === 0;
@@ -76,9 +77,9 @@ describe('a lock held by another process past the busy timeout', () => {
 	});
 
 	test('retrieve while the counters store is locked: 503 RATE_LIMIT_UNAVAILABLE, no view used', async () => {
-		const limits = ctx.db.replace(/\.db$/, '-limits.db');
-		assert.ok(fs.existsSync(limits), 'the counters store exists');
-		const release = await holdLock(limits, 'BEGIN IMMEDIATE;');
+		const limits = countersPath(ctx.db);
+		assert.ok(fs.existsSync(limits), 'the counters file exists');
+		const release = await holdCountersLock(limits);
 		try {
 			const r = await run('retrieve', { method: 'POST', pathInfo: `/${s.secretKey}`, env: { BURNLINK_DB: ctx.db } });
 			assertServerError(r, 503, 'RATE_LIMIT_UNAVAILABLE', 'retrieve');
@@ -154,7 +155,7 @@ describe('permissions (run as nobody)', { skip: !isRoot && 'needs root to switch
 	test('a read-only database file: creates are 503 STORE_UNAVAILABLE, reads still answer, nothing changes', async () => {
 		const ctx = newContext();
 		const s = await ctx.createOk({ text: 'read only', maxViews: 2 });
-		// The directory and the counters store belong to nobody; the secrets database does not.
+		// The directory and the counters file belong to nobody; the secrets database does not.
 		fs.chmodSync(ctx.dir, 0o755);
 		for (const f of fs.readdirSync(ctx.dir))
 			if (!f.startsWith('burnlink.db')) fs.chownSync(path.join(ctx.dir, f), NOBODY, NOBODY);

@@ -101,6 +101,8 @@ fz_rmdir(void)
 {
 	char	 p[192];
 	const char *const names[] = {"fz.db", "fz.db-wal", "fz.db-shm", "fz.db-journal",
+	    "fz-counters",
+	    /* left by builds from before the counters file */
 	    "fz-limits.db", "fz-limits.db-wal", "fz-limits.db-shm", "fz-limits.db-journal",
 	    "secret.key"};
 	size_t	 i;

@@ -3,10 +3,11 @@
 // nothing is created, consumed or burned.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newCtx, cgi, sql, createSecret, secretsCount } from './helpers.mjs';
+import { SIZE, header, countLive, holdLock } from '../lib/counters.mjs';
 
 // As root, file modes do not stop the programs: run them as nobody instead.
 const asRoot = process.getuid && process.getuid() === 0;
@@ -21,10 +22,12 @@ async function prepared(env = {}, user = {}) {
 	return { ctx, plain, locked };
 }
 
-// The counters file and the -wal and -shm files SQLite keeps beside it.
+// The counters file: one file, no -wal, -shm or -journal beside it.
 function limitsFiles(ctx) {
-	return fs.readdirSync(ctx.dir).filter((n) => n.startsWith(path.basename(ctx.limits)))
+	const files = fs.readdirSync(ctx.dir).filter((n) => n.startsWith(path.basename(ctx.limits)))
 		.map((n) => path.join(ctx.dir, n));
+	assert.deepEqual(files, [ctx.limits], 'the counters file alone');
+	return files;
 }
 
 function snapshot(ctx) {
@@ -55,6 +58,8 @@ async function assertRefused({ ctx, plain, locked }, user = {}) {
 test('read-only counters store → 503, nothing changes', async () => {
 	const user = asRoot ? NOBODY : {};
 	const p = await prepared({}, user);
+	assert.equal(fs.statSync(p.ctx.limits).mode & 0o777, 0o600, 'created with mode 0600');
+	assert.equal(fs.statSync(p.ctx.limits).size, SIZE);
 	for (const f of limitsFiles(p.ctx))
 		fs.chmodSync(f, 0o444);
 	await assertRefused(p, user);
@@ -68,16 +73,63 @@ test('counters store in a missing directory → 503', async () => {
 	const p = await prepared();
 	for (const f of limitsFiles(p.ctx))
 		fs.rmSync(f);
-	fs.symlinkSync(path.join(p.ctx.dir, 'missing', 'limits.db'), p.ctx.limits);
+	fs.symlinkSync(path.join(p.ctx.dir, 'missing', 'burnlink-counters'), p.ctx.limits);
 	await assertRefused(p);
+	assert.ok(!fs.existsSync(path.join(p.ctx.dir, 'missing')), 'nothing created');
 });
 
-test('counters store that is not a database → 503', async () => {
+test('counters store that is a directory → 503', async () => {
 	const p = await prepared();
 	for (const f of limitsFiles(p.ctx))
 		fs.rmSync(f);
-	fs.writeFileSync(p.ctx.limits, Buffer.alloc(8192, 0x41));
+	fs.mkdirSync(p.ctx.limits);
 	await assertRefused(p);
+});
+
+// Anything but a counters file of the right size and header is refused, and left as it is.
+test('counters store that is not a counters file → 503, the file is left alone', async (t) => {
+	const p = await prepared();
+	const wrongSlots = Buffer.alloc(SIZE);
+	header().copy(wrongSlots);
+	wrongSlots.writeUInt32LE(65536, 8);
+	const truncated = Buffer.alloc(SIZE - 32);
+	header().copy(truncated);
+	const longer = Buffer.alloc(SIZE + 4096);
+	header().copy(longer);
+	const cases = {
+		'random bytes of the right size': crypto.randomBytes(SIZE),
+		'a small file of text': Buffer.alloc(8192, 0x41),
+		'a SQLite database (the old counters store)': fs.readFileSync(p.ctx.db),
+		'the right header, another slot count': wrongSlots,
+		'the right header, a slot short': truncated,
+		'the right header, a page too long': longer,
+		'one byte': Buffer.from([0]),
+	};
+	for (const [what, bytes] of Object.entries(cases)) {
+		await t.test(what, async () => {
+			for (const f of limitsFiles(p.ctx))
+				fs.rmSync(f);
+			fs.writeFileSync(p.ctx.limits, bytes);
+			await assertRefused(p);
+			assert.ok(fs.readFileSync(p.ctx.limits).equals(bytes), 'the file is unchanged');
+		});
+	}
+});
+
+test('an empty or all-zero counters file is initialised and used', async (t) => {
+	const p = await prepared();
+	for (const [what, bytes] of Object.entries({ empty: Buffer.alloc(0), 'all zero': Buffer.alloc(SIZE) })) {
+		await t.test(what, async () => {
+			fs.rmSync(p.ctx.limits);
+			fs.writeFileSync(p.ctx.limits, bytes, { mode: 0o600 });
+			const ok = await cgi(p.ctx, 'metadata', { key: p.plain.secretKey });
+			assert.equal(ok.status, 200, ok.body.toString());
+			const data = fs.readFileSync(p.ctx.limits);
+			assert.equal(data.length, SIZE);
+			assert.ok(data.subarray(0, 4096).equals(header()), 'the header is written');
+			assert.ok(countLive(p.ctx.limits) >= 1, 'the request is counted');
+		});
+	}
 });
 
 test('install secret unreadable → 503 (no digest, no count)', async () => {
@@ -90,25 +142,15 @@ test('install secret unreadable → 503 (no digest, no count)', async () => {
 
 test('counters store locked past the busy timeout → 503 after it, nothing changes', async () => {
 	const p = await prepared();
-	// Another process holds the write lock until told to let go.
-	const holder = spawn('sqlite3', ['-batch', p.ctx.limits], { stdio: ['pipe', 'pipe', 'inherit'] });
-	await new Promise((resolve, reject) => {
-		let out = '';
-		holder.stdout.on('data', (c) => {
-			out += c;
-			if (out.includes('locked')) resolve();
-		});
-		holder.on('error', reject);
-		holder.on('exit', () => reject(new Error('sqlite3 exited before locking')));
-		holder.stdin.write("BEGIN IMMEDIATE;\nINSERT INTO counters VALUES (x'00', 0, 0, 0);\n.print locked\n");
-	});
+	limitsFiles(p.ctx);
+	// Another process holds flock(LOCK_EX) on the file until released.
+	const release = await holdLock(p.ctx.limits);
 	const started = Date.now();
 	try {
 		await assertRefused(p);
 		assert.ok(Date.now() - started >= 4500, 'the programs waited for the lock first');
 	} finally {
-		holder.stdin.end('ROLLBACK;\n.quit\n');
-		await new Promise((resolve) => holder.on('close', resolve));
+		await release();
 	}
 	const ok = await cgi(p.ctx, 'metadata', { key: p.plain.secretKey });
 	assert.equal(ok.status, 200, 'works again once the lock is gone');

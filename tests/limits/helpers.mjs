@@ -1,5 +1,6 @@
 // helpers.mjs: runs the real programs (CGI requests and burnlink-admin) for the
-// rate-limit and API-key tests, and reads or seeds the counters store.
+// rate-limit and API-key tests, and reads or seeds the counters file
+// (tests/lib/counters.mjs).
 //
 // Environment, as for the other suites:
 //   BURNLINK_BIN   directory holding cgi-bin/, cron/ and tools/ (e.g. build/asan);
@@ -12,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countersPath, seedCounter, readCounter } from '../lib/counters.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'VALGRIND_OPTS'];
@@ -134,7 +136,8 @@ process.on('exit', () => {
 export function newCtx(env = {}) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-limits-'));
 	dirs.push(dir);
-	return { dir, db: path.join(dir, 'burnlink.db'), limits: path.join(dir, 'burnlink-limits.db'), env };
+	const db = path.join(dir, 'burnlink.db');
+	return { dir, db, limits: countersPath(db), env };
 }
 
 // The counter bucket of a limit: HMAC-SHA-256(install secret, name NUL subject).
@@ -150,17 +153,14 @@ export function windowOf(len, nowS = Math.floor(Date.now() / 1000)) {
 	return [start, start + len];
 }
 
-// Writes a counter row directly (e.g. a window that has ended).
+// Writes a counter directly into the counters file (e.g. a window that has ended).
 export function seed(ctx, name, subject, windowStart, len, count) {
-	sql(ctx.limits, `INSERT INTO counters (bucket, window, expires, count) VALUES ` +
-		`(x'${bucket(ctx, name, subject)}', ${windowStart}, ${windowStart + len}, ${count}) ` +
-		`ON CONFLICT (bucket, window) DO UPDATE SET count = excluded.count`);
+	seedCounter(ctx.limits, bucket(ctx, name, subject), windowStart, len, count);
 }
 
+// The count of a limit's bucket in the window starting at windowStart (0 if none).
 export function count(ctx, name, subject, windowStart) {
-	const v = sql(ctx.limits, `SELECT count FROM counters WHERE bucket = x'${bucket(ctx, name, subject)}' ` +
-		`AND window = ${windowStart}`);
-	return v === '' ? 0 : Number(v);
+	return readCounter(ctx.limits, bucket(ctx, name, subject), windowStart);
 }
 
 // Runs fn over items with at most n in flight; resolves to the results in order.

@@ -1,5 +1,6 @@
 // sqlite-only.mjs: the tests of the CGI-level and HTTP-level suites that examine
-// SQLite itself (its files, its write lock, a corrupt file), skipped and
+// SQLite itself (its files, its write lock, a corrupt file) or the SQLite
+// backend's counters file, skipped and
 // reported as such when those suites run against PostgreSQL. Keyed by file,
 // then by test or suite name (an HTTP test's name also matches after its
 // "<server>: " prefix). The PostgreSQL counterpart, where there is one, is in
@@ -8,7 +9,7 @@ const files = 'scans the SQLite database files for bytes; PostgreSQL: pg_dump sc
 
 export const sqliteOnly = {
 	'cgi/cleanup.test.mjs': {
-		'prunes ended passphrase-attempt windows': 'reads the counters store file; PostgreSQL: tests/pg',
+		'prunes ended passphrase-attempt windows': "seeds and reads the SQLite backend's counters file (<stem>-counters); PostgreSQL: tests/pg",
 		'leaves no WAL content behind (checkpointed and truncated)': 'SQLite WAL file',
 		'exits non-zero when the database is not a database': 'writes garbage into the SQLite file',
 	},
@@ -21,9 +22,9 @@ export const sqliteOnly = {
 		'busy database': 'holds the SQLite write lock with sqlite3; PostgreSQL: a held row lock in tests/pg',
 		'metadata on a file that is not a database is 503 STORE_UNAVAILABLE': 'writes garbage into the SQLite file',
 		'a retrieve whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE (Retry-After: 60) and uses no view':
-			'corrupts the counters store file; PostgreSQL: a missing counters table in tests/pg',
+			"overwrites the SQLite backend's counters file (<stem>-counters); PostgreSQL: a missing counters table in tests/pg",
 		'a create whose counters store is unreadable is 503 RATE_LIMIT_UNAVAILABLE and stores nothing':
-			'corrupts the counters store file; PostgreSQL: a missing counters table in tests/pg',
+			"overwrites the SQLite backend's counters file (<stem>-counters); PostgreSQL: a missing counters table in tests/pg",
 	},
 	'cgi/urls.test.mjs': {
 		'what never reaches the database': files,

@@ -1,0 +1,437 @@
+/* counters.c: the rate-limit counters of the SQLite backend: a fixed-size table in one file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "store.h"
+
+/*
+ * A request is counted on every call, so the counters must cost little: no
+ * SQLite connection, schema or WAL, just one open file. The file is a header
+ * page and CTR_SLOTS slots of 32 bytes (docs/ADMIN.md, "Where the counters
+ * live"). An entry, the count of one bucket (the first 16 bytes of its
+ * HMAC-SHA-256) in one window, lives in one of the CTR_PROBE slots from its
+ * home slot on; an operation reads those slots (2 KiB) and writes back the one
+ * it changes, under flock(LOCK_EX). Nothing is synced: like the SQLite store
+ * with synchronous=OFF before it, a count lost to a power cut is acceptable,
+ * and an entry damaged by one is ignored (see valid()). A process killed
+ * mid-operation loses its lock with its descriptor.
+ *
+ * Capacity: CTR_SLOTS entries, 4 MiB. A window's entries are free again once it
+ * ends. Should all CTR_PROBE slots of a home be taken by live windows (many
+ * more live entries than slots), the one ending first is given up and logged.
+ */
+#define CTR_MAGIC	"BLCTR01\n"
+#define CTR_HEADER	4096
+#define CTR_SLOTS	131072u
+#define CTR_SLOT	32
+#define CTR_PROBE	64
+#define CTR_SIZE	((off_t)CTR_HEADER + (off_t)CTR_SLOTS * CTR_SLOT)
+#define CTR_WAIT_MS	5000
+
+struct bl_counters {
+	int		 fd;
+	int		 checked;	/* the header was found right */
+	char		 err[256];
+};
+
+/* One slot as stored (little-endian integers). */
+struct slot {
+	unsigned char	 bucket[16];
+	uint32_t	 start;
+	uint32_t	 end;
+	uint32_t	 count;
+	uint32_t	 zero;
+};
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static void
+decode(const unsigned char *p, struct slot *s)
+{
+	memcpy(s->bucket, p, 16);
+	s->start = le32(p + 16);
+	s->end = le32(p + 20);
+	s->count = le32(p + 24);
+	s->zero = le32(p + 28);
+}
+
+static void
+encode(const struct slot *s, unsigned char *p)
+{
+	memcpy(p, s->bucket, 16);
+	put32(p + 16, s->start);
+	put32(p + 20, s->end);
+	put32(p + 24, s->count);
+	put32(p + 28, 0);
+}
+
+/* 1 if a slot holds an entry: a window of a length the limits use, aligned. */
+static int
+valid(const struct slot *s)
+{
+	uint32_t	 len = s->end - s->start;
+
+	return s->end > s->start && (len == 60 || len == 3600 || len == 86400) &&
+	    s->start % len == 0 && s->zero == 0;
+}
+
+static enum bl_err
+fail(struct bl_counters *c, const char *what, int err)
+{
+	snprintf(c->err, sizeof(c->err), "%s: %s", what, strerror(err));
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+const char *
+bl_counters_error(const struct bl_counters *c)
+{
+	return c != NULL ? c->err : "out of memory";
+}
+
+/* Takes the file's lock, polling for up to CTR_WAIT_MS. */
+static enum bl_err
+acquire(struct bl_counters *c)
+{
+	struct timespec	 ts = {0, 20 * 1000};
+	int64_t		 start = 0;
+
+	while (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return fail(c, "lock", errno);
+		if (start == 0)
+			start = bl_now_ms();
+		else if (bl_now_ms() - start >= CTR_WAIT_MS) {
+			snprintf(c->err, sizeof(c->err), "lock: held by another "
+			    "process for more than %d ms", CTR_WAIT_MS);
+			return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return BL_OK;
+}
+
+static void
+unlock(struct bl_counters *c)
+{
+	flock(c->fd, LOCK_UN);
+}
+
+static enum bl_err
+readall(struct bl_counters *c, void *buf, size_t len, off_t off)
+{
+	ssize_t	 n;
+
+	if ((n = pread(c->fd, buf, len, off)) == (ssize_t)len)
+		return BL_OK;
+	if (n >= 0)
+		errno = EIO;
+	return fail(c, "read", errno);
+}
+
+static enum bl_err
+writeall(struct bl_counters *c, const void *buf, size_t len, off_t off)
+{
+	ssize_t	 n;
+
+	if ((n = pwrite(c->fd, buf, len, off)) == (ssize_t)len)
+		return BL_OK;
+	if (n >= 0)
+		errno = ENOSPC;
+	return fail(c, "write", errno);
+}
+
+/*
+ * Checks the header under the lock, and writes it into a new (empty, or
+ * all-zero after a crash) file. Anything else than a counters file of the
+ * right size is refused: the limiter then fails closed.
+ */
+static enum bl_err
+check(struct bl_counters *c)
+{
+	unsigned char	 h[16], want[16] = {0}, zero[16] = {0};
+	struct stat	 st;
+	enum bl_err	 e;
+
+	memcpy(want, CTR_MAGIC, 8);
+	put32(want + 8, CTR_SLOTS);
+	put32(want + 12, CTR_SLOT);
+	if (fstat(c->fd, &st) != 0)
+		return fail(c, "stat", errno);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(c->err, sizeof(c->err), "not a regular file");
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	}
+	if (st.st_size == 0 && ftruncate(c->fd, CTR_SIZE) != 0)
+		return fail(c, "size", errno);
+	if (st.st_size != 0 && st.st_size != CTR_SIZE) {
+		snprintf(c->err, sizeof(c->err), "not a burnlink counters file "
+		    "(%lld bytes, expected %lld)", (long long)st.st_size,
+		    (long long)CTR_SIZE);
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	}
+	if ((e = readall(c, h, sizeof(h), 0)) != BL_OK)
+		return e;
+	if (memcmp(h, want, sizeof(h)) == 0)
+		return BL_OK;
+	if (memcmp(h, zero, sizeof(h)) != 0) {
+		snprintf(c->err, sizeof(c->err), "not a burnlink counters file "
+		    "(unknown header)");
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	}
+	return writeall(c, want, sizeof(want), 0);
+}
+
+/* Takes the lock; the first time, checks (or writes) the header under it. */
+static enum bl_err
+lock(struct bl_counters *c)
+{
+	enum bl_err	 e;
+
+	if ((e = acquire(c)) != BL_OK || c->checked)
+		return e;
+	if ((e = check(c)) != BL_OK) {
+		unlock(c);
+		return e;
+	}
+	c->checked = 1;
+	return BL_OK;
+}
+
+/* Opens (creating, mode 0600) the counters file at path. */
+enum bl_err
+bl_counters_open(struct bl_counters **out, const char *path)
+{
+	struct bl_counters	*c;
+
+	if ((*out = c = calloc(1, sizeof(*c))) == NULL)
+		return BL_ERR_INTERNAL;
+	if ((c->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		return fail(c, "open", errno);
+	return BL_OK;
+}
+
+void
+bl_counters_close(struct bl_counters *c)
+{
+	if (c == NULL)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+/* The first of the CTR_PROBE slots an entry can be in. */
+static uint32_t
+home(const unsigned char bucket[BL_HASH_BYTES], uint32_t start)
+{
+	return (le32(bucket) + start * 2654435761u) % (CTR_SLOTS - CTR_PROBE + 1);
+}
+
+/* A window start or end as stored; 0 for a time the file cannot hold. */
+static uint32_t
+t32(int64_t t)
+{
+	return t > 0 && t <= UINT32_MAX ? (uint32_t)t : 0;
+}
+
+/*
+ * The operation on one entry: reads its slots under the lock; *found is the
+ * index of its slot or -1, *fresh the slot a new entry would take (a free one,
+ * else the one whose window ends first) and *evict 1 if that one is live.
+ */
+struct probe {
+	unsigned char	 buf[CTR_PROBE * CTR_SLOT];
+	uint32_t	 first;
+	int		 found;
+	int		 fresh;
+	int		 evict;
+	struct slot	 s;
+};
+
+static enum bl_err
+find(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES], uint32_t start,
+    int64_t now, struct probe *p)
+{
+	struct slot	 s;
+	uint32_t	 oldest = UINT32_MAX;
+	enum bl_err	 e;
+	int		 i;
+
+	p->first = home(bucket, start);
+	p->found = p->fresh = -1;
+	p->evict = 0;
+	if ((e = readall(c, p->buf, sizeof(p->buf),
+	    CTR_HEADER + (off_t)p->first * CTR_SLOT)) != BL_OK)
+		return e;
+	for (i = 0; i < CTR_PROBE; i++) {
+		decode(p->buf + i * CTR_SLOT, &s);
+		if (!valid(&s) || (int64_t)s.end <= now) {
+			if (p->fresh < 0 || p->evict) {
+				p->fresh = i;
+				p->evict = 0;
+				oldest = 0;
+			}
+			continue;
+		}
+		if (s.start == start && memcmp(s.bucket, bucket, 16) == 0) {
+			p->found = i;
+			p->s = s;
+			return BL_OK;
+		}
+		if (s.end < oldest) {
+			oldest = s.end;
+			p->fresh = i;
+			p->evict = 1;
+		}
+	}
+	return BL_OK;
+}
+
+/* Writes p->s into slot i of the probe. */
+static enum bl_err
+store(struct bl_counters *c, struct probe *p, int i)
+{
+	unsigned char	 b[CTR_SLOT];
+
+	encode(&p->s, b);
+	return writeall(c, b, sizeof(b), CTR_HEADER + (off_t)(p->first + (uint32_t)i) * CTR_SLOT);
+}
+
+/*
+ * Sets an entry to count (add: adds count to it instead), creating it if
+ * needed; count 0 without add removes it. The resulting count in *out.
+ */
+static enum bl_err
+update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t expires, int64_t count, int add, int64_t *out)
+{
+	struct probe	 p;
+	uint32_t	 start = t32(window_start), end = t32(expires);
+	int64_t		 now = bl_now_ms() / 1000, n;
+	enum bl_err	 e;
+	int		 i;
+
+	if (start == 0 || end <= start)
+		return fail(c, "window", ERANGE);
+	if ((e = lock(c)) != BL_OK)
+		return e;
+	if ((e = find(c, bucket, start, now, &p)) != BL_OK)
+		goto out;
+	n = (p.found >= 0 && add ? (int64_t)p.s.count : 0) + count;
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	if (out != NULL)
+		*out = n;
+	if ((i = p.found) < 0) {
+		if (n == 0)
+			goto out;
+		if ((i = p.fresh) < 0) {
+			e = fail(c, "no slot", ENOSPC);
+			goto out;
+		}
+		if (p.evict)
+			fprintf(stderr, "burnlink: rate limiter: counters table full "
+			    "near slot %u: a live counter was given up\n",
+			    p.first + (uint32_t)i);
+		memcpy(p.s.bucket, bucket, 16);
+		p.s.start = start;
+		p.s.end = end;
+	}
+	if (n == 0)
+		memset(&p.s, 0, sizeof(p.s));
+	p.s.count = (uint32_t)n;
+	e = store(c, &p, i);
+out:
+	unlock(c);
+	return e;
+}
+
+enum bl_err
+bl_counters_add(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t expires, int64_t *count)
+{
+	return update(c, bucket, window_start, expires, 1, 1, count);
+}
+
+enum bl_err
+bl_counters_set(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t expires, int64_t count)
+{
+	return update(c, bucket, window_start, expires, count, 0, NULL);
+}
+
+enum bl_err
+bl_counters_get(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
+    int64_t window_start, int64_t *count)
+{
+	struct probe	 p;
+	uint32_t	 start = t32(window_start);
+	enum bl_err	 e;
+
+	*count = 0;
+	if (start == 0)
+		return BL_OK;
+	if ((e = lock(c)) != BL_OK)
+		return e;
+	if ((e = find(c, bucket, start, bl_now_ms() / 1000, &p)) == BL_OK && p.found >= 0)
+		*count = p.s.count;
+	unlock(c);
+	return e;
+}
+
+/* Clears every ended (or damaged) entry; their number in *removed. */
+enum bl_err
+bl_counters_clean(struct bl_counters *c, int64_t now, int64_t *removed)
+{
+	static unsigned char	 buf[65536];
+	struct slot		 s;
+	off_t			 off;
+	enum bl_err		 e = BL_OK;
+	size_t			 i;
+	int			 dirty;
+
+	*removed = 0;
+	if ((e = lock(c)) != BL_OK)
+		return e;
+	for (off = CTR_HEADER; off < CTR_SIZE && e == BL_OK; off += sizeof(buf)) {
+		if ((e = readall(c, buf, sizeof(buf), off)) != BL_OK)
+			break;
+		dirty = 0;
+		for (i = 0; i < sizeof(buf); i += CTR_SLOT) {
+			decode(buf + i, &s);
+			if (s.start == 0 && s.end == 0 && s.count == 0 && s.zero == 0)
+				continue;
+			if (!valid(&s) || (int64_t)s.end <= now) {
+				memset(buf + i, 0, CTR_SLOT);
+				(*removed)++;
+				dirty = 1;
+			}
+		}
+		if (dirty)
+			e = writeall(c, buf, sizeof(buf), off);
+	}
+	unlock(c);
+	return e;
+}

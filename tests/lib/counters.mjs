@@ -1,0 +1,215 @@
+// counters.mjs: the rate-limit counters file of the SQLite backend, for tests.
+//
+// The file beside the database (x.db or x -> x-counters) is a 4096-byte header
+// ("BLCTR01\n", slot count N, slot size 32, rest zero) and N slots of 32 bytes:
+// bucket (the first 16 bytes of HMAC-SHA-256(install secret, name NUL subject)),
+// window start, window end, count, reserved zero; little-endian uint32. An
+// entry lives in one of the 64 slots from its home slot on:
+//   home = ((le32(bucket[0..3]) + start * 2654435761) mod 2^32) mod (N - 63).
+// A slot is valid when end > start, end - start is 60, 3600 or 86400 and start
+// is a multiple of it. The programs lock the file with flock(LOCK_EX) for each
+// operation; these helpers do not (seed before requests run, read after).
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+export const MAGIC = Buffer.from('BLCTR01\n', 'latin1');
+export const HEADER = 4096;
+export const SLOTS = 131072;
+export const SLOT = 32;
+export const PROBE = 64;
+export const SIZE = HEADER + SLOTS * SLOT; // 4198400
+const LENGTHS = new Set([60, 3600, 86400]);
+
+// x.db -> x-counters; anything else -> <path>-counters.
+export function countersPath(dbPath) {
+	return /\.db$/.test(dbPath) ? dbPath.replace(/\.db$/, '-counters') : `${dbPath}-counters`;
+}
+
+export function header() {
+	const h = Buffer.alloc(HEADER);
+	MAGIC.copy(h, 0);
+	h.writeUInt32LE(SLOTS, 8);
+	h.writeUInt32LE(SLOT, 12);
+	return h;
+}
+
+// The first slot an entry of (bucket, window start) can be in.
+export function home(bucket16, start) {
+	const h = (BigInt(bucket16.readUInt32LE(0)) + BigInt(start >>> 0) * 2654435761n) & 0xffffffffn;
+	return Number(h % BigInt(SLOTS - PROBE + 1));
+}
+
+function bucketBytes(bucketHex) {
+	const b = Buffer.isBuffer(bucketHex) ? bucketHex : Buffer.from(bucketHex, 'hex');
+	if (b.length < 16) throw new Error(`bucket ${bucketHex}: fewer than 16 bytes`);
+	return b.subarray(0, 16);
+}
+
+function decode(buf, off) {
+	return {
+		bucket: buf.subarray(off, off + 16),
+		start: buf.readUInt32LE(off + 16),
+		end: buf.readUInt32LE(off + 20),
+		count: buf.readUInt32LE(off + 24),
+		zero: buf.readUInt32LE(off + 28),
+	};
+}
+
+export function isEmpty(s) {
+	return s.start === 0 && s.end === 0 && s.count === 0 && s.zero === 0 && s.bucket.every((x) => x === 0);
+}
+
+export function isValid(s) {
+	const len = s.end - s.start;
+	return s.end > s.start && LENGTHS.has(len) && s.start % len === 0 && s.zero === 0;
+}
+
+// Creates the file (mode 0600) or initialises an empty / all-zero one; checks it otherwise.
+export function ensureFile(file) {
+	const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+	try {
+		const size = fs.fstatSync(fd).size;
+		if (size === 0) fs.ftruncateSync(fd, SIZE);
+		else if (size !== SIZE) throw new Error(`${file}: ${size} bytes, not a counters file`);
+		const h = Buffer.alloc(16);
+		fs.readSync(fd, h, 0, 16, 0);
+		const want = header().subarray(0, 16);
+		if (h.equals(want)) return;
+		if (!h.every((x) => x === 0)) throw new Error(`${file}: unknown header`);
+		fs.writeSync(fd, want, 0, 16, 0);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+// The 64 slots from home, as a buffer.
+function readProbe(fd, first) {
+	const buf = Buffer.alloc(PROBE * SLOT);
+	const n = fs.readSync(fd, buf, 0, buf.length, HEADER + first * SLOT);
+	if (n !== buf.length) throw new Error('short read of the counters file');
+	return buf;
+}
+
+/*
+ * Sets the count of (bucket, window start) to count, window end start + len
+ * (inserting or updating; an ended window too). count 0 clears the entry.
+ * Inserting takes the first slot that is empty, invalid or ended (nowS), else
+ * the one whose window ends first, as the programs do.
+ */
+export function seedCounter(file, bucketHex, windowStart, windowLen, count, nowS = Math.floor(Date.now() / 1000)) {
+	ensureFile(file);
+	const b = bucketBytes(bucketHex);
+	const first = home(b, windowStart);
+	const fd = fs.openSync(file, 'r+');
+	try {
+		const buf = readProbe(fd, first);
+		let at = -1, free = -1, oldest = -1, oldestEnd = Infinity;
+		for (let i = 0; i < PROBE; i++) {
+			const s = decode(buf, i * SLOT);
+			if (isValid(s) && s.start === windowStart && s.bucket.equals(b)) { at = i; break; }
+			if (!isValid(s) || s.end <= nowS) { if (free < 0) free = i; continue; }
+			if (s.end < oldestEnd) { oldestEnd = s.end; oldest = i; }
+		}
+		if (at < 0) {
+			if (count === 0) return;
+			at = free >= 0 ? free : oldest;
+		}
+		const slot = Buffer.alloc(SLOT);
+		if (count !== 0) {
+			b.copy(slot, 0);
+			slot.writeUInt32LE(windowStart >>> 0, 16);
+			slot.writeUInt32LE((windowStart + windowLen) >>> 0, 20);
+			slot.writeUInt32LE(count >>> 0, 24);
+		}
+		fs.writeSync(fd, slot, 0, SLOT, HEADER + (first + at) * SLOT);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+// The count of (bucket, window start), ended or not; 0 when absent or no file.
+export function readCounter(file, bucketHex, windowStart) {
+	if (!fs.existsSync(file)) return 0;
+	const b = bucketBytes(bucketHex);
+	const fd = fs.openSync(file, 'r');
+	try {
+		if (fs.fstatSync(fd).size !== SIZE) throw new Error(`${file}: not a counters file`);
+		const buf = readProbe(fd, home(b, windowStart));
+		for (let i = 0; i < PROBE; i++) {
+			const s = decode(buf, i * SLOT);
+			if (isValid(s) && s.start === windowStart && s.bucket.equals(b)) return s.count;
+		}
+		return 0;
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+// Every slot that is not all zero: { index, bucket (hex), start, end, count, valid }.
+export function allSlots(file) {
+	const data = fs.readFileSync(file);
+	if (data.length !== SIZE) throw new Error(`${file}: ${data.length} bytes, not a counters file`);
+	const out = [];
+	for (let i = 0; i < SLOTS; i++) {
+		const s = decode(data, HEADER + i * SLOT);
+		if (isEmpty(s)) continue;
+		out.push({ index: i, bucket: Buffer.from(s.bucket).toString('hex'), start: s.start, end: s.end,
+			count: s.count, valid: isValid(s) });
+	}
+	return out;
+}
+
+// Valid slots whose window has not ended at nowS; 0 when there is no file.
+export function countLive(file, nowS = Math.floor(Date.now() / 1000)) {
+	if (!fs.existsSync(file)) return 0;
+	return allSlots(file).filter((s) => s.valid && s.end > nowS).length;
+}
+
+// Slots that are not empty (valid or not, ended or not); 0 when there is no file.
+export function countUsed(file) {
+	if (!fs.existsSync(file)) return 0;
+	return allSlots(file).length;
+}
+
+// Ends every entry's window (moves it back by its length a number of times so it
+// stays aligned) — the counterpart of "UPDATE counters SET expires = 0".
+export function expireAll(file, nowS = Math.floor(Date.now() / 1000)) {
+	const data = fs.readFileSync(file);
+	let n = 0;
+	const fd = fs.openSync(file, 'r+');
+	try {
+		for (let i = 0; i < SLOTS; i++) {
+			const off = HEADER + i * SLOT;
+			const s = decode(data, off);
+			if (!isValid(s) || s.end <= nowS) continue;
+			const len = s.end - s.start;
+			const back = Math.ceil((s.end - nowS) / len) * len;
+			const slot = Buffer.from(data.subarray(off, off + SLOT));
+			slot.writeUInt32LE(s.start - back, 16);
+			slot.writeUInt32LE(s.end - back, 20);
+			fs.writeSync(fd, slot, 0, SLOT, off);
+			n++;
+		}
+	} finally {
+		fs.closeSync(fd);
+	}
+	return n;
+}
+
+/*
+ * Holds flock(LOCK_EX) on the file from another process (util-linux flock)
+ * until the returned release() is called; resolves once the lock is held.
+ */
+export async function holdLock(file) {
+	const p = spawn('flock', ['-x', file, 'sh', '-c', 'echo locked; exec cat >/dev/null'],
+		{ stdio: ['pipe', 'pipe', 'inherit'] });
+	const closed = new Promise((resolve) => p.on('close', resolve));
+	await new Promise((resolve, reject) => {
+		let out = '';
+		p.stdout.on('data', (c) => { out += c; if (out.includes('locked')) resolve(); });
+		p.on('error', reject);
+		p.on('exit', (code) => reject(new Error(`flock exited (${code}) before locking ${file}`)));
+	});
+	return () => { p.stdin.end(); return closed; };
+}
