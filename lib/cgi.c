@@ -524,17 +524,23 @@ drain(struct bl_req *r)
 static void
 keep_lend(struct bl_keep *k, struct bl_req *r)
 {
-	if (k->store != NULL && strcmp(k->db_path, r->cfg.db_path) == 0)
+	if (k->store != NULL && strcmp(k->db_path, r->cfg.db_path) == 0) {
 		r->store = k->store;
-	else
+		if (k->batch)
+			bl_store_batch(r->store);
+	} else {
+		if (k->store != NULL && k->batch)
+			k->batch_failed = 1;	/* fcgi.c ends a batch first */
 		bl_store_close(k->store);
+	}
 	if (k->counters != NULL && strcmp(k->limits_path, r->cfg.limits_path) == 0)
 		r->counters = k->counters;
 	else
 		bl_store_close(k->counters);
 	free(k->db_path);
 	free(k->limits_path);
-	memset(k, 0, sizeof(*k));
+	k->store = k->counters = NULL;
+	k->db_path = k->limits_path = NULL;
 }
 
 /* Takes r's stores back for the next request, readied (bl_store_idle()). */
@@ -545,7 +551,8 @@ keep_take(struct bl_keep *k, struct bl_req *r)
 	    (k->db_path = strdup(r->cfg.db_path)) != NULL) {
 		k->store = r->store;
 		r->store = NULL;
-	}
+	} else if (r->store != NULL && k->batch)
+		k->batch_failed = 1;	/* closed with the batch's writes */
 	if (r->counters != NULL && bl_store_idle(r->counters) == 0 &&
 	    (k->limits_path = strdup(r->cfg.limits_path)) != NULL) {
 		k->counters = r->counters;

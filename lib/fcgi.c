@@ -1,10 +1,13 @@
 /* fcgi.c: FastCGI mode: the same programs as FastCGI responders, over libfcgi. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <fcgiapp.h>
@@ -32,10 +35,22 @@ bl_fcgi_listening(void)
  * responder's own environment (spawn-fcgi, mod_fcgid's FcgidInitialEnv), which
  * a parameter of the same name overrides. Request variables never do.
  */
+/*
+ * One request of a batch: libfcgi's request, and the answer held until the
+ * batch's commit (bl_fcgi_serve()).
+ */
+struct slot {
+	FCGX_Request	 q;
+	char		*out;
+	size_t		 len;
+	size_t		 cap;
+	int		 overflow;	/* the answer could not be held */
+};
+
 static const char *
 fcgi_getenv(void *ctx, const char *name)
 {
-	FCGX_Request	*q = ctx;
+	FCGX_Request	*q = &((struct slot *)ctx)->q;
 	const char	*v = FCGX_GetParam(name, q->envp);
 
 	if (v == NULL && strncmp(name, "BURNLINK_", 9) == 0)
@@ -46,19 +61,18 @@ fcgi_getenv(void *ctx, const char *name)
 static size_t
 fcgi_read(void *ctx, void *buf, size_t len)
 {
-	FCGX_Request	*q = ctx;
+	FCGX_Request	*q = &((struct slot *)ctx)->q;
 	int		 n;
 
 	n = FCGX_GetStr(buf, len > INT_MAX ? INT_MAX : (int)len, q->in);
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* Sends len bytes to the web server. */
 static int
-fcgi_write(void *ctx, const void *buf, size_t len)
+fcgi_send(FCGX_Request *q, const char *p, size_t len)
 {
-	FCGX_Request	*q = ctx;
-	const char	*p = buf;
-	int		 n;
+	int	 n;
 
 	while (len > 0) {
 		n = len > INT_MAX ? INT_MAX : (int)len;
@@ -67,6 +81,43 @@ fcgi_write(void *ctx, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/*
+ * Holds the answer until the batch commits. The buffer grows by copying, the
+ * old copy wiped first: an answer may hold a secret or a decryption key.
+ */
+static int
+fcgi_write(void *ctx, const void *buf, size_t len)
+{
+	struct slot	*sl = ctx;
+	size_t		 cap;
+	char		*n;
+
+	if (len > SIZE_MAX / 2 - sl->len) {
+		sl->overflow = 1;
+		return -1;
+	}
+	if (sl->len + len > sl->cap) {
+		cap = sl->cap ? sl->cap : 4096;
+		while (cap < sl->len + len)
+			cap *= 2;
+		if ((n = malloc(cap)) == NULL) {
+			sl->overflow = 1;
+			return -1;
+		}
+		if (sl->len > 0)
+			memcpy(n, sl->out, sl->len);
+		if (sl->out != NULL) {
+			bl_wipe(sl->out, sl->cap);
+			free(sl->out);
+		}
+		sl->out = n;
+		sl->cap = cap;
+	}
+	memcpy(sl->out + sl->len, buf, len);
+	sl->len += len;
 	return 0;
 }
 
@@ -108,33 +159,181 @@ fcgi_wipe(FCGX_Request *q)
 }
 
 /*
+ * The answer sent instead of a held one when the batch's commit failed: what
+ * the request wrote is gone, so its success must not be reported. The request
+ * id is taken from the held answer.
+ */
+static void
+send_lost(struct slot *sl)
+{
+	const struct bl_error_info	*ei = bl_error_info(BL_ERR_STORE_UNAVAILABLE);
+	const char			*id = NULL, *end;
+	char				 body[512], head[512], rid[64] = "-";
+	int				 n, h;
+
+	if (sl->out != NULL && sl->len > 0 &&
+	    (id = memmem(sl->out, sl->len, "\r\nX-Request-Id: ", 16)) != NULL) {
+		id += 16;
+		if ((end = memchr(id, '\r', sl->len - (size_t)(id - sl->out))) != NULL &&
+		    end - id < (long)sizeof(rid))
+			snprintf(rid, sizeof(rid), "%.*s", (int)(end - id), id);
+	}
+	n = snprintf(body, sizeof(body), "{\"error\":\"%s\",\"code\":\"%s\","
+	    "\"hint\":\"The database could not commit this request; nothing was "
+	    "stored or used. Try again.\",\"requestId\":\"%s\"}", ei->message,
+	    ei->code, rid);
+	h = snprintf(head, sizeof(head), "Status: 503 Service Unavailable\r\n"
+	    "Content-Type: application/json; charset=utf-8\r\n"
+	    "Content-Length: %d\r\nCache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+	    "X-Frame-Options: DENY\r\nX-Request-Id: %s\r\nRetry-After: 5\r\n\r\n",
+	    n, rid);
+	if (n > 0 && h > 0 && (size_t)n < sizeof(body) && (size_t)h < sizeof(head) &&
+	    fcgi_send(&sl->q, head, (size_t)h) == 0)
+		fcgi_send(&sl->q, body, (size_t)n);
+}
+
+/* 1 if the status line of a held answer is 2xx. */
+static int
+held_ok(const struct slot *sl)
+{
+	return sl->len >= 9 && memcmp(sl->out, "Status: 2", 9) == 0;
+}
+
+/* Sends a held answer (or the lost-commit one), wipes and frees it, ends the request. */
+static void
+finish(struct slot *sl, int lost)
+{
+	if (sl->overflow || sl->out == NULL)
+		send_lost(sl);		/* nothing whole was held */
+	else if (lost && held_ok(sl)) {
+		bl_log(NULL, "the batch's commit failed: answering 503");
+		send_lost(sl);
+	} else
+		fcgi_send(&sl->q, sl->out, sl->len);
+	if (sl->out != NULL) {
+		bl_wipe(sl->out, sl->cap);
+		free(sl->out);
+	}
+	sl->out = NULL;
+	sl->len = sl->cap = 0;
+	sl->overflow = 0;
+	fcgi_wipe(&sl->q);
+	FCGX_Finish_r(&sl->q);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Takes one more waiting connection without blocking for long: poll says
+ * whether one waits, but another responder on the same socket may take it
+ * first, so the accept is bounded by a 2 ms timer. 0 if one was taken.
+ */
+static int
+accept_more(struct slot *sl)
+{
+	struct pollfd		 p = { STDIN_FILENO, POLLIN, 0 };
+	struct itimerval	 t = { { 0, 0 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
+	int			 rc;
+
+	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
+		return -1;
+	if (setitimer(ITIMER_REAL, &t, NULL) != 0)
+		return -1;
+	rc = FCGX_Accept_r(&sl->q);
+	setitimer(ITIMER_REAL, &off, NULL);
+	return rc >= 0 ? 0 : -1;
+}
+
+/* 1 if two requests name the same database (BURNLINK_DB, or both the default). */
+static int
+same_db(struct slot *a, struct slot *b)
+{
+	const char	*x = fcgi_getenv(a, "BURNLINK_DB"), *y = fcgi_getenv(b, "BURNLINK_DB");
+
+	return (x == NULL && y == NULL) || (x != NULL && y != NULL && strcmp(x, y) == 0);
+}
+
+/*
  * Serves requests until the web server closes the socket: each request gets
  * its own struct bl_req (set up, answered, wiped and freed as under CGI);
  * OpenSSL and the database connections stay from one request to the next
- * (bl_keep_lend(), bl_keep_take()). Returns 0, or 1 if FastCGI could not start.
+ * (keep_lend(), keep_take() in cgi.c).
+ *
+ * Group commit: the responder takes every request that is already waiting
+ * (up to BATCH), answers them in turn with their write transactions joined
+ * into one (bl_store_batch()), commits that once, and only then sends the
+ * answers. A durable commit costs an fdatasync with SQLite's write lock held,
+ * so one commit per request caps writes at one per fdatasync whatever the
+ * number of processes; a batch pays one for all its requests. No answer goes
+ * out before what its request wrote is durable; if the commit fails, each
+ * request that had succeeded gets 503 STORE_UNAVAILABLE instead. A request
+ * for another database than the batch's starts the next batch. Returns 0, or
+ * 1 if FastCGI could not start.
  */
+#define BATCH	16
+
+/* Answers sl[0..n-1], all for one database, with one commit (see above). */
+static void
+serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
+    struct slot *sl, int n)
+{
+	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
+	int		 i, lost;
+
+	keep->batch = 1;
+	keep->batch_failed = 0;
+	for (i = 0; i < n; i++) {
+		io.ctx = &sl[i];
+		bl_serve_one(handler, &io, keep, 1);
+	}
+	lost = keep->batch_failed;
+	if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
+		bl_log(NULL, "database: %s", bl_store_error(keep->store));
+		lost = 1;
+	}
+	keep->batch = 0;
+	for (i = 0; i < n; i++)
+		finish(&sl[i], lost);
+}
+
 int
 bl_fcgi_serve(enum bl_err (*handler)(struct bl_req *))
 {
-	FCGX_Request	 q;
-	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
-	struct bl_keep	 keep;
+	static struct slot	 slots[BATCH];
+	struct bl_keep		 keep;
+	struct sigaction	 sa;
+	int			 i, j, n;
 
 	memset(&keep, 0, sizeof(keep));
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&q, 0, 0) != 0)
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: the accept returns */
+	if (FCGX_Init() != 0 || sigaction(SIGALRM, &sa, NULL) != 0)
 		return 1;
+	for (i = 0; i < BATCH; i++)
+		if (FCGX_InitRequest(&slots[i].q, 0, i == 0 ? 0 : FCGI_FAIL_ACCEPT_ON_INTR) != 0)
+			return 1;
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
 		    "(build with make SECCOMP=0 where seccomp is unavailable)\n");
 		return 1;
 	}
-	io.ctx = &q;
 	bl_store_persistent(1);
-	while (FCGX_Accept_r(&q) >= 0) {
-		bl_serve_one(handler, &io, &keep, 1);
-		fcgi_wipe(&q);
-		FCGX_Finish_r(&q);
+	while (FCGX_Accept_r(&slots[0].q) >= 0) {
+		for (n = 1; n < BATCH && accept_more(&slots[n]) == 0; n++)
+			;
+		/* Each run of requests for one database is a batch. */
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && same_db(&slots[i], &slots[j]); j++)
+				;
+			serve_batch(handler, &keep, slots + i, j - i);
+		}
 	}
 	bl_keep_free(&keep);
 	return 0;

@@ -186,6 +186,8 @@ struct bl_keep {
 	char		*db_path;
 	struct bl_store	*counters;
 	char		*limits_path;
+	int		 batch;		/* requests share one commit (fcgi.c) */
+	int		 batch_failed;	/* the batch's store was lost before it */
 };
 int		 bl_fcgi_listening(void);
 int		 bl_fcgi_serve(enum bl_err (*)(struct bl_req *));
@@ -193,6 +195,8 @@ void		 bl_serve_one(enum bl_err (*)(struct bl_req *), const struct bl_io *,
 		    struct bl_keep *, int confined);
 void		 bl_keep_free(struct bl_keep *);
 int		 bl_store_idle(struct bl_store *);
+void		 bl_store_batch(struct bl_store *);
+enum bl_err	 bl_store_batch_commit(struct bl_store *);
 
 /* state and helpers used by the operations */
 enum bl_err	 bl_req_store(struct bl_req *);

@@ -135,6 +135,30 @@ bl_store_idle(struct bl_store *s)
 	return sqlite_store_idle(s->sqlite);
 }
 
+/*
+ * Group commit (FastCGI): the store's write transactions join one until
+ * bl_store_batch_commit(). PostgreSQL commits each as before.
+ */
+void
+bl_store_batch(struct bl_store *s)
+{
+#ifdef BL_HAVE_PG
+	if (s->pg != NULL)
+		return;
+#endif
+	sqlite_store_batch(s->sqlite);
+}
+
+enum bl_err
+bl_store_batch_commit(struct bl_store *s)
+{
+#ifdef BL_HAVE_PG
+	if (s->pg != NULL)
+		return BL_OK;
+#endif
+	return sqlite_store_batch_commit(s->sqlite);
+}
+
 const char *
 bl_store_error(const struct bl_store *s)
 {

@@ -31,6 +31,8 @@ enum bl_err	 sqlite_store_open(struct sqlite_store **, const struct bl_config *,
 enum bl_err	 sqlite_store_open_counters(struct sqlite_store **, const struct bl_config *);
 void		 sqlite_store_close(struct sqlite_store *);
 void		 sqlite_store_persistent(int);
+void		 sqlite_store_batch(struct sqlite_store *);
+enum bl_err	 sqlite_store_batch_commit(struct sqlite_store *);
 int		 sqlite_store_idle(struct sqlite_store *);
 enum bl_err	 sqlite_store_insert(struct sqlite_store *, const struct bl_new_secret *);
 enum bl_err	 sqlite_store_lookup(struct sqlite_store *,

@@ -154,6 +154,9 @@ struct sqlite_store {
 	char		*limits_path;	/* a copy: a kept store outlives its request */
 	char		 err[256];
 	int		 content_freed;	/* a commit removed content: checkpoint */
+	int		 batch;		/* write transactions join one (group commit) */
+	int		 batch_open;	/* that transaction is open */
+	int		 batch_lost;	/* ... and SQLite rolled it back */
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 };
@@ -491,9 +494,10 @@ sqlite_store_idle(struct sqlite_store *s)
 {
 	int	 i;
 
-	if (s->content_freed)
+	if (s->content_freed && !s->batch) {
 		checkpoint(s);
-	s->content_freed = 0;
+		s->content_freed = 0;
+	}
 	for (i = 0; i < ST__MAX; i++)
 		if (s->st[i] != NULL) {
 			sqlite3_reset(s->st[i]);
@@ -501,7 +505,7 @@ sqlite_store_idle(struct sqlite_store *s)
 		}
 	s->err[0] = '\0';
 	s->busy_ms = BUSY_TIMEOUT_MS;
-	if ((s->db != NULL && !sqlite3_get_autocommit(s->db)))
+	if (s->db != NULL && !sqlite3_get_autocommit(s->db) && !s->batch_open)
 		return -1;
 	return 0;
 }
@@ -555,18 +559,78 @@ bind_item(sqlite3_stmt *st, int col, const struct bl_item *it)
 	return rc;
 }
 
+/*
+ * A write transaction. In a batch (sqlite_store_batch()), the first one opens
+ * the batch's transaction and each one is a savepoint inside it: what it did
+ * is durable only when the batch commits.
+ */
 static enum bl_err
 begin(struct sqlite_store *s)
 {
-	return exec(s, s->db, "BEGIN IMMEDIATE");
+	enum bl_err	 e;
+
+	if (!s->batch)
+		return exec(s, s->db, "BEGIN IMMEDIATE");
+	if (s->batch_lost)
+		return BL_ERR_STORE_UNAVAILABLE;
+	if (!s->batch_open) {
+		if ((e = exec(s, s->db, "BEGIN IMMEDIATE")) != BL_OK)
+			return e;
+		s->batch_open = 1;
+	}
+	return exec(s, s->db, "SAVEPOINT op");
 }
 
 static enum bl_err
 commit(struct sqlite_store *s, enum bl_err e)
 {
+	if (s->batch_open) {
+		if (e == BL_OK && (e = exec(s, s->db, "RELEASE op")) == BL_OK)
+			return BL_OK;
+		sqlite3_exec(s->db, "ROLLBACK TO op; RELEASE op", NULL, NULL, NULL);
+		/* Some errors (I/O, disk full) roll back the whole transaction. */
+		if (sqlite3_get_autocommit(s->db)) {
+			s->batch_open = 0;
+			s->batch_lost = 1;
+		}
+		return e;
+	}
 	if (e == BL_OK && (e = exec(s, s->db, "COMMIT")) == BL_OK)
 		return BL_OK;
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return e;
+}
+
+/*
+ * Group commit, for a FastCGI responder that answers several waiting requests
+ * at once (lib/fcgi.c): from here on, their write transactions join one, and
+ * sqlite_store_batch_commit() commits it with one fdatasync; their answers
+ * are held until then. SQLite holds the write lock through a commit's sync,
+ * so one commit per request caps writes at one per fdatasync.
+ */
+void
+sqlite_store_batch(struct sqlite_store *s)
+{
+	if (s->batch)
+		return;
+	s->batch = 1;
+	s->batch_open = s->batch_lost = 0;
+}
+
+/* Commits the batch durably, then does the checkpoint a deletion asked for. */
+enum bl_err
+sqlite_store_batch_commit(struct sqlite_store *s)
+{
+	enum bl_err	 e = BL_OK;
+
+	if (s->batch_open && (e = exec(s, s->db, "COMMIT")) != BL_OK)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (s->batch_lost && e == BL_OK)
+		e = BL_ERR_STORE_UNAVAILABLE;
+	s->batch = s->batch_open = s->batch_lost = 0;
+	if (e == BL_OK && s->content_freed)
+		checkpoint(s);
+	s->content_freed = 0;
 	return e;
 }
 

@@ -227,3 +227,62 @@ test('many requests in a row on the same processes', async () => {
 		assert.equal(await decrypt(r.body.text, dkey), `n${i}`);
 	}
 });
+
+// Group commit: one process per program here, so concurrent requests wait on
+// its socket and are answered in batches sharing one commit (lib/fcgi.c).
+// Each answer must still be what that request alone would have got.
+test('concurrent creates, answered in batches: every secret stored once, with its own content', async () => {
+	const n = 48;
+	const made = await Promise.all(Array.from({ length: n }, (_, i) =>
+		api('POST', '/api/secrets', { text: `batch secret ${i}`, maxViews: 1 })));
+	const keys = new Set();
+	for (const c of made) {
+		assert.equal(c.status, 200, c.text);
+		keys.add(c.body.metadata.secretKey);
+	}
+	assert.equal(keys.size, n, 'distinct keys');
+	const got = await Promise.all(made.map(async (c) => {
+		const [, k, dkey] = c.body.secretUrl.match(/\/secret\/([A-Za-z0-9_-]{22})#key=([A-Za-z0-9_-]{43})$/);
+		const r = await api('POST', `/api/secrets/${k}`);
+		assert.equal(r.status, 200, r.text);
+		return decrypt(r.body.text, dkey);
+	}));
+	assert.deepEqual(got, Array.from({ length: n }, (_, i) => `batch secret ${i}`));
+	const again = await Promise.all(made.map((c) => api('POST', `/api/secrets/${c.body.metadata.secretKey}`)));
+	for (const r of again) assert.equal(r.status, 410, r.text);
+});
+
+test('50 concurrent retrieves of a maxViews:5 secret, batched: exactly 5 get it', async () => {
+	const c = await api('POST', '/api/secrets', { text: 'five views only', maxViews: 5 });
+	assert.equal(c.status, 200, c.text);
+	const k = c.body.metadata.secretKey;
+	const res = await Promise.all(Array.from({ length: 50 }, () => api('POST', `/api/secrets/${k}`)));
+	const ok = res.filter((r) => r.status === 200);
+	assert.equal(ok.length, 5, res.map((r) => r.status).join(' '));
+	assert.deepEqual(ok.map((r) => r.body.viewsRemaining).sort(), [0, 1, 2, 3, 4]);
+	for (const r of res.filter((x) => x.status !== 200)) assert.equal(r.body.code, 'MAX_VIEWS_REACHED');
+	const m = await api('GET', `/api/secrets/${c.body.metadata.key}`);
+	assert.equal(m.body.state, 'exhausted');
+});
+
+test('concurrent last views and burns, batched: no ciphertext left in the files', async () => {
+	const markers = [];
+	const made = [];
+	for (let i = 0; i < 16; i++) {
+		const marker = Buffer.from(webcrypto.getRandomValues(new Uint8Array(48)));
+		markers.push(marker);
+		const item = { ciphertext: marker.toString('base64'), iv: Buffer.alloc(12, 9).toString('base64') };
+		const c = await api('POST', '/api/secrets', { text: item });
+		assert.equal(c.status, 200, c.text);
+		made.push(c);
+	}
+	const res = await Promise.all(made.map((c, i) => (i % 2
+		? api('POST', `/api/secrets/${c.body.metadata.secretKey}`)
+		: api('DELETE', `/api/secrets/${c.body.metadata.key}`))));
+	for (const r of res) assert.equal(r.status, 200, r.text);
+	const files = fs.readdirSync(dataDir).filter((f) => f.startsWith('burnlink.db')).map((f) => path.join(dataDir, f));
+	for (const f of files) {
+		const data = fs.readFileSync(f);
+		for (const m of markers) assert.ok(!data.includes(m), `ciphertext left in ${path.basename(f)}`);
+	}
+});
