@@ -504,7 +504,7 @@ drain(struct bl_req *r)
 {
 	const char	*cl = bl_req_env(r, "CONTENT_LENGTH");
 	char		 buf[16384];
-	size_t		 left = 0, n;
+	size_t		 left = 0, n, used = 0;
 
 	if (cl == NULL || *cl == '\0' || strspn(cl, "0123456789") != strlen(cl) ||
 	    strlen(cl) > 8)
@@ -515,9 +515,12 @@ drain(struct bl_req *r)
 		return;
 	left -= r->body_len;	/* what bl_req_read_body() read */
 	while (left > 0 && (n = r->io->read(r->io->ctx, buf,
-	    left < sizeof(buf) ? left : sizeof(buf))) > 0)
+	    left < sizeof(buf) ? left : sizeof(buf))) > 0) {
 		left -= n;
-	bl_wipe(buf, sizeof(buf));
+		if (n > used)
+			used = n;
+	}
+	bl_wipe(buf, used);
 }
 
 /* Hands r the stores kept from the last request, if they are for its files. */

@@ -45,7 +45,7 @@ void
 bl_wipe(void *p, size_t len)
 {
 	if (p != NULL && len > 0)
-		OPENSSL_cleanse(p, len);
+		explicit_bzero(p, len);
 }
 
 /* Wipes then frees a buffer of len bytes. */
@@ -75,11 +75,24 @@ bl_b64_encode(const unsigned char *in, size_t len, size_t *outlen)
 	return out;
 }
 
+/* 1 for the 64 characters of the standard base64 alphabet. */
+static const unsigned char b64_alphabet[256] = {
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+	['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+	['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1, ['+'] = 1, ['/'] = 1,
+};
+
 static int
 b64_char(unsigned char c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	    (c >= '0' && c <= '9') || c == '+' || c == '/';
+	return b64_alphabet[c];
 }
 
 /* Length that canonical base64 s decodes to, or SIZE_MAX if malformed. */

@@ -291,7 +291,7 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 		return e;
 	window(r, which, &start, &end);
 	if (bl_store_count(r->counters, b, start, end, &count) != BL_OK) {
-		bl_log(r, "rate limiter: %s: %s", r->cfg.limits_path, bl_store_error(r->counters));
+		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	left = count >= li->limit ? 0 : li->limit - count;
