@@ -278,28 +278,38 @@ same_db(struct slot *a, struct slot *b)
  */
 #define BATCH	16
 
-/* Answers sl[0..n-1], all for one database, with one commit (see above). */
+/*
+ * Answers sl[0..n-1], all for one database, with one commit (see above); a
+ * batch whose held answers pass HELD_MAX bytes (large secrets) commits and
+ * answers at that point, and the rest form the next.
+ */
+#define HELD_MAX	(8 * 1024 * 1024)
+
 static void
 serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
     struct slot *sl, int n)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
-	int		 i, lost;
+	size_t		 held;
+	int		 i, j, lost;
 
-	keep->batch = 1;
-	keep->batch_failed = 0;
-	for (i = 0; i < n; i++) {
-		io.ctx = &sl[i];
-		bl_serve_one(handler, &io, keep, 1);
+	for (i = 0; i < n; i = j) {
+		keep->batch = 1;
+		keep->batch_failed = 0;
+		for (j = i, held = 0; j < n && held <= HELD_MAX; j++) {
+			io.ctx = &sl[j];
+			bl_serve_one(handler, &io, keep, 1);
+			held += sl[j].len;
+		}
+		lost = keep->batch_failed;
+		if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
+			bl_log(NULL, "database: %s", bl_store_error(keep->store));
+			lost = 1;
+		}
+		keep->batch = 0;
+		for (; i < j; i++)
+			finish(&sl[i], lost);
 	}
-	lost = keep->batch_failed;
-	if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
-		bl_log(NULL, "database: %s", bl_store_error(keep->store));
-		lost = 1;
-	}
-	keep->batch = 0;
-	for (i = 0; i < n; i++)
-		finish(&sl[i], lost);
 }
 
 int

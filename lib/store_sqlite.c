@@ -155,11 +155,98 @@ struct sqlite_store {
 	char		 err[256];
 	int		 content_freed;	/* a commit removed content: checkpoint */
 	int		 batch;		/* write transactions join one (group commit) */
+	struct deferred	*deferred;	/* ... and small inserts wait for its commit */
+	int		 ndeferred;
 	int		 batch_open;	/* that transaction is open */
 	int		 batch_lost;	/* ... and SQLite rolled it back */
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 };
+
+/*
+ * In a batch, a small new secret is copied and inserted when the batch
+ * commits: the request's parsing, checks and encryption then run without the
+ * write lock, which another responder may want meanwhile, and the lock is
+ * held for the inserts and the one commit alone. If an insert fails then, the
+ * whole batch is refused (fcgi.c answers 503 in place of each success).
+ */
+#define DEFER_MAX_BYTES	65536
+#define DEFER_MAX	16
+
+struct deferred {
+	struct bl_new_secret	 n;
+	struct bl_content	 c;
+};
+
+static int
+item_copy(struct bl_item *to, const struct bl_item *from)
+{
+	*to = *from;
+	to->buf = NULL;
+	if (from->len > 0) {
+		if ((to->buf = malloc(from->len)) == NULL)
+			return -1;
+		memcpy(to->buf, from->buf, from->len);
+	}
+	return 0;
+}
+
+static void
+deferred_free(struct deferred *d)
+{
+	size_t	 i;
+
+	bl_free_wipe(d->c.text.buf, d->c.text.len);
+	for (i = 0; i < d->c.nfiles; i++) {
+		bl_free_wipe(d->c.files[i].name.buf, d->c.files[i].name.len);
+		bl_free_wipe(d->c.files[i].mime.buf, d->c.files[i].mime.len);
+		bl_free_wipe(d->c.files[i].data.buf, d->c.files[i].data.len);
+	}
+	free(d->c.files);
+	bl_wipe(d, sizeof(*d));
+}
+
+/* 1 if n was copied for the batch's commit, 0 to insert it now. */
+static int
+defer(struct sqlite_store *s, const struct bl_new_secret *n)
+{
+	const struct bl_content	*c = n->content;
+	struct deferred		*d;
+	size_t			 i, bytes = c->has_text ? c->text.len : 0;
+
+	for (i = 0; i < c->nfiles; i++)
+		bytes += c->files[i].name.len + c->files[i].mime.len + c->files[i].data.len;
+	if (!s->batch || s->batch_lost || bytes > DEFER_MAX_BYTES)
+		return 0;
+	if (s->deferred == NULL &&
+	    (s->deferred = calloc(DEFER_MAX, sizeof(*s->deferred))) == NULL)
+		return 0;
+	if (s->ndeferred >= DEFER_MAX)
+		return 0;
+	d = &s->deferred[s->ndeferred];
+	memset(d, 0, sizeof(*d));
+	d->n = *n;
+	d->n.content = &d->c;
+	d->c.has_text = c->has_text;
+	if ((c->has_text && item_copy(&d->c.text, &c->text) != 0) ||
+	    (c->nfiles > 0 && (d->c.files = calloc(c->nfiles, sizeof(*d->c.files))) == NULL)) {
+		deferred_free(d);
+		return 0;
+	}
+	for (i = 0; i < c->nfiles; i++) {
+		d->c.nfiles = i + 1;
+		if (item_copy(&d->c.files[i].name, &c->files[i].name) != 0 ||
+		    item_copy(&d->c.files[i].mime, &c->files[i].mime) != 0 ||
+		    item_copy(&d->c.files[i].data, &c->files[i].data) != 0) {
+			deferred_free(d);
+			return 0;
+		}
+	}
+	s->ndeferred++;
+	return 1;
+}
+
+static enum bl_err	 insert(struct sqlite_store *, const struct bl_new_secret *);
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
 static enum bl_err
@@ -474,6 +561,9 @@ sqlite_store_close(struct sqlite_store *s)
 		return;
 	if (s->content_freed)
 		checkpoint(s);
+	for (i = 0; i < s->ndeferred; i++)
+		deferred_free(&s->deferred[i]);
+	free(s->deferred);
 	for (i = 0; i < ST__MAX; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
@@ -622,7 +712,18 @@ enum bl_err
 sqlite_store_batch_commit(struct sqlite_store *s)
 {
 	enum bl_err	 e = BL_OK;
+	int		 i;
 
+	for (i = 0; i < s->ndeferred; i++) {
+		if (e == BL_OK && !s->batch_lost && (e = insert(s, &s->deferred[i].n)) != BL_OK)
+			s->batch_lost = 1;
+		deferred_free(&s->deferred[i]);
+	}
+	s->ndeferred = 0;
+	if (s->batch_lost && s->batch_open) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		s->batch_open = 0;
+	}
 	if (s->batch_open && (e = exec(s, s->db, "COMMIT")) != BL_OK)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	if (s->batch_lost && e == BL_OK)
@@ -637,6 +738,14 @@ sqlite_store_batch_commit(struct sqlite_store *s)
 /* Stores a new secret and its attachments in one durable transaction. */
 enum bl_err
 sqlite_store_insert(struct sqlite_store *s, const struct bl_new_secret *n)
+{
+	if (defer(s, n))
+		return BL_OK;
+	return insert(s, n);
+}
+
+static enum bl_err
+insert(struct sqlite_store *s, const struct bl_new_secret *n)
 {
 	const struct bl_content	*c = n->content;
 	sqlite3_stmt		*st;
