@@ -1,5 +1,6 @@
 /* cgi.c: reading the CGI request and the one path every response leaves by. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -616,6 +617,15 @@ bl_serve_one(enum bl_err (*handler)(struct bl_req *), const struct bl_io *io,
 int
 bl_serve(enum bl_err (*handler)(struct bl_req *))
 {
+	/*
+	 * Buffers of 128 KiB and more get their own mappings, returned when
+	 * freed and grown with mremap. glibc's default raises that threshold
+	 * after the first such buffer is freed, so a 2 MiB secret's later
+	 * copies came from the heap, where freed memory stays resident and a
+	 * growing buffer is copied: a 2 MiB retrieve peaked at 11.6 MiB, now
+	 * 9.7 MiB (and 61 -> 49 ms).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (bl_fcgi_listening())
 		return bl_fcgi_serve(handler);
 	bl_serve_one(handler, &bl_cgi_io, NULL, bl_sandbox() == 0);
