@@ -45,7 +45,18 @@ struct slot {
 	size_t		 len;
 	size_t		 cap;
 	int		 overflow;	/* the answer could not be held */
+	int		 streaming;	/* the batch was committed: sent as written */
+	struct bl_keep	*keep;		/* the batch's store */
 };
+
+/*
+ * An answer larger than this (a large secret) commits the batch so far and
+ * is sent as it is written, rather than held whole beside its serialisation.
+ */
+#define STREAM_AT	(1024 * 1024)
+
+/* The last request of the current batch whose writes were committed early. */
+static struct slot	*committed_upto;
 
 static const char *
 fcgi_getenv(void *ctx, const char *name)
@@ -95,6 +106,26 @@ fcgi_write(void *ctx, const void *buf, size_t len)
 	size_t		 cap;
 	char		*n;
 
+	if (sl->streaming)
+		return fcgi_send(&sl->q, buf, len);
+	if (sl->len + len > STREAM_AT && sl->keep != NULL && !sl->overflow) {
+		/* What this request and the ones before it wrote is made durable now. */
+		if (sl->keep->store != NULL && bl_store_batch_commit(sl->keep->store) != BL_OK) {
+			bl_log(NULL, "database: %s", bl_store_error(sl->keep->store));
+			sl->keep->batch_failed = 1;
+			sl->overflow = 1;	/* finish() answers 503 */
+			return -1;
+		}
+		if (sl->keep->batch_failed) {
+			sl->overflow = 1;
+			return -1;
+		}
+		sl->streaming = 1;
+		committed_upto = sl;
+		if (sl->len > 0 && fcgi_send(&sl->q, sl->out, sl->len) != 0)
+			return -1;
+		return fcgi_send(&sl->q, buf, len);
+	}
 	if (len > SIZE_MAX / 2 - sl->len) {
 		sl->overflow = 1;
 		return -1;
@@ -205,7 +236,9 @@ held_ok(const struct slot *sl)
 static void
 finish(struct slot *sl, int lost)
 {
-	if (sl->overflow || sl->out == NULL)
+	if (sl->streaming)
+		;			/* sent as it was written */
+	else if (sl->overflow || sl->out == NULL)
 		send_lost(sl);		/* nothing whole was held */
 	else if (lost && held_ok(sl)) {
 		bl_log(NULL, "the batch's commit failed: answering 503");
@@ -218,7 +251,7 @@ finish(struct slot *sl, int lost)
 	}
 	sl->out = NULL;
 	sl->len = sl->cap = 0;
-	sl->overflow = 0;
+	sl->overflow = sl->streaming = 0;
 	fcgi_wipe(&sl->q);
 	FCGX_Finish_r(&sl->q);
 }
@@ -296,7 +329,9 @@ serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
 	for (i = 0; i < n; i = j) {
 		keep->batch = 1;
 		keep->batch_failed = 0;
+		committed_upto = NULL;
 		for (j = i, held = 0; j < n && held <= HELD_MAX; j++) {
+			sl[j].keep = keep;
 			io.ctx = &sl[j];
 			bl_serve_one(handler, &io, keep, 1);
 			held += sl[j].len;
@@ -307,8 +342,9 @@ serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
 			lost = 1;
 		}
 		keep->batch = 0;
+		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
-			finish(&sl[i], lost);
+			finish(&sl[i], lost && (committed_upto == NULL || &sl[i] > committed_upto));
 	}
 }
 
