@@ -286,3 +286,22 @@ test('concurrent last views and burns, batched: no ciphertext left in the files'
 		for (const m of markers) assert.ok(!data.includes(m), `ciphertext left in ${path.basename(f)}`);
 	}
 });
+
+test('a large answer in a batch (over 1 MiB, sent as it is written) arrives whole, and the small ones around it too', async () => {
+	const raw = webcrypto.getRandomValues(new Uint8Array(32));
+	const big = await encrypt('x'.repeat(1536 * 1024), raw);
+	const c = await api('POST', '/api/secrets', { text: big, maxViews: 3 });
+	assert.equal(c.status, 200, c.text);
+	const small = await Promise.all(Array.from({ length: 6 }, (_, i) => api('POST', '/api/secrets', { text: `around ${i}` })));
+	for (const s of small) assert.equal(s.status, 200, s.text);
+	const res = await Promise.all([
+		...small.slice(0, 3).map((s) => api('POST', `/api/secrets/${s.body.metadata.secretKey}`)),
+		api('POST', `/api/secrets/${c.body.metadata.secretKey}`),
+		...small.slice(3).map((s) => api('POST', `/api/secrets/${s.body.metadata.secretKey}`)),
+	]);
+	for (const r of res) assert.equal(r.status, 200, r.text.slice(0, 200));
+	assert.deepEqual(res[3].body.text, big);
+	assert.equal(res[3].body.viewsRemaining, 2);
+	const m = await api('GET', `/api/secrets/${c.body.metadata.secretKey}`);
+	assert.equal(m.body.viewsRemaining, 2, 'the view was counted once');
+});
