@@ -197,6 +197,7 @@ void		 bl_keep_free(struct bl_keep *);
 int		 bl_store_idle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
+void		 bl_store_batch_flush(struct bl_store *);
 
 /* state and helpers used by the operations */
 enum bl_err	 bl_req_store(struct bl_req *);

@@ -149,6 +149,16 @@ bl_store_batch(struct bl_store *s)
 	sqlite_store_batch(s->sqlite);
 }
 
+void
+bl_store_batch_flush(struct bl_store *s)
+{
+#ifdef BL_HAVE_PG
+	if (s->pg != NULL)
+		return;
+#endif
+	sqlite_store_batch_flush(s->sqlite);
+}
+
 enum bl_err
 bl_store_batch_commit(struct bl_store *s)
 {

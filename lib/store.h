@@ -33,6 +33,7 @@ void		 sqlite_store_close(struct sqlite_store *);
 void		 sqlite_store_persistent(int);
 void		 sqlite_store_batch(struct sqlite_store *);
 enum bl_err	 sqlite_store_batch_commit(struct sqlite_store *);
+void		 sqlite_store_batch_flush(struct sqlite_store *);
 int		 sqlite_store_idle(struct sqlite_store *);
 enum bl_err	 sqlite_store_insert(struct sqlite_store *, const struct bl_new_secret *);
 enum bl_err	 sqlite_store_lookup(struct sqlite_store *,

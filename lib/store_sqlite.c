@@ -707,6 +707,34 @@ sqlite_store_batch(struct sqlite_store *s)
 	s->batch_open = s->batch_lost = 0;
 }
 
+/*
+ * Commits what the batch has written so far and lets the write lock go; the
+ * batch goes on (the next write opens a new transaction). For a request about
+ * to spend long without the database (a passphrase's scrypt). A failure here
+ * fails the whole batch at sqlite_store_batch_commit().
+ */
+void
+sqlite_store_batch_flush(struct sqlite_store *s)
+{
+	int	 i;
+
+	if (!s->batch)
+		return;
+	for (i = 0; i < s->ndeferred; i++) {
+		if (!s->batch_lost && insert(s, &s->deferred[i].n) != BL_OK)
+			s->batch_lost = 1;
+		deferred_free(&s->deferred[i]);
+	}
+	s->ndeferred = 0;
+	if (!s->batch_open)
+		return;
+	if (s->batch_lost || exec(s, s->db, "COMMIT") != BL_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		s->batch_lost = 1;
+	}
+	s->batch_open = 0;
+}
+
 /* Commits the batch durably, then does the checkpoint a deletion asked for. */
 enum bl_err
 sqlite_store_batch_commit(struct sqlite_store *s)
