@@ -1,0 +1,63 @@
+// fulldisk.test.mjs: group commit when the disk fills up. The responders
+// answer waiting requests in batches with one commit; when that commit (or a
+// create deferred to it) fails for want of space, every request of the batch
+// that had succeeded must be answered 503 instead: a 200 means stored, always.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startFastcgi } from './server.mjs';
+import { sha256hex } from '../lib/cgi.mjs';
+
+const isRoot = process.getuid && process.getuid() === 0;
+const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fcgi-full-'));
+let mounted = false, srv;
+
+after(async () => {
+	if (srv) await srv.stop();
+	if (mounted) execFileSync('umount', ['-l', mnt]);
+	fs.rmSync(mnt, { recursive: true, force: true });
+});
+
+function sqlite(db, q) {
+	return execFileSync('sqlite3', ['-cmd', '.timeout 10000', db, q], { encoding: 'utf8' }).trim();
+}
+
+test('concurrent creates on a filling disk, in batches: each answer is 200 and stored, or 503 and not', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
+	try {
+		execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', mnt]);
+		mounted = true;
+	} catch (e) {
+		return t.skip(`cannot mount a tmpfs: ${e.message}`);
+	}
+	srv = await startFastcgi({ dataDir: mnt });
+	const ok = [], refused = {};
+	// 40 KiB secrets (inserted when their batch commits), 16 at a time.
+	for (let round = 0; round < 40 && (refused.STORE_UNAVAILABLE || 0) < 16; round++) {
+		const res = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+			srv.api('POST', '/api/secrets', { text: `${round}.${i} `.padEnd(40 * 1024, 'z') })));
+		for (const r of res) {
+			if (r.status === 200) {
+				ok.push(r.body.metadata.secretKey);
+				continue;
+			}
+			assert.equal(r.status, 503, r.text);
+			assert.ok(['STORE_UNAVAILABLE', 'RATE_LIMIT_UNAVAILABLE'].includes(r.body?.code), r.text);
+			refused[r.body.code] = (refused[r.body.code] || 0) + 1;
+			if (/could not commit/.test(r.body.hint)) refused.batch = (refused.batch || 0) + 1;
+		}
+	}
+	t.diagnostic(`${ok.length} stored, refused: ${JSON.stringify(refused)}`);
+	assert.ok((refused.STORE_UNAVAILABLE || 0) > 0, 'the disk filled up and creates were refused');
+	assert.ok((refused.batch || 0) > 0, 'some were refused when their batch could not commit');
+	const db = path.join(mnt, 'burnlink.db');
+	assert.equal(Number(sqlite(db, 'SELECT count(*) FROM secrets')), ok.length, 'one row per 200, none for a 503');
+	assert.equal(sqlite(db, 'PRAGMA integrity_check'), 'ok');
+	// Every 200 names a stored secret (the API itself may now be refused: the
+	// counters file cannot grow on the full disk either).
+	const hashes = ok.map((k) => `x'${sha256hex(k)}'`).join(',');
+	assert.equal(Number(sqlite(db, `SELECT count(*) FROM secrets WHERE secret_hash IN (${hashes})`)), ok.length);
+});

@@ -1,0 +1,123 @@
+// server.mjs: lighttpd with the programs as FastCGI responders (mod_fastcgi),
+// for the tests of this directory. One responder per program unless said
+// otherwise, so concurrent requests wait on its socket and are answered in
+// batches (group commit, lib/fcgi.c).
+
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = path.resolve(ROOT, process.env.BURNLINK_BIN || 'cgi-bin');
+const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
+
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const s = net.createServer();
+		s.once('error', reject);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => resolve(port));
+		});
+	});
+}
+
+function lighttpd() {
+	for (const d of ['/usr/sbin', '/usr/bin', '/usr/local/sbin']) {
+		if (fs.existsSync(path.join(d, 'lighttpd'))) return path.join(d, 'lighttpd');
+	}
+	throw new Error('lighttpd is not installed');
+}
+
+// Starts lighttpd; dataDir (default: a new directory) holds burnlink.db.
+// Returns { base, dir, dataDir, api, stop }.
+export async function startFastcgi({ dataDir, procs = 1 } = {}) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fastcgi-'));
+	fs.chmodSync(dir, 0o755);
+	dataDir = dataDir || path.join(dir, 'data');
+	const binDir = path.join(dir, 'bin');
+	for (const d of [dataDir, binDir, path.join(dir, 'run'), path.join(dir, 'log'), path.join(dir, 'www')]) {
+		fs.mkdirSync(d, { recursive: true });
+	}
+	for (const p of PROGRAMS) fs.copyFileSync(path.join(BIN, p), path.join(binDir, p));
+	for (const p of PROGRAMS) fs.chmodSync(path.join(binDir, p), 0o755);
+	fs.writeFileSync(path.join(dir, 'www', 'robots.txt'), 'ok\n');
+	const asRoot = process.getuid && process.getuid() === 0;
+	let user = '';
+	if (asRoot) {
+		try {
+			execFileSync('id', ['-u', 'www-data'], { stdio: 'ignore' });
+			user = 'www-data';
+		} catch { /* run as root */ }
+	}
+	if (user) {
+		for (const d of [dataDir, path.join(dir, 'run'), path.join(dir, 'log')]) execFileSync('chown', [`${user}:${user}`, d]);
+	}
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${binDir}/${p}", "max-procs" => ${procs}, "check-local" => "disable" )),`).join('\n');
+	const conf = `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+server.bind = "127.0.0.1"
+server.port = ${port}
+server.document-root = "${dir}/www"
+server.errorlog = "${dir}/log/error.log"
+server.pid-file = "${dir}/run/lighttpd.pid"
+server.max-request-size = 4100
+${user ? `server.username = "${user}"\nserver.groupname = "${user}"` : ''}
+setenv.add-environment = (
+	"BURNLINK_DB" => "${dataDir}/burnlink.db",
+	"BURNLINK_SECRET_FILE" => "${dataDir}/secret.key",
+	"BURNLINK_SITE_URL" => "https://burnlink.test",
+)
+$HTTP["request-method"] == "POST" {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/retrieve/$1" )
+}
+else $HTTP["request-method"] == "DELETE" {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/delete/$1" )
+}
+else {
+	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/metadata/$1" )
+}
+fastcgi.server = (
+${fcgi}
+)
+`;
+	fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf);
+	const server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
+	for (let i = 0; ; i++) {
+		try {
+			const r = await fetch(`${base}/robots.txt`);
+			await r.arrayBuffer();
+			break;
+		} catch {
+			if (i > 300) throw new Error('lighttpd did not start');
+			await new Promise((r) => setTimeout(r, 20));
+		}
+	}
+
+	async function api(method, p, json) {
+		const init = { method, headers: {} };
+		if (json !== undefined) {
+			init.body = typeof json === 'string' ? json : JSON.stringify(json);
+			init.headers['Content-Type'] = 'application/json';
+		}
+		const res = await fetch(base + p, init);
+		const text = await res.text();
+		let body = null;
+		try { body = JSON.parse(text); } catch { /* not JSON */ }
+		return { status: res.status, headers: res.headers, body, text };
+	}
+
+	async function stop() {
+		try {
+			process.kill(-server.pid, 'SIGTERM');
+		} catch { /* gone */ }
+		await new Promise((r) => { server.once('exit', r); setTimeout(r, 3000).unref(); });
+		if (!process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true });
+	}
+
+	return { base, dir, dataDir, api, stop };
+}
