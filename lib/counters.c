@@ -232,6 +232,22 @@ bl_counters_open(struct bl_counters **out, const char *path)
 	return BL_OK;
 }
 
+/*
+ * 1 if path no longer names the open file (an operator deleted or replaced it
+ * to reset the counters): a kept store (FastCGI) then opens it again.
+ */
+int
+bl_counters_stale(const struct bl_counters *c, const char *path)
+{
+	struct stat	 a, b;
+
+	if (c == NULL || c->fd < 0)
+		return 1;
+	if (fstat(c->fd, &a) != 0 || lstat(path, &b) != 0)
+		return 1;
+	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
 void
 bl_counters_close(struct bl_counters *c)
 {

@@ -15,6 +15,7 @@
 struct bl_counters;
 enum bl_err	 bl_counters_open(struct bl_counters **, const char *path);
 void		 bl_counters_close(struct bl_counters *);
+int		 bl_counters_stale(const struct bl_counters *, const char *path);
 const char	*bl_counters_error(const struct bl_counters *);
 enum bl_err	 bl_counters_add(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t *count);

@@ -150,6 +150,7 @@ static const char *const stmts[ST__MAX] = {
 struct sqlite_store {
 	sqlite3		*db;
 	struct bl_counters *counters;
+	int		 counters_check;	/* kept from an earlier request */
 	sqlite3_stmt	*st[ST__MAX];
 	char		*limits_path;	/* a copy: a kept store outlives its request */
 	char		 err[256];
@@ -595,6 +596,7 @@ sqlite_store_idle(struct sqlite_store *s)
 		}
 	s->err[0] = '\0';
 	s->busy_ms = BUSY_TIMEOUT_MS;
+	s->counters_check = 1;		/* a kept store: see open_limits() */
 	if (s->db != NULL && !sqlite3_get_autocommit(s->db) && !s->batch_open)
 		return -1;
 	return 0;
@@ -1117,6 +1119,18 @@ open_limits(struct sqlite_store *s)
 {
 	enum bl_err	 e;
 
+	/*
+	 * A store kept from an earlier request (FastCGI) first checks that the
+	 * file is still the one at the path: an operator resets the counters by
+	 * deleting it.
+	 */
+	if (s->counters != NULL && s->counters_check) {
+		s->counters_check = 0;
+		if (bl_counters_stale(s->counters, s->limits_path)) {
+			bl_counters_close(s->counters);
+			s->counters = NULL;
+		}
+	}
 	if (s->counters != NULL)
 		return BL_OK;
 	if ((e = bl_counters_open(&s->counters, s->limits_path)) != BL_OK) {

@@ -204,3 +204,15 @@ test('a large answer in a batch (over 1 MiB, sent as it is written) arrives whol
 	const m = await api('GET', `/api/secrets/${c.body.metadata.secretKey}`);
 	assert.equal(m.body.viewsRemaining, 2, 'the view was counted once');
 });
+
+test('deleting the counters file resets the counts, also for responders that had it open', async () => {
+	const first = await api('POST', '/api/secrets', { text: 'count me' });
+	const second = await api('POST', '/api/secrets', { text: 'count me too' });
+	const left = Number(second.headers.get('x-ratelimit-remaining'));
+	assert.equal(left, Number(first.headers.get('x-ratelimit-remaining')) - 1);
+	fs.rmSync(path.join(dataDir, 'burnlink-counters'));
+	const after = await api('POST', '/api/secrets', { text: 'counted afresh' });
+	assert.equal(after.status, 200, after.text);
+	assert.equal(Number(after.headers.get('x-ratelimit-remaining')), Number(after.headers.get('x-ratelimit-limit')) - 1);
+	assert.ok(fs.existsSync(path.join(dataDir, 'burnlink-counters')), 'a new counters file');
+});
