@@ -15,7 +15,8 @@
 #   CASES     which cases ("floor create-cs create-ss metadata retrieve
 #             retrieve-once burn sizes"); the floor always runs when a ratio needs it
 #   SIZES     plaintext sizes of the size curve ("1024 65536 524288 2097152")
-#   FCGI_PROCS  FastCGI processes per program (2)
+#   FCGI_PROCS  FastCGI processes per program (2 with lighttpd; 16 with Apache,
+#               whose mod_fcgid gives each process one request at a time: INSTALL 15)
 #   BURNLINK_BIN  the programs (default cgi-bin/); OUT: the Markdown file
 # Every request carries a random X-Forwarded-For and the programs trust
 # 127.0.0.1 as a proxy: the rate limiter counts every request, as deployed,
@@ -33,7 +34,7 @@ RUNS=${RUNS:-3}
 CONNS=${CONNS:-"1 8"}
 CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-once burn sizes"}
 SIZES=${SIZES:-"1024 65536 524288 2097152"}
-FCGI_PROCS=${FCGI_PROCS:-2}
+if [ "$SERVER" = apache ]; then FCGI_PROCS=${FCGI_PROCS:-16}; else FCGI_PROCS=${FCGI_PROCS:-2}; fi
 SEED=${SEED:-60000}
 
 case "$SERVER" in lighttpd | apache) ;; *) echo "bench: SERVER must be lighttpd or apache" >&2; exit 2 ;; esac
