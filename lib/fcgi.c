@@ -45,6 +45,7 @@ struct slot {
 	size_t		 len;
 	size_t		 cap;
 	int		 overflow;	/* the answer could not be held */
+	int		 lost;		/* the early commit for it failed */
 	int		 streaming;	/* the batch was committed: sent as written */
 	struct bl_keep	*keep;		/* the batch's store */
 };
@@ -113,11 +114,11 @@ fcgi_write(void *ctx, const void *buf, size_t len)
 		if (sl->keep->store != NULL && bl_store_batch_commit(sl->keep->store) != BL_OK) {
 			bl_log(NULL, "database: %s", bl_store_error(sl->keep->store));
 			sl->keep->batch_failed = 1;
-			sl->overflow = 1;	/* finish() answers 503 */
+			sl->lost = 1;		/* finish() answers 503 */
 			return -1;
 		}
 		if (sl->keep->batch_failed) {
-			sl->overflow = 1;
+			sl->lost = 1;
 			return -1;
 		}
 		sl->streaming = 1;
@@ -190,14 +191,16 @@ fcgi_wipe(FCGX_Request *q)
 }
 
 /*
- * The answer sent instead of a held one when the batch's commit failed: what
- * the request wrote is gone, so its success must not be reported. The request
- * id is taken from the held answer.
+ * The answer sent instead of a held one: 503 when the batch's commit failed
+ * (what the request wrote is gone, so its success must not be reported), 500
+ * when the answer could not be held (memory). The request id is taken from
+ * what was held.
  */
 static void
-send_lost(struct slot *sl)
+send_error(struct slot *sl, int commit_failed)
 {
-	const struct bl_error_info	*ei = bl_error_info(BL_ERR_STORE_UNAVAILABLE);
+	const struct bl_error_info	*ei = bl_error_info(commit_failed ?
+	    BL_ERR_STORE_UNAVAILABLE : BL_ERR_INTERNAL);
 	const char			*id = NULL, *end;
 	char				 body[512], head[512], rid[64] = "-";
 	int				 n, h;
@@ -210,16 +213,18 @@ send_lost(struct slot *sl)
 			snprintf(rid, sizeof(rid), "%.*s", (int)(end - id), id);
 	}
 	n = snprintf(body, sizeof(body), "{\"error\":\"%s\",\"code\":\"%s\","
-	    "\"hint\":\"The database could not commit this request; nothing was "
-	    "stored or used. Try again.\",\"requestId\":\"%s\"}", ei->message,
-	    ei->code, rid);
-	h = snprintf(head, sizeof(head), "Status: 503 Service Unavailable\r\n"
+	    "\"hint\":\"%s\",\"requestId\":\"%s\"}", ei->message, ei->code,
+	    commit_failed ? "The database could not commit this request; nothing "
+	    "was stored or used. Try again." : "The server ran out of memory while "
+	    "answering; try again later.", rid);
+	h = snprintf(head, sizeof(head), "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
 	    "Content-Length: %d\r\nCache-Control: no-store\r\n"
 	    "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
-	    "X-Frame-Options: DENY\r\nX-Request-Id: %s\r\nRetry-After: 5\r\n\r\n",
-	    n, rid);
+	    "X-Frame-Options: DENY\r\nX-Request-Id: %s\r\n%s\r\n",
+	    ei->status, commit_failed ? "Service Unavailable" : "Internal Server Error",
+	    n, rid, commit_failed ? "Retry-After: 5\r\n" : "");
 	if (n > 0 && h > 0 && (size_t)n < sizeof(body) && (size_t)h < sizeof(head) &&
 	    fcgi_send(&sl->q, head, (size_t)h) == 0)
 		fcgi_send(&sl->q, body, (size_t)n);
@@ -238,12 +243,12 @@ finish(struct slot *sl, int lost)
 {
 	if (sl->streaming)
 		;			/* sent as it was written */
-	else if (sl->overflow || sl->out == NULL)
-		send_lost(sl);		/* nothing whole was held */
-	else if (lost && held_ok(sl)) {
+	else if (sl->lost || (lost && (sl->overflow || held_ok(sl)))) {
 		bl_log(NULL, "the batch's commit failed: answering 503");
-		send_lost(sl);
-	} else
+		send_error(sl, 1);
+	} else if (sl->overflow || sl->out == NULL)
+		send_error(sl, 0);	/* nothing whole was held */
+	else
 		fcgi_send(&sl->q, sl->out, sl->len);
 	if (sl->out != NULL) {
 		bl_wipe(sl->out, sl->cap);
@@ -251,7 +256,7 @@ finish(struct slot *sl, int lost)
 	}
 	sl->out = NULL;
 	sl->len = sl->cap = 0;
-	sl->overflow = sl->streaming = 0;
+	sl->overflow = sl->lost = sl->streaming = 0;
 	fcgi_wipe(&sl->q);
 	FCGX_Finish_r(&sl->q);
 }
