@@ -90,7 +90,12 @@ for s in $suites; do
 	unit) unit ;;
 	cgi) node_suite cgi tests/cgi ;;
 	# The programs as FastCGI responders behind lighttpd mod_fastcgi.
-	fastcgi) node_suite fastcgi tests/fastcgi ;;
+	fastcgi)
+		node_suite fastcgi tests/fastcgi
+		# The same HTTP-level tests as under CGI, with the secret programs as
+		# FastCGI responders (tests/lib/server.mjs: lighttpd-fastcgi).
+		node_suite fastcgi-http tests/http BURNLINK_SERVER=lighttpd-fastcgi
+		node_suite fastcgi-conformance tests/conformance BURNLINK_SERVER=lighttpd-fastcgi ;;
 	limits) node_suite limits tests/limits ;;
 	accounts) node_suite accounts tests/accounts ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \

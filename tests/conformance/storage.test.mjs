@@ -90,6 +90,9 @@ test('X-Forwarded-For is ignored without trusted proxies: passphrase attempts ar
 
 test('rate limits fail closed: an unwritable counters file → 503 RATE_LIMIT_UNAVAILABLE, Retry-After: 60, nothing consumed', async (t) => {
 	if (!srv.db || process.getuid?.() !== 0) return t.skip('needs the database files');
+	// A FastCGI responder opened the file with its first request and keeps it:
+	// a changed mode does not stop it counting (tests/fastcgi covers a deleted file).
+	if (srv.server === 'lighttpd-fastcgi') return t.skip('a FastCGI responder keeps the counters file open');
 	const j = await created(srv, { text: 'x', maxViews: 3 });
 	const lim = countersPath(srv.db);
 	if (!fs.existsSync(lim)) return t.skip('counters file not found beside the database');

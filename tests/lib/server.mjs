@@ -12,7 +12,10 @@
 // Options:
 //   server  'lighttpd' | 'apache' | 'htaccess' (Apache, AllowOverride All over a
 //           tree laid out by scripts/install.sh, serving through its .htaccess
-//           files alone) | 'nginx' (with fcgiwrap). Default: $BURNLINK_SERVER,
+//           files alone) | 'nginx' (with fcgiwrap) | 'lighttpd-fastcgi' (the
+//           same lighttpd configuration, with the four secret programs run as
+//           FastCGI responders by mod_fastcgi, one per program, so concurrent
+//           requests are answered in batches). Default: $BURNLINK_SERVER,
 //           else 'lighttpd'.
 //   env     extra environment variables for the programs (e.g.
 //           BURNLINK_TRUSTED_PROXIES, BURNLINK_SITE_URL).
@@ -46,7 +49,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 // BURNLINK_TEST_PG (tests/run.sh pg): each server on a fresh PostgreSQL database.
 const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
-const KINDS = new Set(['lighttpd', 'apache', 'htaccess', 'nginx']);
+const KINDS = new Set(['lighttpd', 'lighttpd-fastcgi', 'apache', 'htaccess', 'nginx']);
 const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
 const START_TIMEOUT_MS = 15000;
 const STOP_TIMEOUT_MS = 5000;
@@ -301,9 +304,20 @@ export async function startServer(opts = {}) {
 	};
 
 	let argv, bin, fcgiSocket;
-	if (kind === 'lighttpd') {
+	if (kind === 'lighttpd' || kind === 'lighttpd-fastcgi') {
 		const conf = path.join(confDir, 'lighttpd.conf');
 		genconf('lighttpd.conf.in', vars, conf);
+		if (kind === 'lighttpd-fastcgi') {
+			// mod_fastcgi ahead of mod_cgi takes the secret programs' URLs; the
+			// account programs stay CGI. The responders' sockets are in runDir.
+			own(runDir);
+			const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${runDir}/${p}.sock", ` +
+				`"bin-path" => "${cgiBin}/${p}", "max-procs" => 1, "check-local" => "disable" )),`).join('\n');
+			let text = fs.readFileSync(conf, 'utf8');
+			if (!text.includes('\t"mod_cgi",')) throw new Error('server.mjs: lighttpd.conf.in has no mod_cgi line');
+			text = text.replace('\t"mod_cgi",', '\t"mod_fastcgi",\n\t"mod_cgi",');
+			fs.writeFileSync(conf, `${text}\nfastcgi.server = (\n${fcgi}\n)\n`);
+		}
 		bin = findBinary(['lighttpd']);
 		argv = ['-D', '-f', conf];
 	} else if (kind === 'nginx') {
