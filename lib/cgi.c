@@ -473,6 +473,24 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	return rc;
 }
 
+/*
+ * The JSON error body for a request whose struct bl_req is already gone (a
+ * FastCGI batch whose commit failed after the answers were made): the same
+ * output path, with the request id and hint given.
+ */
+int
+bl_respond_detached(const struct bl_io *io, const char *id, enum bl_err e,
+    const char *hint)
+{
+	struct bl_req	 r;
+
+	memset(&r, 0, sizeof(r));
+	r.io = io;
+	snprintf(r.id, sizeof(r.id), "%s", id);
+	snprintf(r.hint, sizeof(r.hint), "%s", hint);
+	return bl_respond_error(&r, e);
+}
+
 /* Logs one line to stderr with the request id; control characters escaped. */
 void
 bl_log(const struct bl_req *r, const char *fmt, ...)

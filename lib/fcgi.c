@@ -59,6 +59,17 @@ struct slot {
 /* The last request of the current batch whose writes were committed early. */
 static struct slot	*committed_upto;
 
+/* Commits the batch so far; -1 (logged, the batch marked failed) if it is lost. */
+static int
+commit_batch(struct bl_keep *keep)
+{
+	if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
+		bl_log(NULL, "database: %s", bl_store_error(keep->store));
+		keep->batch_failed = 1;
+	}
+	return keep->batch_failed ? -1 : 0;
+}
+
 static const char *
 fcgi_getenv(void *ctx, const char *name)
 {
@@ -111,14 +122,8 @@ fcgi_write(void *ctx, const void *buf, size_t len)
 		return fcgi_send(&sl->q, buf, len);
 	if (sl->len + len > STREAM_AT && sl->keep != NULL && !sl->overflow) {
 		/* What this request and the ones before it wrote is made durable now. */
-		if (sl->keep->store != NULL && bl_store_batch_commit(sl->keep->store) != BL_OK) {
-			bl_log(NULL, "database: %s", bl_store_error(sl->keep->store));
-			sl->keep->batch_failed = 1;
+		if (commit_batch(sl->keep) != 0) {
 			sl->lost = 1;		/* finish() answers 503 */
-			return -1;
-		}
-		if (sl->keep->batch_failed) {
-			sl->lost = 1;
 			return -1;
 		}
 		sl->streaming = 1;
@@ -190,20 +195,25 @@ fcgi_wipe(FCGX_Request *q)
 		bl_wipe(*p, strlen(*p));
 }
 
+/* Writes straight to the web server (an answer that is not held). */
+static int
+fcgi_write_now(void *ctx, const void *buf, size_t len)
+{
+	return fcgi_send(&((struct slot *)ctx)->q, buf, len);
+}
+
 /*
  * The answer sent instead of a held one: 503 when the batch's commit failed
  * (what the request wrote is gone, so its success must not be reported), 500
- * when the answer could not be held (memory). The request id is taken from
- * what was held.
+ * when the answer could not be held (memory). It goes out through the one
+ * output path (bl_respond_detached()), with the request id of what was held.
  */
 static void
 send_error(struct slot *sl, int commit_failed)
 {
-	const struct bl_error_info	*ei = bl_error_info(commit_failed ?
-	    BL_ERR_STORE_UNAVAILABLE : BL_ERR_INTERNAL);
-	const char			*id = NULL, *end;
-	char				 body[512], head[512], rid[64] = "-";
-	int				 n, h;
+	const struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write_now, sl };
+	const char		*id = NULL, *end;
+	char			 rid[32] = "-";
 
 	if (sl->out != NULL && sl->len > 0 &&
 	    (id = memmem(sl->out, sl->len, "\r\nX-Request-Id: ", 16)) != NULL) {
@@ -212,22 +222,12 @@ send_error(struct slot *sl, int commit_failed)
 		    end - id < (long)sizeof(rid))
 			snprintf(rid, sizeof(rid), "%.*s", (int)(end - id), id);
 	}
-	n = snprintf(body, sizeof(body), "{\"error\":\"%s\",\"code\":\"%s\","
-	    "\"hint\":\"%s\",\"requestId\":\"%s\"}", ei->message, ei->code,
-	    commit_failed ? "The database could not commit this request; nothing "
-	    "was stored or used. Try again." : "The server ran out of memory while "
-	    "answering; try again later.", rid);
-	h = snprintf(head, sizeof(head), "Status: %d %s\r\n"
-	    "Content-Type: application/json; charset=utf-8\r\n"
-	    "Content-Length: %d\r\nCache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
-	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
-	    "X-Frame-Options: DENY\r\nX-Request-Id: %s\r\n%s\r\n",
-	    ei->status, commit_failed ? "Service Unavailable" : "Internal Server Error",
-	    n, rid, commit_failed ? "Retry-After: 5\r\n" : "");
-	if (n > 0 && h > 0 && (size_t)n < sizeof(body) && (size_t)h < sizeof(head) &&
-	    fcgi_send(&sl->q, head, (size_t)h) == 0)
-		fcgi_send(&sl->q, body, (size_t)n);
+	if (commit_failed)
+		bl_respond_detached(&io, rid, BL_ERR_STORE_UNAVAILABLE, "The database could "
+		    "not commit this request; nothing was stored or used. Try again.");
+	else
+		bl_respond_detached(&io, rid, BL_ERR_INTERNAL, "The server ran out of "
+		    "memory while answering; try again later.");
 }
 
 /* 1 if the status line of a held answer is 2xx. */
@@ -341,11 +341,7 @@ serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
 			bl_serve_one(handler, &io, keep, 1);
 			held += sl[j].len;
 		}
-		lost = keep->batch_failed;
-		if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
-			bl_log(NULL, "database: %s", bl_store_error(keep->store));
-			lost = 1;
-		}
+		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)

@@ -190,6 +190,8 @@ struct bl_keep {
 	int		 batch_failed;	/* the batch's store was lost before it */
 };
 int		 bl_fcgi_listening(void);
+int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
+		    const char *hint);
 int		 bl_fcgi_serve(enum bl_err (*)(struct bl_req *));
 void		 bl_serve_one(enum bl_err (*)(struct bl_req *), const struct bl_io *,
 		    struct bl_keep *, int confined);

@@ -52,8 +52,11 @@ bl_store_persistent(int on)
 #ifdef BL_HAVE_PG
 #define CALL(s, fn, ...) ((s)->pg != NULL ? pg_store_##fn((s)->pg, __VA_ARGS__) : \
 	sqlite_store_##fn((s)->sqlite, __VA_ARGS__))
+#define CALL0(s, fn) ((s)->pg != NULL ? pg_store_##fn((s)->pg) : \
+	sqlite_store_##fn((s)->sqlite))
 #else
 #define CALL(s, fn, ...) sqlite_store_##fn((s)->sqlite, __VA_ARGS__)
+#define CALL0(s, fn) sqlite_store_##fn((s)->sqlite)
 #endif
 
 /* Opens the store of cfg->db_path: PostgreSQL for a conninfo, else SQLite. */
@@ -128,55 +131,36 @@ bl_store_close(struct bl_store *s)
 int
 bl_store_idle(struct bl_store *s)
 {
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		return pg_store_idle(s->pg);
-#endif
-	return sqlite_store_idle(s->sqlite);
+	return CALL0(s, idle);
 }
 
 /*
- * Group commit (FastCGI): the store's write transactions join one until
- * bl_store_batch_commit(). PostgreSQL commits each as before.
+ * Group commit (FastCGI, lib/fcgi.c): the store's write transactions join one
+ * until bl_store_batch_commit(); bl_store_batch_flush() commits what is done so
+ * far and lets the write lock go.
  */
 void
 bl_store_batch(struct bl_store *s)
 {
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		return;
-#endif
-	sqlite_store_batch(s->sqlite);
+	CALL0(s, batch);
 }
 
 void
 bl_store_batch_flush(struct bl_store *s)
 {
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		return;
-#endif
-	sqlite_store_batch_flush(s->sqlite);
+	CALL0(s, batch_flush);
 }
 
 enum bl_err
 bl_store_batch_commit(struct bl_store *s)
 {
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		return BL_OK;
-#endif
-	return sqlite_store_batch_commit(s->sqlite);
+	return CALL0(s, batch_commit);
 }
 
 const char *
 bl_store_error(const struct bl_store *s)
 {
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		return pg_store_error(s->pg);
-#endif
-	return sqlite_store_error(s->sqlite);
+	return CALL0(s, error);
 }
 
 enum bl_err

@@ -97,6 +97,9 @@ enum bl_err	 pg_store_open(struct pg_store **, const struct bl_config *,
 enum bl_err	 pg_store_open_counters(struct pg_store **, const struct bl_config *);
 void		 pg_store_close(struct pg_store *);
 int		 pg_store_idle(struct pg_store *);
+void		 pg_store_batch(struct pg_store *);
+void		 pg_store_batch_flush(struct pg_store *);
+enum bl_err	 pg_store_batch_commit(struct pg_store *);
 enum bl_err	 pg_store_insert(struct pg_store *, const struct bl_new_secret *);
 enum bl_err	 pg_store_lookup(struct pg_store *,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t now_ms, struct bl_secret *);

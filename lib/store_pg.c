@@ -592,6 +592,29 @@ pg_store_idle(struct pg_store *s)
 }
 
 /*
+ * Group commit is for SQLite (lib/fcgi.c): PostgreSQL already flushes the WAL
+ * of concurrent commits together, and each transaction here commits as it ends.
+ */
+void
+pg_store_batch(struct pg_store *s)
+{
+	(void)s;
+}
+
+void
+pg_store_batch_flush(struct pg_store *s)
+{
+	(void)s;
+}
+
+enum bl_err
+pg_store_batch_commit(struct pg_store *s)
+{
+	(void)s;
+	return BL_OK;
+}
+
+/*
  * 1 if the first statement of a request failed because the connection kept
  * from an earlier request was gone (the database restarted meanwhile) and a
  * new one is made: the caller runs the statement again. The server ended the

@@ -741,24 +741,11 @@ sqlite_store_batch_flush(struct sqlite_store *s)
 enum bl_err
 sqlite_store_batch_commit(struct sqlite_store *s)
 {
-	enum bl_err	 e = BL_OK;
-	int		 i;
+	enum bl_err	 e;
 
-	for (i = 0; i < s->ndeferred; i++) {
-		if (e == BL_OK && !s->batch_lost && (e = insert(s, &s->deferred[i].n)) != BL_OK)
-			s->batch_lost = 1;
-		deferred_free(&s->deferred[i]);
-	}
-	s->ndeferred = 0;
-	if (s->batch_lost && s->batch_open) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		s->batch_open = 0;
-	}
-	if (s->batch_open && (e = exec(s, s->db, "COMMIT")) != BL_OK)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	if (s->batch_lost && e == BL_OK)
-		e = BL_ERR_STORE_UNAVAILABLE;
-	s->batch = s->batch_open = s->batch_lost = 0;
+	sqlite_store_batch_flush(s);
+	e = s->batch_lost ? BL_ERR_STORE_UNAVAILABLE : BL_OK;
+	s->batch = s->batch_lost = 0;
 	if (e == BL_OK && s->content_freed)
 		checkpoint(s);
 	s->content_freed = 0;
@@ -1113,6 +1100,17 @@ sqlite_store_burn(struct sqlite_store *s, int64_t id, int64_t now)
 	return commit(s, e);
 }
 
+/* Keeps the counters' error for the log; RATE_LIMIT_UNAVAILABLE on failure. */
+static enum bl_err
+counted(struct sqlite_store *s, enum bl_err e)
+{
+	if (e == BL_OK)
+		return BL_OK;
+	snprintf(s->err, sizeof(s->err), "%s: %s", s->limits_path,
+	    bl_counters_error(s->counters));
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
 /* Opens the counters file on first use (lib/counters.c). */
 static enum bl_err
 open_limits(struct sqlite_store *s)
@@ -1133,25 +1131,11 @@ open_limits(struct sqlite_store *s)
 	}
 	if (s->counters != NULL)
 		return BL_OK;
-	if ((e = bl_counters_open(&s->counters, s->limits_path)) != BL_OK) {
-		snprintf(s->err, sizeof(s->err), "%s: %s", s->limits_path,
-		    bl_counters_error(s->counters));
+	if ((e = counted(s, bl_counters_open(&s->counters, s->limits_path))) != BL_OK) {
 		bl_counters_close(s->counters);
 		s->counters = NULL;
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
-	return BL_OK;
-}
-
-/* Keeps the counters' error for the log; RATE_LIMIT_UNAVAILABLE on failure. */
-static enum bl_err
-counted(struct sqlite_store *s, enum bl_err e)
-{
-	if (e == BL_OK)
-		return BL_OK;
-	snprintf(s->err, sizeof(s->err), "%s: %s", s->limits_path,
-	    bl_counters_error(s->counters));
-	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return e;
 }
 
 /*
