@@ -89,6 +89,8 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		const key = await page.inputValue('#new-key-value');
 		assert.match(key, /^bl_[A-Za-z0-9_-]{43}$/);
 		assert.equal(await page.isVisible('#copy-key'), true);
+		// The list is fetched again after the key is shown: wait for it.
+		await page.waitForFunction(() => document.querySelector('#keys-body').textContent.includes('laptop CLI'));
 		assert.match(await page.textContent('#keys-body'), /laptop CLI/);
 		assert.ok(!(await page.textContent('#keys-body')).includes(key), 'the list shows only the prefix');
 		assert.deepEqual(await axeViolations(page), [], 'dashboard with a new key');
