@@ -1,8 +1,9 @@
-// logs.test.mjs: through real lighttpd and Apache, a workload of both modes,
+// logs.test.mjs: through real lighttpd, Apache and nginx, a workload of both modes,
 // passphrases right and wrong, files, burns and errors; then every log (the
 // server's error and access logs, which also hold the programs' stderr) is
 // searched for every secret text, file name, decryption key, passphrase and
-// ciphertext used: none may appear. The pages carry the security headers.
+// ciphertext used: none may appear, nor any secret or receipt key (the access
+// logs write "<key>" in its place). The pages carry the security headers.
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import crypto from 'node:crypto';
 import { startServer } from '../lib/server.mjs';
 import { encryptItem, b64urlEncode, fragmentKey } from '../lib/cgi.mjs';
 
-const SERVERS = (process.env.BURNLINK_SECURITY_SERVERS || 'lighttpd apache').split(/\s+/).filter(Boolean);
+const SERVERS = (process.env.BURNLINK_SECURITY_SERVERS || 'lighttpd apache nginx').split(/\s+/).filter(Boolean);
 
 function unique(label) {
 	return `${label}-${crypto.randomBytes(9).toString('base64url')}`;
@@ -70,6 +71,12 @@ for (const kind of SERVERS) {
 			keys.push(c2.json.metadata.secretKey, c2.json.metadata.key);
 			assert.equal((await api(srv, 'POST', `/api/secrets/${c2.json.metadata.secretKey}`)).status, 200);
 			assert.equal((await api(srv, 'POST', `/api/secrets/${c2.json.metadata.secretKey}`)).status, 410);
+			// The pages a link opens, with a query string as well.
+			for (const p of [`/secret/${c2.json.metadata.secretKey}`, `/receipt/${c2.json.metadata.key}?x=1`]) {
+				const res = await fetch(srv.base + p);
+				await res.arrayBuffer();
+				assert.equal(res.status, 200, p);
+			}
 
 			// Errors that echo nothing of the input.
 			const bad = unique('invalid json secret');
@@ -99,9 +106,15 @@ for (const kind of SERVERS) {
 				assert.ok(!log.includes(needle), `${what} in the access log`);
 		});
 
-		test('the access log holds no secret or receipt key', { todo: 'servers: the default log formats record the request path, /api/secrets/<key>; see docs/SECURITY.md' }, () => {
+		test('the access log holds no secret or receipt key: each such request is logged with <key>', () => {
 			const log = srv.accessLog();
 			for (const k of keys) assert.ok(!log.includes(k), 'a key in the access log');
+			// The requests are there, with their method and status.
+			for (const line of ['"GET /api/secrets/<key> ', '"POST /api/secrets/<key> ', '"DELETE /api/secrets/<key> ',
+				'"GET /secret/<key> ', '"GET /receipt/<key> '])
+				assert.ok(log.includes(line), `${line.trim()} logged`);
+			assert.match(log, /"POST \/api\/secrets\/<key> HTTP\/1\.1" 410 /, 'the status of a request with a key');
+			assert.match(log, /"POST \/api\/secrets HTTP\/1\.1" 200 /, 'other paths are logged as they were');
 		});
 	});
 
