@@ -646,6 +646,7 @@ bl_serve(enum bl_err (*handler)(struct bl_req *))
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (bl_fcgi_listening())
 		return bl_fcgi_serve(handler);
+	bl_prefault();
 	bl_serve_one(handler, &bl_cgi_io, NULL, bl_sandbox() == 0);
 #if defined(__SANITIZE_ADDRESS__)
 	return 0;

@@ -172,6 +172,7 @@ enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
 void		 bl_create_free(struct bl_create *);
 
 /* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
+void		 bl_prefault(void);
 int		 bl_sandbox(void);
 int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);
