@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/printbuf.h>
+
 #include "internal.h"
 
 /*
@@ -132,7 +134,7 @@ enum bl_err
 bl_json_parse(struct bl_req *r)
 {
 	struct json_tokener	*tok;
-	json_object		*o;
+	json_object		*o = NULL;
 	size_t			 i;
 	struct scan		 sc;
 	enum bl_err		 e = BL_ERR_INVALID_JSON;
@@ -140,6 +142,19 @@ bl_json_parse(struct bl_req *r)
 	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL)
 		return BL_ERR_INTERNAL;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	/*
+	 * The tokener gathers each string in its buffer, and json-c 0.16 drops
+	 * a piece it cannot append when the buffer fails to grow: a text or a
+	 * passphrase would be stored shortened, without an error. Sized here
+	 * for the longest string the body can hold, the buffer never grows
+	 * while parsing.
+	 */
+	if (tok->pb == NULL || printbuf_memset(tok->pb, 0, 0, (int)r->body_len + 1) < 0) {
+		bl_log(r, "cannot allocate the JSON parser's buffer (out of memory?)");
+		e = BL_ERR_INTERNAL;
+		goto out;
+	}
+	printbuf_reset(tok->pb);
 	/* The NUL after the body ends the input, so a bare literal completes. */
 	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len + 1);
 	if (o == NULL) {
