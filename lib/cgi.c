@@ -184,7 +184,6 @@ bl_req_read_body(struct bl_req *r, int required)
 {
 	size_t		 len, got = 0, n;
 	int		 rc;
-	enum bl_err	 e;
 
 	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
 	if (rc > 0)
@@ -205,11 +204,8 @@ bl_req_read_body(struct bl_req *r, int required)
 	if (got != len)
 		return bl_req_fail(r, BL_ERR_INVALID_JSON,
 		    "The body ended before Content-Length bytes arrived.");
-	e = bl_json_parse(r);
-	/* The parsed tree holds everything now: a 2 MiB secret need not be kept twice. */
-	bl_free_wipe(r->body, r->body_len + 1);
-	r->body = NULL;
-	return e;
+	/* The parser wipes and frees the body: a 2 MiB secret is not kept twice. */
+	return bl_json_parse(r);
 }
 
 /* An output buffer on the caller's stack: responses are written without allocating. */

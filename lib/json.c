@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <json-c/printbuf.h>
 
@@ -15,7 +18,10 @@
  * body that lost its "passphrase" would store an unprotected secret, so the
  * values of the text json-c accepted (well-formed, at most 32 deep) are counted
  * and compared with the tree: fewer in the tree is a key repeated in one
- * object (refused) or a value lost to memory (500).
+ * object (refused) or a value lost to memory (500). The count is taken before
+ * the tokener reads the body (a large body is released as it is read), so
+ * the scan also meets text that is not JSON: it always moves forward and
+ * stops 64 deep, and its count is used only when the tokener accepted it.
  */
 struct scan {
 	const char	*s;
@@ -47,13 +53,17 @@ scan_string(struct scan *sc, size_t *a, size_t *b)
 static void
 scan_value(struct scan *sc, int depth)
 {
-	size_t	 keys[32][2], nkeys = 0, a, b, k;
+	size_t	 keys[32][2], nkeys = 0, a, b, k, start;
 	char	 open;
 
 	while (sc->i < sc->len && scan_space(sc->s[sc->i]))
 		sc->i++;
-	if (sc->i >= sc->len || depth > 64)
+	if (sc->i >= sc->len)
 		return;
+	if (depth > 64) {
+		sc->i = sc->len;	/* deeper than the tokener takes: it fails */
+		return;
+	}
 	sc->values++;
 	open = sc->s[sc->i];
 	if (open == '"') {
@@ -89,7 +99,10 @@ scan_value(struct scan *sc, int depth)
 				sc->i++;
 			sc->i++;
 		}
+		start = sc->i;
 		scan_value(sc, depth + 1);
+		if (sc->i == start)
+			sc->i++;	/* not JSON, which the tokener reports */
 	}
 }
 
@@ -129,18 +142,55 @@ is_null_literal(const char *s, size_t len)
 	return len == 4 && memcmp(s, "null", 4) == 0;
 }
 
-/* Parses r->body as one JSON object (strict, UTF-8 checked, nothing after it). */
+/*
+ * A body larger than this is fed to the tokener in pieces of this size, and
+ * each piece it has read is wiped and its whole pages handed back to the
+ * kernel before the next: while json-c copies a 2 MiB secret's ciphertext
+ * string out of its buffer, the body is not also held whole (client-side
+ * create of 2 MiB: three copies of 2.7 MiB at the peak before, two after).
+ */
+#define PARSE_PIECE	(256 * 1024)
+
+/* Wipes body[*done, upto) and returns the pages wholly inside it. */
+static void
+release_read(char *body, size_t *done, size_t upto)
+{
+	uintptr_t	 page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (upto <= *done)
+		return;
+	bl_wipe(body + *done, upto - *done);
+	if (page != 0 && (page & (page - 1)) == 0) {
+		/* Never the page holding the allocator's header before body. */
+		lo = ((uintptr_t)body + *done + page - 1) & ~(page - 1);
+		if (lo < (((uintptr_t)body + page - 1) & ~(page - 1)))
+			lo = ((uintptr_t)body + page - 1) & ~(page - 1);
+		hi = ((uintptr_t)body + upto) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+	*done = upto;
+}
+
+/*
+ * Parses r->body as one JSON object (strict, UTF-8 checked, nothing after it)
+ * into r->json, and consumes the body: it is wiped and freed whatever the
+ * outcome.
+ */
 enum bl_err
 bl_json_parse(struct bl_req *r)
 {
-	struct json_tokener	*tok;
+	struct json_tokener	*tok = NULL;
 	json_object		*o = NULL;
-	size_t			 i;
+	size_t			 i, off = 0, n, end = 0, done = 0, total = r->body_len + 1;
 	struct scan		 sc;
 	enum bl_err		 e = BL_ERR_INVALID_JSON;
+	int			 pieces;
 
-	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL)
-		return BL_ERR_INTERNAL;
+	if (r->body_len > INT32_MAX || (tok = json_tokener_new_ex(32)) == NULL) {
+		e = BL_ERR_INTERNAL;
+		goto out;
+	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	/*
 	 * The tokener gathers each string in its buffer, and json-c 0.16 drops
@@ -155,13 +205,41 @@ bl_json_parse(struct bl_req *r)
 		goto out;
 	}
 	printbuf_reset(tok->pb);
+	/* The values of the text, counted while the body is whole (see above). */
+	memset(&sc, 0, sizeof(sc));
+	sc.s = r->body;
+	sc.len = r->body_len;
+	scan_value(&sc, 0);
+	/*
+	 * In pieces only what opens as an object: its bytes before the end are
+	 * never looked at again (a bare null is judged on its text below).
+	 */
+	for (i = 0; i < r->body_len && scan_space(r->body[i]); i++)
+		continue;
+	pieces = r->body_len > PARSE_PIECE && i < r->body_len && r->body[i] == '{';
 	/* The NUL after the body ends the input, so a bare literal completes. */
-	o = json_tokener_parse_ex(tok, r->body, (int)r->body_len + 1);
+	do {
+		n = total - off;
+		/*
+		 * json-c 0.16 checks UTF-8 afresh in each call, so a piece never
+		 * ends inside a character (at most three continuation bytes).
+		 */
+		if (pieces && n > PARSE_PIECE)
+			for (n = PARSE_PIECE; n > PARSE_PIECE - 4 &&
+			    ((unsigned char)r->body[off + n] & 0xc0) == 0x80; n--)
+				continue;
+		o = json_tokener_parse_ex(tok, r->body + off, (int)n);
+		end = off + json_tokener_get_parse_end(tok);
+		off += n;
+		if (o != NULL || json_tokener_get_error(tok) != json_tokener_continue)
+			break;
+		if (pieces)
+			release_read(r->body, &done, off);
+	} while (off < total);
 	if (o == NULL) {
 		/* What the tokener read: it stops at a NUL, the body may go on. */
-		i = json_tokener_get_parse_end(tok);
 		if (json_tokener_get_error(tok) == json_tokener_success &&
-		    !is_null_literal(r->body, i < r->body_len ? i : r->body_len)) {
+		    (pieces || !is_null_literal(r->body, end < r->body_len ? end : r->body_len))) {
 			/* json-c 0.16 says nothing else when it runs out of memory. */
 			bl_log(r, "the JSON parser returned nothing (out of memory?)");
 			e = BL_ERR_INTERNAL;
@@ -171,11 +249,10 @@ bl_json_parse(struct bl_req *r)
 			bl_req_fail(r, e, "The JSON body ends too early.");
 		else
 			bl_req_fail(r, e, "The body is not valid JSON (%s at byte %zu).",
-			    json_tokener_error_desc(json_tokener_get_error(tok)),
-			    json_tokener_get_parse_end(tok));
+			    json_tokener_error_desc(json_tokener_get_error(tok)), end);
 		goto out;
 	}
-	for (i = json_tokener_get_parse_end(tok); i < r->body_len; i++)
+	for (i = end; i < r->body_len; i++)
 		if (r->body[i] != ' ' && r->body[i] != '\t' && r->body[i] != '\r' &&
 		    r->body[i] != '\n') {
 			bl_req_fail(r, e, "Unexpected data after the JSON object at byte %zu.", i);
@@ -185,10 +262,6 @@ bl_json_parse(struct bl_req *r)
 		bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}.");
 		goto out;
 	}
-	memset(&sc, 0, sizeof(sc));
-	sc.s = r->body;
-	sc.len = r->body_len;
-	scan_value(&sc, 0);
 	if (sc.values != tree_values(o)) {
 		if (sc.repeated) {
 			bl_req_fail(r, e, "A key appears twice in one object; send each key once.");
@@ -206,10 +279,18 @@ out:
 		bl_json_wipe(o);
 		json_object_put(o);
 	}
-	/* The tokener's scratch buffer held the last string it parsed. */
-	if (tok->pb != NULL && tok->pb->buf != NULL)
-		bl_wipe(tok->pb->buf, (size_t)tok->pb->size);
-	json_tokener_free(tok);
+	if (tok != NULL) {
+		/* The tokener's scratch buffer held the last string it parsed. */
+		if (tok->pb != NULL && tok->pb->buf != NULL)
+			bl_wipe(tok->pb->buf, (size_t)tok->pb->size);
+		json_tokener_free(tok);
+	}
+	/* The tree holds everything now: a 2 MiB secret need not be kept twice. */
+	if (r->body != NULL) {
+		bl_wipe(r->body + done, total - done);
+		free(r->body);
+		r->body = NULL;
+	}
 	return e;
 }
 
@@ -553,6 +634,9 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		if (e != BL_OK)
 			return e;
 		*total += plain_len(&bf->data);
+		/* bf has its own copy: the item's JSON text is wiped and let go. */
+		bl_json_wipe(f);
+		json_object_array_put_idx(files, i, NULL);
 	}
 	return BL_OK;
 }
@@ -646,6 +730,13 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		    &c->content.text)) != BL_OK)
 			return e;
 		total = plain_len(&c->content.text);
+		/*
+		 * c has its own copy of the text (or its bytes decoded): the JSON
+		 * text is wiped and let go, so that a 2 MiB secret is not held
+		 * in it as well while it is encrypted and stored.
+		 */
+		bl_json_wipe(text);
+		json_object_object_del(o, text == secret ? "secret" : "text");
 	}
 	if (files != NULL && (e = parse_files(r, files, c, &total)) != BL_OK)
 		return e;

@@ -231,3 +231,66 @@ describe('2 MiB plaintext limit', () => {
 		assert.equal(b64urlEncode(s.key), frag);
 	});
 });
+
+// A body over 256 KiB is read by the parser in pieces of 256 KiB (lib/json.c),
+// each wiped and given back once read. json-c checks UTF-8 afresh in each
+// piece, so a piece must never end inside a character: these place 2-, 3- and
+// 4-byte characters across every piece boundary of a body, 1 to 3 bytes in.
+describe('large bodies, read in pieces', () => {
+	const PIECE = 262144;
+	const PREFIX = Buffer.byteLength('{"text":"');
+	function straddling(ch, k) {
+		let s = '';
+		let pos = PREFIX;
+		for (const b of [PIECE, 2 * PIECE, 3 * PIECE]) {
+			s += 'a'.repeat(b - k - pos) + ch;
+			pos = b - k + Buffer.byteLength(ch);
+		}
+		return s + ' end';
+	}
+	for (const ch of ['é', '€', '😀'])
+		for (const k of [1, 2, 3].filter((n) => n < Buffer.byteLength(ch)))
+			test(`a ${Buffer.byteLength(ch)}-byte character ${k} byte(s) before each boundary comes back exactly`, async () => {
+				const text = straddling(ch, k);
+				const s = await ctx.createOk({ text });
+				const res = await ctx.retrieve(s.secretKey);
+				assert.equal(res.status, 200, res.body.toString().slice(0, 300));
+				assert.ok(decryptItem(res.json.text, s.key).equals(Buffer.from(text, 'utf8')), 'the text is not the same');
+			});
+	test('escapes across a boundary (\\u00e9, a surrogate pair) decode as in one piece', async () => {
+		for (const k of [1, 3, 5, 8, 11]) {
+			const head = '{"text":"' + 'a'.repeat(PIECE - k - PREFIX);
+			const s = await ctx.createOk(head + '\\u00e9\\ud83d\\ude00\\"z"}');
+			const res = await ctx.retrieve(s.secretKey);
+			const plain = decryptItem(res.json.text, s.key).toString('utf8');
+			assert.equal(plain.slice(-5), 'é😀"z', `escapes ${k} bytes before the boundary`);
+		}
+	});
+	test('a client-side ciphertext of 2 MiB is stored whole', async () => {
+		const key = newKey();
+		const plain = crypto.randomBytes(LIMIT);
+		const s = await ctx.createOk({ text: encryptItem(plain, key) });
+		const res = await ctx.retrieve(s.secretKey);
+		assert.ok(decryptItem(res.json.text, key).equals(plain));
+	});
+	test('bad UTF-8 right after a boundary is 400 INVALID_JSON', async () => {
+		const body = Buffer.concat([Buffer.from('{"text":"' + 'a'.repeat(PIECE - PREFIX)), Buffer.from([0x80, 0x80]), Buffer.from('"}')]);
+		checkError(assert, await ctx.create(body), 400, 'INVALID_JSON');
+	});
+	test('an error past the first piece names its byte in the whole body', async () => {
+		const body = '{"text":"' + 'a'.repeat(300000) + '" x}';
+		const j = checkError(assert, await ctx.create(body), 400, 'INVALID_JSON');
+		assert.match(j.hint, new RegExp(`at byte ${PREFIX + 300000 + 2}\\b`), j.hint);
+	});
+	test('a key repeated after the first piece is 400 INVALID_JSON', async () => {
+		const j = checkError(assert, await ctx.create('{"text":"' + 'a'.repeat(300000) + '","text":"b"}'), 400, 'INVALID_JSON');
+		assert.match(j.hint, /twice/);
+	});
+	test('data after a large object is 400 INVALID_JSON', async () => {
+		checkError(assert, await ctx.create('{"text":"' + 'a'.repeat(300000) + '"} {}'), 400, 'INVALID_JSON');
+	});
+	test('a large body that ends early is 400 INVALID_JSON', async () => {
+		const j = checkError(assert, await ctx.create('{"text":"' + 'a'.repeat(300000)), 400, 'INVALID_JSON');
+		assert.match(j.hint, new RegExp(`end of data at byte ${PREFIX + 300000 + 1}\\b`), j.hint);
+	});
+});
