@@ -112,7 +112,9 @@ async function sweep(t, name, runOne, check) {
 
 before(() => { buildShim(); });
 
-describe('allocation failure', () => {
+// Each sweep has a database of its own, so three run at a time: the runs
+// mostly wait on the programs they start.
+describe('allocation failure', { concurrency: 3 }, () => {
 	test('create (server-side text and a file): 200 or a JSON 5xx; a row exists exactly when the answer is 200', async (t) => {
 		const db = newDb();
 		await createPlain(db, { text: 'schema' });
