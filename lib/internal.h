@@ -171,8 +171,10 @@ struct bl_create {
 enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
 void		 bl_create_free(struct bl_create *);
 
-/* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
+/* prefault.c: a CGI program's code and first heap mapped ahead. */
 void		 bl_prefault(void);
+
+/* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
 int		 bl_sandbox(void);
 int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);

@@ -161,10 +161,8 @@ release_read(char *body, size_t *done, size_t upto)
 		return;
 	bl_wipe(body + *done, upto - *done);
 	if (page != 0 && (page & (page - 1)) == 0) {
-		/* Never the page holding the allocator's header before body. */
+		/* Rounded inward: never the page of the allocator's header before body. */
 		lo = ((uintptr_t)body + *done + page - 1) & ~(page - 1);
-		if (lo < (((uintptr_t)body + page - 1) & ~(page - 1)))
-			lo = ((uintptr_t)body + page - 1) & ~(page - 1);
 		hi = ((uintptr_t)body + upto) & ~(page - 1);
 		if (hi > lo)
 			madvise((void *)lo, hi - lo, MADV_DONTNEED);
