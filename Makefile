@@ -83,8 +83,10 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -c -o $@ $<
 
-$(BUILD)/lib/store.o $(BUILD)/lib/store_sqlite.o: lib/store.h
-$(BUILD)/lib/store_pg.o: lib/store.h $(BUILD)/schema-pg.h
+# The units that include the backend interface (lib/store.h).
+STORE_OBJ = store store_sqlite store_pg counters secret account_store
+$(STORE_OBJ:%=$(BUILD)/lib/%.o): lib/store.h
+$(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
 
 ifneq ($(SECCOMP),0)
 $(BUILD)/lib/sandbox.o: $(BUILD)/seccomp_bpf.h

@@ -3,12 +3,15 @@
 
 #include "internal.h"
 
-/* Runs one cleanup pass over the store of cfg; 0 on success, else -1 with errbuf set. */
+/*
+ * Runs one cleanup pass over the store of cfg and its rate-limit counters;
+ * 0 on success, else -1 with errbuf set.
+ */
 int
 bl_cleanup(const struct bl_config *cfg, int64_t now_ms, struct bl_cleanup_stats *st,
     char *errbuf, size_t errlen)
 {
-	struct bl_store	*s = NULL;
+	struct bl_store	*s = NULL, *c = NULL;
 	enum bl_err	 e;
 	int		 rc = -1;
 
@@ -18,8 +21,15 @@ bl_cleanup(const struct bl_config *cfg, int64_t now_ms, struct bl_cleanup_stats 
 		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code, bl_store_error(s));
 		goto out;
 	}
+	if ((e = bl_store_open_counters(&c, cfg)) != BL_OK ||
+	    (e = bl_counter_clean(c, now_ms / 1000, &st->counters)) != BL_OK) {
+		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,
+		    c != NULL ? bl_store_error(c) : "out of memory");
+		goto out;
+	}
 	rc = 0;
 out:
+	bl_store_close(c);
 	bl_store_close(s);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* counters.c: the rate-limit counters of the SQLite backend: a fixed-size table in one file. */
+/* counters.c: the rate-limit counters beside a SQLite database: a fixed-size table in one file (struct bl_counter_ops). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -451,3 +451,152 @@ bl_counters_clean(struct bl_counters *c, int64_t now, int64_t *removed)
 	unlock(c);
 	return e;
 }
+
+/*
+ * The counters as the rate limiter sees them (struct bl_counter_ops): the
+ * file at the configuration's limits_path, opened on first use, so that a
+ * request can be counted without opening it before it is needed.
+ */
+struct file_counters {
+	struct bl_counters	*c;
+	char			*path;	/* a copy: a kept store outlives its request */
+	int			 check;	/* kept from an earlier request */
+	char			 err[512];	/* the path and the file's error */
+};
+
+static enum bl_err
+fc_open(void **out, const struct bl_config *cfg)
+{
+	struct file_counters	*f;
+
+	if ((*out = f = calloc(1, sizeof(*f))) == NULL)
+		return BL_ERR_INTERNAL;
+	if ((f->path = strdup(cfg->limits_path)) == NULL) {
+		free(f);
+		*out = NULL;
+		return BL_ERR_INTERNAL;
+	}
+	umask(077);
+	return BL_OK;
+}
+
+static void
+fc_close(void *arg)
+{
+	struct file_counters	*f = arg;
+
+	if (f == NULL)
+		return;
+	bl_counters_close(f->c);
+	free(f->path);
+	free(f);
+}
+
+/* A store kept for the next request (FastCGI) checks its file first (fc_ready()). */
+static int
+fc_idle(void *arg)
+{
+	struct file_counters	*f = arg;
+
+	f->err[0] = '\0';
+	f->check = 1;
+	return 0;
+}
+
+static const char *
+fc_error(void *arg)
+{
+	return ((struct file_counters *)arg)->err;
+}
+
+/* Keeps the file's error for the log; RATE_LIMIT_UNAVAILABLE on failure. */
+static enum bl_err
+fc_counted(struct file_counters *f, enum bl_err e)
+{
+	if (e == BL_OK)
+		return BL_OK;
+	snprintf(f->err, sizeof(f->err), "%s: %s", f->path, bl_counters_error(f->c));
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+}
+
+/*
+ * Opens the file on first use. A store kept from an earlier request first
+ * checks that the file is still the one at the path: an operator resets the
+ * counters by deleting it.
+ */
+static enum bl_err
+fc_ready(struct file_counters *f)
+{
+	enum bl_err	 e;
+
+	if (f->c != NULL && f->check) {
+		f->check = 0;
+		if (bl_counters_stale(f->c, f->path)) {
+			bl_counters_close(f->c);
+			f->c = NULL;
+		}
+	}
+	if (f->c != NULL)
+		return BL_OK;
+	if ((e = fc_counted(f, bl_counters_open(&f->c, f->path))) != BL_OK) {
+		bl_counters_close(f->c);
+		f->c = NULL;
+	}
+	return e;
+}
+
+static enum bl_err
+fc_add(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t *count)
+{
+	struct file_counters	*f = arg;
+
+	if (fc_ready(f) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return fc_counted(f, bl_counters_add(f->c, bucket, window_start, expires, count));
+}
+
+static enum bl_err
+fc_get(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t *count)
+{
+	struct file_counters	*f = arg;
+
+	*count = 0;
+	if (fc_ready(f) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return fc_counted(f, bl_counters_get(f->c, bucket, window_start, count));
+}
+
+static enum bl_err
+fc_set(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t count)
+{
+	struct file_counters	*f = arg;
+
+	if (fc_ready(f) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return fc_counted(f, bl_counters_set(f->c, bucket, window_start, expires, count));
+}
+
+static enum bl_err
+fc_clean(void *arg, int64_t now, int64_t *removed)
+{
+	struct file_counters	*f = arg;
+
+	*removed = 0;
+	if (fc_ready(f) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return fc_counted(f, bl_counters_clean(f->c, now, removed));
+}
+
+const struct bl_counter_ops bl_counters_file_ops = {
+	.open = fc_open,
+	.add = fc_add,
+	.get = fc_get,
+	.set = fc_set,
+	.clean = fc_clean,
+	.idle = fc_idle,
+	.error = fc_error,
+	.close = fc_close,
+};

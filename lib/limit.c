@@ -290,7 +290,7 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 	if ((e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_count(r->counters, b, start, end, &count) != BL_OK) {
+	if (bl_counter_add(r->counters, b, start, end, &count) != BL_OK) {
 		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
@@ -368,7 +368,7 @@ bl_limit_usage(struct bl_req *r, enum bl_limit which, const void *subject, size_
 	window(r, which, &start, &end);
 	u->limit = limits[which].limit;
 	u->reset = end;
-	if (bl_store_counter_get(r->counters, b, start, &u->count) != BL_OK) {
+	if (bl_counter_get(r->counters, b, start, &u->count) != BL_OK) {
 		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
@@ -390,7 +390,7 @@ bl_limit_set(struct bl_req *r, enum bl_limit which, const void *subject, size_t 
 	    (e = counters(r)) != BL_OK)
 		return e;
 	window(r, which, &start, &end);
-	if (bl_store_counter_set(r->counters, b, start, end, count) != BL_OK) {
+	if (bl_counter_set(r->counters, b, start, end, count) != BL_OK) {
 		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
