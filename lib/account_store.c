@@ -64,19 +64,48 @@ bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_accou
 	return bl_st_one(s, ST_ACCOUNT_BY_EMAIL, PARMS(P_TEXT(email)), account_row, a);
 }
 
-struct account_list {
-	int	(*cb)(void *, const struct bl_account *);
-	void	*arg;
+/*
+ * A listing: each row read as one kind of item (an account, a key, a secret)
+ * and handed to the caller's callback, until it returns non-zero.
+ */
+enum list_kind {
+	LIST_ACCOUNTS,
+	LIST_KEYS,
+	LIST_SECRETS
+};
+
+struct list {
+	enum list_kind	 kind;
+	union {
+		int	(*account)(void *, const struct bl_account *);
+		int	(*key)(void *, const struct bl_api_key *);
+		int	(*secret)(void *, const struct bl_secret *);
+	} cb;
+	void		*arg;
 };
 
 static int
-account_list_row(void *arg, const struct bl_row *row)
+list_row(void *arg, const struct bl_row *row)
 {
-	struct account_list	*l = arg;
-	struct bl_account	 a;
+	struct list		*l = arg;
+	union {
+		struct bl_account	 a;
+		struct bl_api_key	 k;
+		struct bl_secret	 s;
+	} item;
 
-	account_row(&a, row);
-	return l->cb(l->arg, &a) != 0;
+	switch (l->kind) {
+	case LIST_ACCOUNTS:
+		account_row(&item.a, row);
+		return l->cb.account(l->arg, &item.a) != 0;
+	case LIST_KEYS:
+		key_row(&item.k, row);
+		return l->cb.key(l->arg, &item.k) != 0;
+	default:
+		if (bl_secret_row(&item.s, row) != 0)
+			return -1;
+		return l->cb.secret(l->arg, &item.s) != 0;
+	}
 }
 
 /* Calls cb for every account in id order; stops early when cb returns non-zero. */
@@ -84,9 +113,35 @@ enum bl_err
 bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_account *),
     void *arg)
 {
-	struct account_list	 l = { cb, arg };
+	struct list	 l = { LIST_ACCOUNTS, { .account = cb }, arg };
 
-	return bl_st_run(s, ST_ACCOUNT_LIST, NO_PARMS, account_list_row, &l, NULL);
+	return bl_st_run(s, ST_ACCOUNT_LIST, NO_PARMS, list_row, &l, NULL);
+}
+
+/* Calls cb for every key of account_id (0: of all accounts), in id order. */
+enum bl_err
+bl_store_key_list(struct bl_store *s, int64_t account_id,
+    int (*cb)(void *, const struct bl_api_key *), void *arg)
+{
+	struct list	 l = { LIST_KEYS, { .key = cb }, arg };
+
+	return bl_st_run(s, ST_KEY_LIST, PARMS(P_INT(account_id)), list_row, &l, NULL);
+}
+
+/*
+ * Calls cb for the newest max secret rows of an account ("my secrets": active
+ * ones and the tombstones cleanup has not removed yet), newest first; stops
+ * early when cb returns non-zero. The rows are as stored: an active row past
+ * its expiry is still active here.
+ */
+enum bl_err
+bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
+    int (*cb)(void *, const struct bl_secret *), void *arg)
+{
+	struct list	 l = { LIST_SECRETS, { .secret = cb }, arg };
+
+	return bl_st_run(s, ST_ACCOUNT_SECRETS, PARMS(P_INT(account_id), P_INT(max)),
+	    list_row, &l, NULL);
 }
 
 /* Stores a new key (account_id, prefix, label, created_ms of k); sets k->id. */
@@ -111,31 +166,6 @@ enum bl_err
 bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
 {
 	return bl_st_one(s, ST_KEY_GET, PARMS(P_INT(id)), key_row, k);
-}
-
-struct key_list {
-	int	(*cb)(void *, const struct bl_api_key *);
-	void	*arg;
-};
-
-static int
-key_list_row(void *arg, const struct bl_row *row)
-{
-	struct key_list		*l = arg;
-	struct bl_api_key	 k;
-
-	key_row(&k, row);
-	return l->cb(l->arg, &k) != 0;
-}
-
-/* Calls cb for every key of account_id (0: of all accounts), in id order. */
-enum bl_err
-bl_store_key_list(struct bl_store *s, int64_t account_id,
-    int (*cb)(void *, const struct bl_api_key *), void *arg)
-{
-	struct key_list		 l = { cb, arg };
-
-	return bl_st_run(s, ST_KEY_LIST, PARMS(P_INT(account_id)), key_list_row, &l, NULL);
 }
 
 /* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
@@ -227,11 +257,12 @@ static int
 session_row(void *arg, const struct bl_row *row)
 {
 	struct bl_session	*out = arg;
+	int64_t			*col[] = { &out->id, &out->account_id, &out->created_ms,
+				    &out->seen_ms };
+	size_t			 i;
 
-	out->id = bl_col_int(row, 0, 0);
-	out->account_id = bl_col_int(row, 1, 0);
-	out->created_ms = bl_col_int(row, 2, 0);
-	out->seen_ms = bl_col_int(row, 3, 0);
+	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+		*col[i] = bl_col_int(row, (int)i, 0);
 	return 0;
 }
 

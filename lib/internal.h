@@ -95,8 +95,6 @@ enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
 enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
 		    struct bl_cleanup_stats *);
 enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
-enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
-		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
 int64_t		 bl_views_left(const struct bl_secret *);
 
 /*
@@ -112,7 +110,9 @@ enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HAS
 		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
 enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
 
-/* account_store.c: accounts, API keys, passwords and sessions. */
+/* account_store.c: accounts, API keys, passwords, sessions and an account's secrets. */
+enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
+		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
 enum bl_err	 bl_store_account_create(struct bl_store *, const char *name,
 		    int64_t now_ms, int64_t *id);
 enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *name,

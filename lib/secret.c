@@ -413,35 +413,3 @@ bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
 	memset(r, 0, sizeof(*r));
 	return bl_st_one(s, ST_SECRET_GET, PARMS(P_INT(id)), bl_secret_row, r);
 }
-
-struct secret_list {
-	int	(*cb)(void *, const struct bl_secret *);
-	void	*arg;
-};
-
-static int
-secret_list_row(void *arg, const struct bl_row *row)
-{
-	struct secret_list	*l = arg;
-	struct bl_secret	 r;
-
-	if (bl_secret_row(&r, row) != 0)
-		return -1;
-	return l->cb(l->arg, &r) != 0;
-}
-
-/*
- * Calls cb for the newest max secret rows of an account (active ones and the
- * tombstones cleanup has not removed yet), newest first; stops early when cb
- * returns non-zero. The rows are as stored: an active row past its expiry is
- * still active here.
- */
-enum bl_err
-bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
-    int (*cb)(void *, const struct bl_secret *), void *arg)
-{
-	struct secret_list	 l = { cb, arg };
-
-	return bl_st_run(s, ST_ACCOUNT_SECRETS, PARMS(P_INT(account_id), P_INT(max)),
-	    secret_list_row, &l, NULL);
-}

@@ -74,9 +74,10 @@ bl_store_persistent(int on)
 #endif
 }
 
-/* Opens the store of cfg->db_path: PostgreSQL for a conninfo, else SQLite. */
-enum bl_err
-bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
+/* A handle on one of the two stores, opened. */
+static enum bl_err
+handle(struct bl_store **out, const struct bl_store_ops *ops,
+    const struct bl_counter_ops *cops, const struct bl_config *cfg, char *err, size_t errlen)
 {
 	struct bl_store	*s;
 	enum bl_err	 e;
@@ -84,23 +85,31 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BL_ERR_INTERNAL;
-	s->ops = &bl_sqlite_ops;
-	if (bl_store_is_pg(cfg->db_path)) {
-#ifdef BL_HAVE_PG
-		s->ops = &bl_pg_ops;
-#else
-		snprintf(err, errlen, "BURNLINK_DB names a PostgreSQL database, but these "
-		    "programs were built without PostgreSQL support (build with make PG=1)");
-		free(s);
-		return BL_ERR_STORE_UNAVAILABLE;
-#endif
-	}
-	if ((e = s->ops->open(&s->db, cfg, err, errlen)) != BL_OK) {
+	s->ops = ops;
+	s->cops = cops;
+	e = ops != NULL ? ops->open(&s->db, cfg, err, errlen) : cops->open(&s->counters, cfg);
+	if (e != BL_OK) {
 		free(s);
 		return e;
 	}
 	*out = s;
 	return BL_OK;
+}
+
+/* Opens the store of cfg->db_path: PostgreSQL for a conninfo, else SQLite. */
+enum bl_err
+bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!bl_store_is_pg(cfg->db_path))
+		return handle(out, &bl_sqlite_ops, NULL, cfg, err, errlen);
+#ifdef BL_HAVE_PG
+	return handle(out, &bl_pg_ops, NULL, cfg, err, errlen);
+#else
+	snprintf(err, errlen, "BURNLINK_DB names a PostgreSQL database, but these "
+	    "programs were built without PostgreSQL support (build with make PG=1)");
+	return BL_ERR_STORE_UNAVAILABLE;
+#endif
 }
 
 /*
@@ -110,27 +119,14 @@ bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, siz
 enum bl_err
 bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
 {
-	struct bl_store	*s;
-	enum bl_err	 e;
-
 	*out = NULL;
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return BL_ERR_INTERNAL;
-	s->cops = &bl_counters_file_ops;
-	if (bl_store_is_pg(cfg->db_path)) {
+	if (!bl_store_is_pg(cfg->db_path))
+		return handle(out, NULL, &bl_counters_file_ops, cfg, NULL, 0);
 #ifdef BL_HAVE_PG
-		s->cops = &bl_counters_pg_ops;
+	return handle(out, NULL, &bl_counters_pg_ops, cfg, NULL, 0);
 #else
-		free(s);
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 #endif
-	}
-	if ((e = s->cops->open(&s->counters, cfg)) != BL_OK) {
-		free(s);
-		return e;
-	}
-	*out = s;
-	return BL_OK;
 }
 
 /* Drops the writes still deferred (a batch that never committed them). */
@@ -224,16 +220,19 @@ bl_st_defer(struct bl_store *s, enum bl_err (*run)(struct bl_store *, void *),
 	d->arg = arg;
 }
 
-/* Runs statement id of the store's dialect (a dialect without it: nothing to do). */
+/* Runs statement id in the store's dialect. */
 enum bl_err
 bl_st_run(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
     bl_row_fn fn, void *arg, int64_t *changes)
 {
+	const char	*sql = s->ops->sql != NULL && s->ops->sql[id] != NULL ?
+			    s->ops->sql[id] : bl_sql[id];
+
 	if (changes != NULL)
 		*changes = 0;
-	if (s->ops->sql[id] == NULL)
-		return BL_OK;
-	return s->ops->run(s->db, id, p, n, fn, arg, changes);
+	if (*sql == '\0')
+		return BL_OK;	/* BL_SQL_NONE */
+	return s->ops->run(s->db, id, sql, p, n, fn, arg, changes);
 }
 
 struct one {

@@ -5,11 +5,8 @@
 #include "internal.h"
 
 /*
- * Every statement the library runs, named once. Each backend has one SQL
- * text for each (its dialect: store_sqlite.c, store_pg.c), with the
- * parameters numbered alike in every dialect as listed here; NULL means the
- * dialect has nothing to run for it (a foreign key's cascade does it). A
- * statement that returns rows lists its columns.
+ * Every statement the library runs, named once, with its parameters ($1,
+ * $2, ... in this order) and, for one that returns rows, its columns.
  */
 enum bl_stmt {
 	ST_INSERT_SECRET,	/* secret_hash, receipt_hash, created, expires,
@@ -17,7 +14,9 @@ enum bl_stmt {
 				 * account_id, text_ct, text_iv -> id */
 	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
 	ST_KEY_USED,		/* key id, now */
-	ST_LOOKUP,		/* hash -> ROW, by_receipt */
+	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
+				 * view_count, last_viewed, deletable, pass_hash,
+				 * account_id), by_receipt */
 	ST_LOCK,		/* id -> ROW, 0: the row locked for a change */
 	ST_LOCK_TEXT,		/* id -> ROW, 0, text_ct, text_iv: the same, with the text */
 	ST_SECRET_GET,		/* id -> ROW, 0 (no lock) */
@@ -48,16 +47,15 @@ enum bl_stmt {
 	ST__MAX
 };
 
-/* The columns the dialects share (ROW, ACCOUNT, KEY above). */
+/*
+ * The SQL of each statement (lib/store_sql.c). A dialect that speaks one
+ * otherwise has its own text for it in its table (struct bl_store_ops);
+ * BL_SQL_NONE there: nothing to run.
+ */
+extern const char *const bl_sql[ST__MAX];
+#define BL_SQL_NONE	""
 #define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
 	"last_viewed_at, deletable, pass_hash, account_id"
-#define BL_ACCOUNT_COLUMNS "a.id, a.name, a.created_at, " \
-	"(SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND " \
-	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
-	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
-	"s.account_id = a.id AND s.state = 0) FROM accounts a"
-#define BL_KEY_COLUMNS "id, account_id, prefix, label, created_at, last_used_at, " \
-	"revoked_at FROM api_keys"
 
 /* One statement parameter (sqlbox's struct sqlbox_parm): its type, and NULL or a value. */
 enum bl_ptype {
@@ -105,7 +103,7 @@ typedef int	(*bl_row_fn)(void *, const struct bl_row *);
  * function takes the backend's handle.
  */
 struct bl_store_ops {
-	const char *const *sql;		/* [ST__MAX]: the dialect */
+	const char *const *sql;		/* [ST__MAX]: where the dialect differs, else NULL */
 	enum bl_err	 (*open)(void **, const struct bl_config *, char *err, size_t errlen);
 	void		 (*close)(void *);
 	int		 (*idle)(void *);	/* readied for the next request; -1: close it */
@@ -120,8 +118,8 @@ struct bl_store_ops {
 	 * fn for each row, and sets *changes (if not NULL) to the rows
 	 * changed. A unique key already taken is BL_ERR_EXISTS.
 	 */
-	enum bl_err	 (*run)(void *, enum bl_stmt, const struct bl_parm *, int,
-			    bl_row_fn, void *, int64_t *changes);
+	enum bl_err	 (*run)(void *, enum bl_stmt, const char *sql,
+			    const struct bl_parm *, int, bl_row_fn, void *, int64_t *changes);
 	int64_t		 (*col_int)(const struct bl_row *, int, int64_t null);
 	/* *p NULL for SQL NULL; -1 if the value could not be read (out of memory) */
 	int		 (*col_blob)(const struct bl_row *, int, const void **p, size_t *len);
@@ -164,20 +162,6 @@ extern const struct bl_counter_ops	 bl_counters_file_ops;	/* counters.c */
 extern const struct bl_store_ops	 bl_pg_ops;		/* store_pg.c */
 extern const struct bl_counter_ops	 bl_counters_pg_ops;
 #endif
-
-/* counters.c: the counters file beside a SQLite database, a fixed-size table. */
-struct bl_counters;
-enum bl_err	 bl_counters_open(struct bl_counters **, const char *path);
-void		 bl_counters_close(struct bl_counters *);
-int		 bl_counters_stale(const struct bl_counters *, const char *path);
-const char	*bl_counters_error(const struct bl_counters *);
-enum bl_err	 bl_counters_add(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t expires, int64_t *count);
-enum bl_err	 bl_counters_get(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t *count);
-enum bl_err	 bl_counters_set(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t expires, int64_t count);
-enum bl_err	 bl_counters_clean(struct bl_counters *, int64_t now, int64_t *removed);
 
 /*
  * store.c: what the units above the backends (secret.c, account_store.c)

@@ -36,61 +36,21 @@
 #define OID_INT8	20
 #define OID_TEXT	25
 
-/* The dialect: every statement of enum bl_stmt, bound with $n only; each runs as one unnamed extended query. */
+/*
+ * The dialect: where PostgreSQL is told more than lib/store_sql.c says. Every
+ * statement runs as one unnamed extended query.
+ */
 static const char *const dialect[ST__MAX] = {
-	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
-	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
-	    "RETURNING id",
-	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
-	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
-	[ST_KEY_USED] = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
-	[ST_LOOKUP] = "SELECT " BL_ROW_COLUMNS ", receipt_hash = $1 FROM secrets "
-	    "WHERE secret_hash = $1 OR receipt_hash = $1",
-	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1 FOR UPDATE",
+	/* the row lock of a change (see above) */
+	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1 "
+	    "FOR UPDATE",
 	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv FROM secrets "
 	    "WHERE id = $1 FOR UPDATE",
-	[ST_SECRET_GET] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1",
-	[ST_SELECT_FILES] = "SELECT name, name_iv, mime, mime_iv, data, data_iv "
-	    "FROM attachments WHERE secret_id = $1 ORDER BY idx",
-	[ST_DELETE_FILES] = "DELETE FROM attachments WHERE secret_id = $1",
-	[ST_SET_STATE] = "UPDATE secrets SET state = $2, text_ct = NULL, "
-	    "text_iv = NULL WHERE id = $1",
-	[ST_VIEW] = "UPDATE secrets SET view_count = view_count + 1, "
-	    "last_viewed_at = $2 WHERE id = $1",
 	/* the attachments go by the foreign key's cascade */
-	[ST_CLEAN_FILES] = NULL,
+	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
-	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE "
-	    "account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
-	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
-	    "RETURNING id",
-	[ST_ACCOUNT_GET] = "SELECT " BL_ACCOUNT_COLUMNS " WHERE a.id = $1 OR a.name = $2",
-	[ST_ACCOUNT_LIST] = "SELECT " BL_ACCOUNT_COLUMNS " ORDER BY a.id",
-	[ST_ACCOUNT_BY_EMAIL] = "SELECT " BL_ACCOUNT_COLUMNS " WHERE lower(a.name) = $1 "
-	    "ORDER BY a.id LIMIT 1",
-	[ST_KEY_INSERT] = "INSERT INTO api_keys (account_id, key_hash, prefix, label, "
-	    "created_at) VALUES ($1,$2,$3,$4,$5) RETURNING id",
-	[ST_KEY_FIND] = "SELECT " BL_KEY_COLUMNS " WHERE key_hash = $1",
-	[ST_KEY_GET] = "SELECT " BL_KEY_COLUMNS " WHERE id = $1",
-	[ST_KEY_LIST] = "SELECT " BL_KEY_COLUMNS " WHERE $1 = 0 OR account_id = $1 "
-	    "ORDER BY id",
-	[ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND "
-	    "revoked_at IS NULL",
-	[ST_PASSWORD_GET] = "SELECT pass_hash FROM account_passwords WHERE account_id = $1",
-	[ST_PASSWORD_SET] = "INSERT INTO account_passwords (account_id, pass_hash, "
-	    "changed_at) VALUES ($1,$2,$3) ON CONFLICT (account_id) DO UPDATE SET "
-	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at",
-	[ST_SESSION_INSERT] = "INSERT INTO sessions (session_hash, account_id, "
-	    "created_at, seen_at) VALUES ($1,$2,$3,$3)",
-	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at FROM sessions "
-	    "WHERE session_hash = $1",
-	[ST_SESSION_TOUCH] = "UPDATE sessions SET seen_at = $2 WHERE id = $1",
-	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",
-	[ST_SESSION_END_ALL] = "DELETE FROM sessions WHERE account_id = $1",
-	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
 };
 
 /*
@@ -295,8 +255,8 @@ pg_commit(void *arg)
 
 /* Runs statement id (lib/store.h), calling fn for each row of its result. */
 static enum bl_err
-pg_run(void *arg, enum bl_stmt id, const struct bl_parm *p, int n, bl_row_fn fn,
-    void *fnarg, int64_t *changes)
+pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *fnarg, int64_t *changes)
 {
 	struct pg_store	*s = arg;
 	struct bl_row	 row;
@@ -304,7 +264,8 @@ pg_run(void *arg, enum bl_stmt id, const struct bl_parm *p, int n, bl_row_fn fn,
 	enum bl_err	 e;
 	int		 k;
 
-	if ((e = q(s, dialect[id], p, n, &res)) != BL_OK)
+	(void)id;
+	if ((e = q(s, sql, p, n, &res)) != BL_OK)
 		return e;
 	row.ops = &bl_pg_ops;
 	row.h = res;
@@ -566,17 +527,8 @@ reconnected(struct pg_store *s)
  * ends. Deleted content is reclaimed by autovacuum (INSTALL): nothing to purge.
  */
 const struct bl_store_ops bl_pg_ops = {
-	.sql = dialect,
-	.open = pg_open,
-	.close = pg_close,
-	.idle = pg_idle,
-	.error = pg_error,
-	.begin = pg_begin,
-	.commit = pg_commit,
-	.rollback = pg_rollback,
-	.run = pg_run,
-	.col_int = pg_col_int,
-	.col_blob = pg_col_blob,
+	dialect, pg_open, pg_close, pg_idle, pg_error, NULL, pg_begin, pg_commit,
+	pg_rollback, pg_run, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL
 };
 
 /* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */
@@ -657,13 +609,6 @@ ctr_clean(void *arg, int64_t now, int64_t *removed)
 }
 
 const struct bl_counter_ops bl_counters_pg_ops = {
-	.open = ctr_open,
-	.add = ctr_add,
-	.get = ctr_get,
-	.set = ctr_set,
-	.clean = ctr_clean,
-	.idle = pg_idle,
-	.error = pg_error,
-	.close = pg_close,
+	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, pg_idle, pg_error, pg_close
 };
 #endif /* BL_HAVE_PG */

@@ -52,61 +52,6 @@
 #define CACHE_SIZE		(-256)
 
 
-/* The dialect: every statement of enum bl_stmt, bound with ?N only. */
-static const char *const dialect[ST__MAX] = {
-	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
-	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
-	    "mime, mime_iv, data, data_iv) VALUES (?,?,?,?,?,?,?,?)",
-	[ST_KEY_USED] = "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
-	[ST_LOOKUP] = "SELECT " BL_ROW_COLUMNS ", receipt_hash = ?1 FROM secrets "
-	    "WHERE secret_hash = ?1 OR receipt_hash = ?1",
-	/* BEGIN IMMEDIATE holds the write lock already: no row lock to take */
-	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", 0 FROM secrets WHERE id = ?",
-	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", 0, text_ct, text_iv FROM secrets "
-	    "WHERE id = ?",
-	[ST_SECRET_GET] = "SELECT " BL_ROW_COLUMNS ", 0 FROM secrets WHERE id = ?",
-	[ST_SELECT_FILES] = "SELECT name, name_iv, mime, mime_iv, data, data_iv "
-	    "FROM attachments WHERE secret_id = ? ORDER BY idx",
-	[ST_DELETE_FILES] = "DELETE FROM attachments WHERE secret_id = ?",
-	[ST_SET_STATE] = "UPDATE secrets SET state = ?2, text_ct = NULL, "
-	    "text_iv = NULL WHERE id = ?1",
-	[ST_VIEW] = "UPDATE secrets SET view_count = view_count + 1, "
-	    "last_viewed_at = ?2 WHERE id = ?1",
-	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
-	    "(SELECT id FROM secrets WHERE expires_at <= ?)",
-	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE expires_at <= ?",
-	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", 0 FROM secrets WHERE "
-	    "account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
-	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES (?,?) "
-	    "RETURNING id",
-	[ST_ACCOUNT_GET] = "SELECT " BL_ACCOUNT_COLUMNS " WHERE a.id = ? OR a.name = ?",
-	[ST_ACCOUNT_LIST] = "SELECT " BL_ACCOUNT_COLUMNS " ORDER BY a.id",
-	[ST_ACCOUNT_BY_EMAIL] = "SELECT " BL_ACCOUNT_COLUMNS " WHERE lower(a.name) = ? "
-	    "ORDER BY a.id LIMIT 1",
-	[ST_KEY_INSERT] = "INSERT INTO api_keys (account_id, key_hash, prefix, label, "
-	    "created_at) VALUES (?,?,?,?,?) RETURNING id",
-	[ST_KEY_FIND] = "SELECT " BL_KEY_COLUMNS " WHERE key_hash = ?",
-	[ST_KEY_GET] = "SELECT " BL_KEY_COLUMNS " WHERE id = ?",
-	[ST_KEY_LIST] = "SELECT " BL_KEY_COLUMNS " WHERE ?1 = 0 OR account_id = ?1 "
-	    "ORDER BY id",
-	[ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND "
-	    "revoked_at IS NULL",
-	[ST_PASSWORD_GET] = "SELECT pass_hash FROM account_passwords WHERE account_id = ?",
-	[ST_PASSWORD_SET] = "INSERT INTO account_passwords (account_id, pass_hash, "
-	    "changed_at) VALUES (?,?,?) ON CONFLICT (account_id) DO UPDATE SET "
-	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at",
-	[ST_SESSION_INSERT] = "INSERT INTO sessions (session_hash, account_id, "
-	    "created_at, seen_at) VALUES (?1,?2,?3,?3)",
-	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at FROM sessions "
-	    "WHERE session_hash = ?",
-	[ST_SESSION_TOUCH] = "UPDATE sessions SET seen_at = ?2 WHERE id = ?1",
-	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?",
-	[ST_SESSION_END_ALL] = "DELETE FROM sessions WHERE account_id = ?",
-	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= ? OR created_at <= ?",
-};
-
 /* The statements that delete a secret's content: the WAL is checkpointed after them. */
 static const unsigned char frees_content[ST__MAX] = {
 	[ST_DELETE_FILES] = 1,
@@ -457,12 +402,12 @@ sq_idle(void *arg)
 
 /* The prepared statement for id, reset and unbound; NULL on failure. */
 static sqlite3_stmt *
-stmt(struct sqlite_store *s, enum bl_stmt id)
+stmt(struct sqlite_store *s, enum bl_stmt id, const char *sql)
 {
 	int	 rc;
 
 	if (s->st[id] == NULL) {
-		rc = sqlite3_prepare_v3(s->db, dialect[id], -1, SQLITE_PREPARE_PERSISTENT,
+		rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 		    &s->st[id], NULL);
 		if (rc != SQLITE_OK) {
 			fail(s, s->db, rc, "prepare");
@@ -476,12 +421,19 @@ stmt(struct sqlite_store *s, enum bl_stmt id)
 }
 
 /*
- * Binds one parameter. Nothing is copied (SQLITE_STATIC): the run clears
- * every binding before it returns, so no pointer outlives its caller's data.
+ * Binds parameter i, named $i in the statement (lib/store_sql.c). Nothing is
+ * copied (SQLITE_STATIC): the run clears every binding before it returns, so
+ * no pointer outlives its caller's data.
  */
 static int
-bind(sqlite3_stmt *st, int col, const struct bl_parm *p)
+bind(sqlite3_stmt *st, int i, const struct bl_parm *p)
 {
+	char	 name[16];
+	int	 col;
+
+	snprintf(name, sizeof(name), "$%d", i);
+	if ((col = sqlite3_bind_parameter_index(st, name)) == 0)
+		return SQLITE_RANGE;
 	if (p->null)
 		return sqlite3_bind_null(st, col);
 	switch (p->type) {
@@ -503,8 +455,8 @@ bind(sqlite3_stmt *st, int col, const struct bl_parm *p)
  * resets and unbinds it.
  */
 static enum bl_err
-sq_run(void *arg, enum bl_stmt id, const struct bl_parm *p, int n, bl_row_fn fn,
-    void *fnarg, int64_t *changes)
+sq_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *fnarg, int64_t *changes)
 {
 	struct sqlite_store	*s = arg;
 	sqlite3_stmt		*st;
@@ -512,8 +464,10 @@ sq_run(void *arg, enum bl_stmt id, const struct bl_parm *p, int n, bl_row_fn fn,
 	enum bl_err		 e = BL_OK;
 	int			 i, rc = SQLITE_OK, k, rows = 0, tries = 0;
 
-	if ((st = stmt(s, id)) == NULL)
+	if ((st = stmt(s, id, sql)) == NULL)
 		return BL_ERR_STORE_UNAVAILABLE;
+	if (sqlite3_bind_parameter_count(st) != n)
+		rc = SQLITE_RANGE;	/* a parameter left NULL, or one too many */
 	for (i = 0; i < n && rc == SQLITE_OK; i++)
 		rc = bind(st, i + 1, &p[i]);
 	if (rc != SQLITE_OK) {
@@ -722,22 +676,9 @@ sq_batch_commit(void *arg)
 	return e;
 }
 
+/* lib/store_sql.c as it is: no dialect of its own. */
 const struct bl_store_ops bl_sqlite_ops = {
-	.sql = dialect,
-	.open = sq_open,
-	.close = sq_close,
-	.idle = sq_idle,
-	.error = sq_error,
-	.persistent = sq_persistent,
-	.begin = sq_begin,
-	.commit = sq_commit,
-	.rollback = sq_rollback,
-	.run = sq_run,
-	.col_int = sq_col_int,
-	.col_blob = sq_col_blob,
-	.purge = sq_purge,
-	.batch = sq_batch,
-	.batching = sq_batching,
-	.batch_flush = sq_batch_flush,
-	.batch_commit = sq_batch_commit,
+	NULL, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
+	sq_rollback, sq_run, sq_col_int, sq_col_blob, sq_purge,
+	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit
 };
