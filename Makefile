@@ -59,7 +59,7 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: all programs units dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
 
 all: deps
@@ -150,10 +150,14 @@ dyn: deps
 
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
 
-# The programs with the PostgreSQL backend, in build/pg/ (the pg suite runs them).
+# The programs with the PostgreSQL backend, in build/pg/ (the pg suite runs them),
+# and the unit tests over that library, in build/pg-obj/tests/ (tests/pg/unit.test.mjs
+# runs test_store against a PostgreSQL database).
 pg: deps
 	@sh scripts/deps.sh pg
-	@$(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 programs
+	@$(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 programs units
+
+units: $(UNIT_BIN)
 
 check: all
 	@sh scripts/deps.sh test browser pg
