@@ -1,4 +1,4 @@
-/* store_sqlite.c: the SQLite backend: its SQL dialect and its primitives (lib/store.h). */
+/* store_sqlite.c: the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c as it is. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,6 @@
  * large write now spills to the WAL before its commit instead.
  */
 #define CACHE_SIZE		(-256)
-
 
 /* The statements that delete a secret's content: the WAL is checkpointed after them. */
 static const unsigned char frees_content[ST__MAX] = {
@@ -449,10 +448,11 @@ bind(sqlite3_stmt *st, int i, const struct bl_parm *p)
 }
 
 /*
- * Runs statement id (lib/store.h): binds and checks every parameter, steps
- * through its rows (a statement that found the database busy before its first
- * row, outside a transaction, runs again within the busy time limit), and
- * resets and unbinds it.
+ * Runs statement id (lib/store.h): binds every parameter and checks each bind
+ * (one that failed would leave NULL in its place: a lookup would find
+ * nothing, a false 404), steps through its rows (a statement that found the
+ * database busy before its first row, outside a transaction, runs again
+ * within the busy time limit), and resets and unbinds it.
  */
 static enum bl_err
 sq_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n,
