@@ -22,11 +22,22 @@
  * the tokener reads the body (a large body is released as it is read), so
  * the scan also meets text that is not JSON: it always moves forward and
  * stops 64 deep, and its count is used only when the tokener accepted it.
+ *
+ * A key is repeated when two keys of one object are the same as json-c keeps
+ * them: after unescaping ("pass\u0070hrase" is "passphrase"; a lone surrogate
+ * is U+FFFD) and up to a NUL (json-c's keys are C strings). Every key of an
+ * object is compared, however many: they are sorted, then neighbours compared.
  */
+struct scan_key {
+	const char	*p;	/* the raw inside of the key's string */
+	size_t		 n;
+};
+
 struct scan {
 	const char	*s;
 	size_t		 len, i, values;
-	int		 repeated;
+	int		 repeated, nomem;
+	struct scan_key	 first;	/* the first key found repeated */
 };
 
 static int
@@ -49,12 +60,124 @@ scan_string(struct scan *sc, size_t *a, size_t *b)
 	sc->i++;
 }
 
+/* The value of the 4 hex digits at p[*i, *i + 4), or -1; *i moves past them. */
+static long
+key_hex4(const struct scan_key *k, size_t *i)
+{
+	long	 v = 0;
+	size_t	 j;
+	char	 c;
+
+	if (k->n - *i < 4)
+		return -1;
+	for (j = 0; j < 4; j++) {
+		c = k->p[*i + j];
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v = v * 16 + (c - 'A' + 10);
+		else
+			return -1;
+	}
+	*i += 4;
+	return v;
+}
+
+/*
+ * The code point of the next character of a key as json-c decodes it, from
+ * k->p[*i]: raw UTF-8 and escapes alike. -1 at the end of the key or at a NUL.
+ */
+static long
+key_next(const struct scan_key *k, size_t *i)
+{
+	unsigned char	 c;
+	long		 cp, lo;
+	size_t		 save, len, j;
+
+	if (*i >= k->n)
+		return -1;
+	c = (unsigned char)k->p[(*i)++];
+	if (c == '\\' && *i < k->n) {
+		c = (unsigned char)k->p[(*i)++];
+		switch (c) {
+		case 'b': return '\b';
+		case 'f': return '\f';
+		case 'n': return '\n';
+		case 'r': return '\r';
+		case 't': return '\t';
+		case 'u': break;
+		default: return c;	/* \" \\ \/ */
+		}
+		if ((cp = key_hex4(k, i)) < 0)
+			return -1;	/* not JSON: the tokener refuses it */
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			save = *i;
+			if (k->n - *i >= 6 && k->p[*i] == '\\' && k->p[*i + 1] == 'u') {
+				*i += 2;
+				lo = key_hex4(k, i);
+				if (lo >= 0xdc00 && lo <= 0xdfff)
+					return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			*i = save;
+			return 0xfffd;
+		}
+		if (cp >= 0xdc00 && cp <= 0xdfff)
+			return 0xfffd;
+		return cp == 0 ? -1 : cp;
+	}
+	if (c == 0)
+		return -1;
+	if (c < 0x80)
+		return c;
+	/* Raw UTF-8 (the tokener checks it is well-formed). */
+	len = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+	cp = c & (0x3f >> len);
+	for (j = 0; j < len && *i < k->n; j++)
+		cp = (cp << 6) | ((unsigned char)k->p[(*i)++] & 0x3f);
+	return cp;
+}
+
+/* Orders two keys by their decoded characters. */
+static int
+key_cmp(const void *va, const void *vb)
+{
+	const struct scan_key	*a = va, *b = vb;
+	size_t			 i = 0, j = 0;
+	long			 ca, cb;
+
+	do {
+		ca = key_next(a, &i);
+		cb = key_next(b, &j);
+	} while (ca == cb && ca >= 0);
+	return ca < cb ? -1 : ca > cb;
+}
+
+/* Notes whether two keys of the object are the same (it sorts keys[]). */
+static void
+scan_repeats(struct scan *sc, struct scan_key *keys, size_t nkeys)
+{
+	size_t	 k;
+
+	if (sc->repeated || nkeys < 2)
+		return;
+	qsort(keys, nkeys, sizeof(keys[0]), key_cmp);
+	for (k = 1; k < nkeys; k++)
+		if (key_cmp(&keys[k - 1], &keys[k]) == 0) {
+			sc->repeated = 1;
+			sc->first = keys[k];
+			return;
+		}
+}
+
 /* Counts the value at sc->i and everything inside it. */
 static void
 scan_value(struct scan *sc, int depth)
 {
-	size_t	 keys[32][2], nkeys = 0, a, b, k, start;
-	char	 open;
+	struct scan_key	 stack[32], *keys = stack, *grown;
+	size_t		 nkeys = 0, cap = 32, a, b, start;
+	char		 open;
 
 	while (sc->i < sc->len && scan_space(sc->s[sc->i]))
 		sc->i++;
@@ -83,17 +206,25 @@ scan_value(struct scan *sc, int depth)
 		}
 		if (sc->s[sc->i] == '}' || sc->s[sc->i] == ']') {
 			sc->i++;
-			return;
+			break;
 		}
 		if (open == '{') {
 			scan_string(sc, &a, &b);
-			for (k = 0; k < nkeys; k++)
-				if (keys[k][1] - keys[k][0] == b - a &&
-				    memcmp(sc->s + keys[k][0], sc->s + a, b - a) == 0)
-					sc->repeated = 1;
-			if (nkeys < 32) {
-				keys[nkeys][0] = a;
-				keys[nkeys++][1] = b;
+			if (nkeys == cap && !sc->nomem) {
+				/* At most one key in 4 bytes of body: this ends. */
+				grown = reallocarray(keys == stack ? NULL : keys, cap * 2, sizeof(*keys));
+				if (grown == NULL)
+					sc->nomem = 1;
+				else {
+					if (keys == stack)
+						memcpy(grown, stack, sizeof(stack));
+					keys = grown;
+					cap *= 2;
+				}
+			}
+			if (nkeys < cap) {
+				keys[nkeys].p = sc->s + a;
+				keys[nkeys++].n = b - a;
 			}
 			while (sc->i < sc->len && sc->s[sc->i] != ':')
 				sc->i++;
@@ -104,6 +235,9 @@ scan_value(struct scan *sc, int depth)
 		if (sc->i == start)
 			sc->i++;	/* not JSON, which the tokener reports */
 	}
+	scan_repeats(sc, keys, nkeys);
+	if (keys != stack)
+		free(keys);
 }
 
 /* The number of values in a parsed tree, itself included. */
@@ -168,6 +302,25 @@ release_read(char *body, size_t *done, size_t upto)
 			madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	}
 	*done = upto;
+}
+
+/* Refuses the body for a repeated key, naming it when it is short printable ASCII. */
+static void
+repeated_key(struct bl_req *r, const struct scan_key *k)
+{
+	char	 name[41];
+	size_t	 i = 0, n = 0;
+	long	 c;
+
+	while ((c = key_next(k, &i)) >= 0x20 && c < 0x7f && n < sizeof(name) - 1)
+		name[n++] = (char)c;
+	name[n] = '\0';
+	if (c < 0 && n > 0)
+		bl_req_fail(r, BL_ERR_INVALID_JSON, "The key \"%s\" appears twice in one object "
+		    "(keys are compared after unescaping); send each key once.", name);
+	else
+		bl_req_fail(r, BL_ERR_INVALID_JSON, "A key appears twice in one object "
+		    "(keys are compared after unescaping); send each key once.");
 }
 
 /*
@@ -262,7 +415,12 @@ bl_json_parse(struct bl_req *r)
 	}
 	if (sc.values != tree_values(o)) {
 		if (sc.repeated) {
-			bl_req_fail(r, e, "A key appears twice in one object; send each key once.");
+			repeated_key(r, &sc.first);
+			goto out;
+		}
+		if (sc.nomem) {
+			bl_log(r, "cannot allocate the list of an object's keys (out of memory)");
+			e = BL_ERR_INTERNAL;
 			goto out;
 		}
 		bl_log(r, "the JSON parser lost a value (out of memory?)");
