@@ -70,6 +70,11 @@ Receiving (get):
                          name inside DIR; an existing file is never replaced:
                          the new one is saved as "name (1).ext" instead
   --force                replace existing regular files (never follows symlinks)
+  --raw                  write the text to a terminal as it is; by default a
+                         terminal is shown control characters as escapes
+                         (\x1b, \u009b) so that a secret cannot retitle,
+                         clear or drive it (a pipe or a file always gets the
+                         exact bytes)
   -p, --passphrase P     passphrase, if the secret has one (asked on the
   --passphrase-file F    terminal when missing and a terminal is available)
   --json                 print {text, files, viewsRemaining} as JSON
@@ -156,6 +161,7 @@ const OPTIONS = {
 	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
 	'output-dir':      { value: true,  cmds: [GET], short: 'o' },
 	'force':           { value: false, cmds: [GET] },
+	'raw':             { value: false, cmds: [GET] },
 	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN] },
 	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'h' },
 	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'V' },
@@ -586,11 +592,58 @@ async function askPassphrase(confirm, noTerminal = 'no terminal to ask for the p
 	return p;
 }
 
-function warnIfClear(url, what) {
+function warnIfClear(url, what, verb = 'travels') {
 	const u = new URL(url);
 	const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(u.hostname);
 	if (u.protocol === 'http:' && !loopback)
-		process.stderr.write(`burnlink: warning: ${u.origin} is not HTTPS; the ${what} travels unencrypted\n`);
+		process.stderr.write(`burnlink: warning: ${u.origin} is not HTTPS; the ${what} ${verb} unencrypted\n`);
+}
+
+// The length of the well-formed UTF-8 character at buf[i], or 0.
+function utf8Length(buf, i) {
+	const b = buf[i];
+	const [len, lo, hi] = b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
+		: b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f]
+		: b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf]
+		: b === 0xf0 ? [4, 0x90, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f]
+		: b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : [0, 0, 0];
+	if (len === 0 || i + len > buf.length || buf[i + 1] < lo || buf[i + 1] > hi)
+		return 0;
+	for (let k = 2; k < len; k++)
+		if ((buf[i + k] & 0xc0) !== 0x80)
+			return 0;
+	return len;
+}
+
+// What a terminal is shown of a secret (docs/CLI.md, "Terminal output"): C0
+// controls but newline and tab (and CR before LF), DEL as \xNN; C1 controls
+// (U+0080-U+009F) as \u00NN; a byte that is not UTF-8 as \xNN. Returns
+// {text, escaped}.
+export function escapeControls(buf) {
+	const hex = (n) => n.toString(16).padStart(2, '0');
+	const parts = [];
+	let start = 0, escaped = 0;
+	for (let i = 0; i < buf.length;) {
+		const b = buf[i];
+		let len = 1, esc = null;
+		if (b < 0x80) {
+			if ((b < 0x20 && b !== 0x0a && b !== 0x09 && !(b === 0x0d && buf[i + 1] === 0x0a)) || b === 0x7f)
+				esc = `\\x${hex(b)}`;
+		} else if ((len = utf8Length(buf, i)) === 0) {
+			len = 1;
+			esc = `\\x${hex(b)}`;
+		} else if (b === 0xc2 && buf[i + 1] <= 0x9f) {
+			esc = `\\u00${hex(buf[i + 1])}`;
+		}
+		if (esc !== null) {
+			parts.push(buf.subarray(start, i), Buffer.from(esc));
+			start = i + len;
+			escaped++;
+		}
+		i += len;
+	}
+	parts.push(buf.subarray(start));
+	return { text: Buffer.concat(parts), escaped };
 }
 
 /* ---------- commands ---------- */
@@ -674,6 +727,7 @@ async function cmdGet(opts, args) {
 	}
 	let passphrase = await passphraseFrom(opts, { confirm: false });
 	const url = `${link.site}/api/secrets/${link.id}`;
+	warnIfClear(link.site, "link's id (enough to use up its views) and any passphrase", 'travel');
 
 	const meta = await api('GET', url, { timeoutMs });
 	let prompted = false;
@@ -719,18 +773,29 @@ async function cmdGet(opts, args) {
 		return { filename: f.original, path: where, mimeType: f.mimeType, size: f.data.length };
 	});
 
+	const terminal = process.stdout.isTTY && !opts.raw;
+	let lineOpen = process.stdout.isTTY && text !== null && text.length > 0 && text[text.length - 1] !== 0x0a;
 	if (opts.json) {
-		await writeOut(JSON.stringify({
+		const json = JSON.stringify({
 			text: text === null ? null : text.toString('utf8'),
 			files: written,
 			viewsRemaining: res.viewsRemaining ?? null,
-		}, null, 2) + '\n');
+		}, null, 2) + '\n';
+		// JSON.stringify escapes C0 controls only; the same value, C1 and DEL escaped too.
+		await writeOut(terminal ? json.replace(/[\u007f-\u009f]/g, c => `\\u00${c.charCodeAt(0).toString(16)}`) : json);
+	} else if (text !== null && terminal) {
+		const shown = escapeControls(text);
+		await writeOut(shown.text);
+		if (shown.escaped > 0)
+			process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${shown.escaped} control character${
+				shown.escaped === 1 ? ' is' : 's are'} shown escaped (\\x1b, \\u009b); use --raw, or redirect to a file, for the exact text\n`);
+		lineOpen = lineOpen && shown.escaped === 0;
 	} else if (text !== null) {
 		await writeOut(text);
 	}
 	if (process.stderr.isTTY && !opts.json) {
 		const left = res.viewsRemaining;
-		process.stderr.write(`${process.stdout.isTTY && text !== null && text.length && text[text.length - 1] !== 0x0a ? '\n' : ''}burnlink: ${
+		process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${
 			left === 0 ? 'that was the last view: the secret is now deleted from the server'
 			: left === null || left === undefined ? 'the link keeps working until it expires'
 			: `${left} more view${left === 1 ? '' : 's'} left`}\n`);
@@ -812,6 +877,7 @@ async function cmdBurn(opts, args) {
 	const link = parseLink(args[0], ['receipt', 'secret']);
 	const url = `${link.site}/api/secrets/${link.id}`;
 	let passphrase = await passphraseFrom(opts, { confirm: false });
+	warnIfClear(link.site, "link's id and any passphrase", 'travel');
 	if (link.kind === 'secret' && passphrase === undefined) {
 		const meta = await api('GET', url, { timeoutMs });
 		if (meta.hasPassphrase) {

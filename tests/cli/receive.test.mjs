@@ -199,3 +199,51 @@ test('--passphrase - asks on the terminal without echo, twice when sending', { s
 	assert.match(differ.out, /differ/);
 });
 
+
+/* ---------- terminal safety ---------- */
+
+// A title change, a screen clear, a clipboard write (OSC 52), a CSI in its C1
+// form, a carriage return that would hide the line before it, a DEL.
+const HOSTILE = 'before\x1b]0;owned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07 \u009b31m x\ry\r\n\x7fend\tok\n';
+
+test('get on a terminal shows control characters escaped; --raw and a pipe give the exact bytes', { skip: !hasScript() && 'script (util-linux) is missing' }, async () => {
+	const link = await send(['--views', '3', HOSTILE]);
+	const shown = await runOnTerminal(['get', link], []);
+	assert.equal(shown.code, 0, shown.out);
+	assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f]/.test(shown.out.replace(/\r\n/g, '\n')), JSON.stringify(shown.out));
+	assert.ok(shown.out.includes('before\\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJmIH4=\\x07 \\u009b31m x\\x0dy'), JSON.stringify(shown.out));
+	assert.ok(shown.out.includes('\\x7fend\tok'), JSON.stringify(shown.out));
+	assert.match(shown.out, /burnlink: 8 control characters are shown escaped/);
+	// --raw: as sent (the terminal's own line discipline turns \n into \r\n).
+	const raw = await runOnTerminal(['get', '--raw', link], []);
+	assert.equal(raw.code, 0, raw.out);
+	assert.ok(raw.out.includes('before\x1b]0;owned\x07\x1b[2J'), JSON.stringify(raw.out));
+	// Not a terminal: the exact bytes, no notice.
+	const piped = await run(['get', link]);
+	assert.equal(piped.code, 0, piped.err);
+	assert.equal(piped.out, HOSTILE);
+	assert.doesNotMatch(piped.err, /escaped/);
+});
+
+test('get --json on a terminal escapes C1 controls and DEL too (same JSON value)', { skip: !hasScript() && 'script (util-linux) is missing' }, async () => {
+	const link = await send([HOSTILE]);
+	const shown = await runOnTerminal(['get', '--json', link], []);
+	assert.equal(shown.code, 0, shown.out);
+	assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f]/.test(shown.out), JSON.stringify(shown.out));
+	const json = JSON.parse(shown.out.replace(/\r\n/g, '\n'));
+	assert.equal(json.text, HOSTILE);
+});
+
+test('get and burn warn when the link is plain http to a host that is not loopback', async () => {
+	// 0.0.0.0 reaches this machine's server but is not a loopback name.
+	const link = (await send(['--views', '2', 'warned'])).replace('//127.0.0.1:', '//0.0.0.0:');
+	const got = await run(['get', link]);
+	assert.equal(got.code, 0, got.err);
+	assert.match(got.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m);
+	const burnt = await run(['burn', link]);
+	assert.equal(burnt.code, 0, burnt.err);
+	assert.match(burnt.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m);
+	// loopback: no warning
+	const quiet = await run(['status', (await send(['x'])).replace('/secret/', '/secret/')]);
+	assert.doesNotMatch(quiet.err, /warning/);
+});
