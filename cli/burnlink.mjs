@@ -386,7 +386,7 @@ export function mimeTypeOf(name) {
 export function safeFileName(name, index) {
 	let s = String(name).normalize('NFC');
 	s = s.split(/[/\\]/).pop();
-	s = s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_');
+	s = s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_');
 	s = s.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
 	if (s === '')
 		s = `file-${index + 1}`;
