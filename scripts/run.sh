@@ -75,9 +75,23 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# Where the server may keep a request body it buffers (lighttpd: over 64 KiB):
+# a 0700 directory of its user on a tmpfs, removed at exit, so that no
+# plaintext of a server-side create is ever written to persistent disk.
+if [ -d /dev/shm ]; then
+	upload=$(mktemp -d /dev/shm/burnlink-upload.XXXXXX)
+else
+	echo "run.sh: warning: no /dev/shm; request bodies over 64 KiB may be buffered on disk in $run/upload" >&2
+	upload=$run/upload
+	mkdir -p "$upload"
+fi
+chmod 700 "$upload"
+[ -n "$user" ] && chown "$user:$group" "$upload"
+trap 'rm -rf "$upload"' EXIT
+
 export BL_PASSENV="$passenv" BL_HOST=127.0.0.1 BL_PORT="$PORT" BL_VHOST="127.0.0.1:$PORT"
 export BL_SERVERNAME=127.0.0.1 BL_DOCROOT="$top/www" BL_CGIBIN="$bin" BL_DATADIR="$datadir"
-export BL_LOGDIR="$log" BL_RUNDIR="$run" BL_USER="$user"
+export BL_LOGDIR="$log" BL_RUNDIR="$run" BL_USER="$user" BL_UPLOADDIR="$upload"
 export BL_ACCESSLOG="|exec cat >> $log/access.log"
 
 case "$SERVER" in

@@ -241,6 +241,17 @@ export async function startServer(opts = {}) {
 
 	// lighttpd opens its logs after dropping privileges.
 	own(logDir);
+	// Where the server may keep a request body it buffers: a 0700 directory
+	// of its user on a tmpfs, never persistent disk (tests/security/spool.test.mjs).
+	let uploadDir = path.join(dir, 'upload');	// no tmpfs: the spool test says so
+	if (fs.existsSync('/dev/shm')) {
+		uploadDir = fs.mkdtempSync('/dev/shm/burnlink-upload-');
+		tmpDirs.add(uploadDir);
+	} else {
+		fs.mkdirSync(uploadDir);
+	}
+	fs.chmodSync(uploadDir, 0o700);
+	own(uploadDir);
 
 	// The program environment.
 	const progEnv = {};
@@ -298,6 +309,7 @@ export async function startServer(opts = {}) {
 		// A piped logger: lighttpd writes each line at once (a log file is buffered).
 		BL_ACCESSLOG: `|exec cat >> ${path.join(logDir, 'access.log')}`,
 		BL_RUNDIR: runDir,
+		BL_UPLOADDIR: uploadDir,
 		BL_USER: user,
 		BL_PASSENV: Object.keys(progEnv).join(' '),
 		...progEnv,
