@@ -63,8 +63,13 @@ static struct slot	*committed_upto;
 static int
 commit_batch(struct bl_keep *keep)
 {
-	if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
-		bl_log(NULL, "database: %s", bl_store_error(keep->store));
+	struct bl_store	*s = keep->store;
+
+	/* While a request runs, the batch's store is lent to its context (serve.c). */
+	if (s == NULL && keep->lent != NULL)
+		s = keep->lent->store;
+	if (s != NULL && bl_store_batch_commit(s) != BL_OK) {
+		bl_log(NULL, "database: %s", bl_store_error(s));
 		keep->batch_failed = 1;
 	}
 	return keep->batch_failed ? -1 : 0;

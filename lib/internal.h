@@ -364,6 +364,7 @@ struct bl_keep {
 	char		*db_path;
 	struct bl_store	*counters;
 	char		*limits_path;
+	struct bl_ctx	*lent;		/* the context they are lent to, during a request */
 	int		 batch;		/* requests share one commit (fcgi.c) */
 	int		 batch_failed;	/* the batch's store was lost before it */
 };
@@ -373,7 +374,10 @@ void		 bl_keep_free(struct bl_keep *);
 int		 bl_fcgi_listening(void);
 int		 bl_fcgi_serve(const struct bl_route *);
 
-/* The store's lifetime calls only the serve layer makes (lib/store.c). */
+/*
+ * The store's lifetime calls the serve layer makes (lib/store.c); a handler
+ * about to spend long without the database (scrypt) flushes the batch.
+ */
 int		 bl_store_idle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);

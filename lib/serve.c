@@ -88,12 +88,14 @@ keep_lend(struct bl_keep *k, struct bl_ctx *c)
 	free(k->limits_path);
 	k->store = k->counters = NULL;
 	k->db_path = k->limits_path = NULL;
+	k->lent = c;
 }
 
 /* Takes the context's stores back for the next request, readied (bl_store_idle()). */
 static void
 keep_take(struct bl_keep *k, struct bl_ctx *c)
 {
+	k->lent = NULL;
 	if (c->store != NULL && bl_store_idle(c->store) == 0 &&
 	    (k->db_path = strdup(c->cfg.db_path)) != NULL) {
 		k->store = c->store;
