@@ -1,4 +1,4 @@
-/* error.c: the error table: HTTP status, machine code, message and hint. */
+/* error.c (layer: base): the error table (HTTP status, machine code, message, hint); the errors of states. */
 #include "internal.h"
 
 static const struct bl_error_info errors[BL_ERR__MAX] = {
@@ -129,4 +129,29 @@ bl_error_info(enum bl_err e)
 	if ((unsigned)e >= BL_ERR__MAX || errors[e].code == NULL)
 		return &errors[BL_ERR_INTERNAL];
 	return &errors[e];
+}
+
+/* The error of a state that is not active (BL_OK for an active one). */
+enum bl_err
+bl_state_err(enum bl_state st)
+{
+	switch (st) {
+	case BL_ST_EXPIRED:
+		return BL_ERR_SECRET_EXPIRED;
+	case BL_ST_BURNED:
+		return BL_ERR_SECRET_BURNED;
+	case BL_ST_EXHAUSTED:
+		return BL_ERR_MAX_VIEWS_REACHED;
+	default:
+		return BL_OK;
+	}
+}
+
+/* The name of a state as the API shows it. */
+const char *
+bl_state_name(enum bl_state st)
+{
+	static const char *const names[] = {"active", "expired", "burned", "exhausted"};
+
+	return (unsigned)st < 4 ? names[st] : "unknown";
 }

@@ -1,4 +1,4 @@
-/* sandbox.c: process hygiene (no core dumps) and the seccomp filter of the CGI programs. */
+/* sandbox.c (layer: serve): process hygiene (no core dumps) and the seccomp filter of the CGI programs. */
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
