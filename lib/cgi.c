@@ -185,7 +185,8 @@ bl_req_read_body(struct bl_req *r, int required)
 	size_t		 len, got = 0, n;
 	int		 rc;
 
-	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
+	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"),
+	    (size_t)r->cfg.limits.f[BL_F_BODY].max, &len);
 	if (rc > 0)
 		return BL_ERR_PAYLOAD_TOO_LARGE;
 	if (rc < 0)
@@ -448,6 +449,7 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 {
 	const struct bl_error_info	*ei = bl_error_info(e);
 	json_object			*o;
+	char				 hint[sizeof(r->hint)];
 	int				 rc;
 
 	if (ei->status == 503 && r->retry_after == 0)
@@ -456,7 +458,8 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	    json_object_object_add(o, "error", json_object_new_string(ei->message)) ||
 	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
 	    json_object_object_add(o, "hint",
-	    json_object_new_string(r->hint[0] != '\0' ? r->hint : ei->hint)) ||
+	    json_object_new_string(r->hint[0] != '\0' ? r->hint :
+	    bl_error_hint(e, &r->cfg.limits, hint, sizeof(hint)))) ||
 	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
 		json_object_put(o);
 		if (r->responded)
@@ -482,6 +485,7 @@ bl_respond_detached(const struct bl_io *io, const char *id, enum bl_err e,
 
 	memset(&r, 0, sizeof(r));
 	r.io = io;
+	bl_limits_init(&r.cfg.limits);
 	snprintf(r.id, sizeof(r.id), "%s", id);
 	snprintf(r.hint, sizeof(r.hint), "%s", hint);
 	return bl_respond_error(&r, e);
