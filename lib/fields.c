@@ -9,6 +9,12 @@
  * Validation reads the bounds from struct bl_limits, which starts as these;
  * scripts/limits-gen.c prints them as www/assets/limits.js for the page and
  * the CLI (make limits).
+ *
+ * A new limit: its number in burnlink.h's block of limits, a row here, the
+ * check through bl_field_*() or r->cfg.limits.f[...] (never the number), its
+ * hint in lib/error.c naming it as ${id.max} (or :time, :size), then
+ * `make limits` and commit www/assets/limits.js (tests/cli/wire.test.mjs
+ * fails until then). The page and the CLI read it from LIMITS.
  */
 static const struct bl_field_info fields[BL_F__MAX] = {
 	[BL_F_CONTENT] = {"content", NULL, BL_FT_SIZE,
