@@ -59,11 +59,11 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: all programs limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs $(QRCODE)
+	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
 
 # The page's QR-code library (npm, pinned by package-lock.json), served from
 # www/ (git-ignored). Without npm the page still works, without QR codes.
@@ -102,6 +102,17 @@ $(BUILD)/seccomp_bpf.h: $(BUILD)/seccomp-gen
 $(BUILD)/schema-pg.h: schema-pg.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
 	sh scripts/sql2c.sh bl_schema_pg_sql schema-pg.sql > $@
+
+# The limits of lib/fields.c for the page and the CLI, www/assets/limits.js,
+# are committed: the CLI runs from a clone without make and as the cli/
+# package, the page from www/. tests/cli/limits.test.mjs fails when the file
+# differs from what the table prints; `make limits` rewrites it.
+$(BUILD)/limits-gen: scripts/limits-gen.c lib/fields.c lib/error.c lib/burnlink.h lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -O2 $(WARN) -o $@ scripts/limits-gen.c lib/fields.c lib/error.c
+
+limits: $(BUILD)/limits-gen
+	$(BUILD)/limits-gen > www/assets/limits.js.tmp && mv www/assets/limits.js.tmp www/assets/limits.js
 
 # The schemas are compiled in, so a program needs no file beside it to start.
 $(BUILD)/schema.h: schema.sql scripts/sql2c.sh

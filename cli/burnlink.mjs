@@ -3,7 +3,6 @@
 // Node.js 18 or later, no dependencies. Encryption happens here; the server
 // only ever sees ciphertext, and the key travels in the link's #fragment.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -11,16 +10,19 @@ import path from 'node:path';
 import tty from 'node:tty';
 import { fileURLToPath } from 'node:url';
 
+// The wire format and the limits (www/assets/wire.js and limits.js): beside
+// this file in the cli/ package (its prepack copies them), else the page's own
+// in a clone of the project.
+const wire = await import(fs.existsSync(new URL('./wire/wire.js', import.meta.url))
+	? './wire/wire.js' : '../www/assets/wire.js');
+
 export const VERSION = '0.1.0';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 const DEFAULT_TIMEOUT_S = 30;
-const MAX_PLAINTEXT = 2 * 1024 * 1024;   // 2 MiB of text and file bytes together
-const MAX_FILES = 20;
+const MAX_PLAINTEXT = wire.LIMITS.content.max;   // text and file bytes together
+const MAX_FILES = wire.LIMITS.files.max;
 const MAX_RESPONSE = 16 * 1024 * 1024;  // a retrieval of 2 MiB is ~3 MiB of JSON
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const KEY_BYTES = 32;
 
 const EXIT_OK = 0;
 const EXIT_FAIL = 1;    // API, network, decryption or file-writing failure
@@ -301,61 +303,39 @@ export function parseLink(link, kinds) {
 	return { site: u.origin + m[1], kind: m[2], id: m[3], fragmentKey };
 }
 
-/* ---------- encoding and encryption ---------- */
-
-function b64url(buf) {
-	return Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+/* ---------- encoding and encryption (www/assets/wire.js) ---------- */
 
 // Decodes the link key: url-safe (or standard) base64 of 32 bytes, padding optional.
 export function decodeKey(s) {
 	if (typeof s !== 'string' || !/^[A-Za-z0-9_\-+/]{43}=?$/.test(s))
 		throw new UsageError('the #key=… part of the link is damaged (expected 43 base64 characters); copy the whole link');
-	const std = s.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/') + '=';
-	const key = Buffer.from(std, 'base64');
-	if (key.length !== KEY_BYTES)
+	const key = wire.decodeKey(s);
+	if (key === null)
 		throw new UsageError('the #key=… part of the link is damaged; copy the whole link');
 	return key;
 }
 
-// Strict base64: only canonical strings decode.
-function b64decode(s, what) {
-	if (typeof s !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0)
-		throw new CliError(`the server sent a malformed ${what}`);
-	return Buffer.from(s, 'base64');
+// A Buffer over the bytes of a Uint8Array (not copied).
+function asBuffer(u8) {
+	return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 }
 
-// AES-256-GCM with a fresh 12-byte IV; the tag is appended (the WebCrypto layout).
-export function seal(key, plain) {
-	const iv = crypto.randomBytes(IV_BYTES);
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
-	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
-}
-
-export function unseal(key, item, what) {
-	if (!item || typeof item !== 'object')
-		throw new CliError(`the server sent a malformed ${what}`);
-	const iv = b64decode(item.iv, `${what} IV`);
-	const data = b64decode(item.ciphertext, what);
-	if (iv.length !== IV_BYTES || data.length < TAG_BYTES)
-		throw new CliError(`the server sent a malformed ${what}`);
+// The content of a retrieval answer, opened with key; the wire module's
+// errors in the CLI's words.
+async function openAnswer(key, res) {
 	try {
-		const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
-		d.setAuthTag(data.subarray(data.length - TAG_BYTES));
-		return Buffer.concat([d.update(data.subarray(0, data.length - TAG_BYTES)), d.final()]);
-	} catch {
-		throw new CliError(`cannot decrypt the ${what}: the key in the link does not match (was the link copied completely?)`);
+		const out = await wire.openAnswer(key, res);
+		return {
+			text: out.text === null ? null : asBuffer(out.text),
+			files: out.files.map(f => ({ ...f, data: asBuffer(f.data) })),
+		};
+	} catch (err) {
+		if (!(err instanceof wire.WireError))
+			throw err;
+		if (err.reason === 'key')
+			throw new CliError(`cannot decrypt the ${err.what}: the key in the link does not match (was the link copied completely?)`);
+		throw new CliError(`the server sent a malformed ${err.what}${err.part === 'iv' ? ' IV' : ''}`);
 	}
-}
-
-// A filename or mimeType on retrieval: a plain string or {ciphertext, iv}.
-function unsealString(key, v, what) {
-	if (typeof v === 'string')
-		return v;
-	if (v === null || v === undefined)
-		return '';
-	return unseal(key, v, what).toString('utf8');
 }
 
 const MIME_TYPES = {
@@ -683,17 +663,13 @@ async function cmdSend(opts, args) {
 	if (passphrase !== undefined || apiKey)
 		warnIfClear(site, passphrase !== undefined ? 'passphrase' : 'API key');
 
-	const key = crypto.randomBytes(KEY_BYTES);
-	if (text && text.length > 0)
-		body.text = seal(key, text);
-	if (files.length > 0)
-		body.files = files.map(f => ({
-			filename: seal(key, Buffer.from(f.name, 'utf8')),
-			mimeType: seal(key, Buffer.from(mimeTypeOf(f.name), 'utf8')),
-			data: seal(key, f.data),
-		}));
+	const key = wire.newKey();
+	Object.assign(body, await wire.sealCreate(key, {
+		text,
+		files: files.map(f => ({ name: f.name, type: mimeTypeOf(f.name), data: f.data })),
+	}));
 
-	const fragment = `#key=${b64url(key)}`;
+	const fragment = `#key=${wire.encodeKey(key)}`;
 	key.fill(0);
 	const res = await api('POST', `${site}/api/secrets`, { json: body, apiKey, timeoutMs });
 	if (typeof res.secretUrl !== 'string')
@@ -751,17 +727,15 @@ async function cmdGet(opts, args) {
 	}
 
 	// Decrypt everything before writing anything.
-	const text = res.text ? unseal(key, res.text, 'text') : null;
-	const files = (Array.isArray(res.files) ? res.files : []).map((f, i) => {
-		const name = unsealString(key, f.filename, 'file name');
-		return {
-			original: name,
-			name: safeFileName(name, i),
-			mimeType: unsealString(key, f.mimeType, 'file type'),
-			data: unseal(key, f.data, 'file'),
-		};
-	});
+	const opened = await openAnswer(key, res);
 	key.fill(0);
+	const text = opened.text;
+	const files = opened.files.map((f, i) => ({
+		original: f.name,
+		name: safeFileName(f.name, i),
+		mimeType: f.type,
+		data: f.data,
+	}));
 
 	const written = files.map(f => {
 		const where = writeFileSafely(outDir, f.name, f.data, !!opts.force);

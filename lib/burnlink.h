@@ -68,17 +68,99 @@ struct bl_error_info {
 
 const struct bl_error_info *bl_error_info(enum bl_err);
 
-/* Limits of SPEC.md, with the sizes of DECISIONS.md. */
+/*
+ * Limits of docs/API.md. lib/fields.c lists each with the field it bounds:
+ * validation runs from that table, the error hints are formatted from it and
+ * www/assets/limits.js (the page's and the CLI's) is generated from it.
+ */
 #define BL_MAX_PLAINTEXT	2097152		/* 2 MiB of text and file bytes */
 #define BL_MAX_BODY		4194304		/* 4 MiB of JSON body */
 #define BL_TTL_MIN		1800
 #define BL_TTL_MAX		7776000
 #define BL_TTL_DEFAULT		86400
+#define BL_VIEWS_MIN		1
 #define BL_VIEWS_MAX		999
+#define BL_VIEWS_DEFAULT	1
 #define BL_MAX_FILES		20
 #define BL_PASS_MIN		4
 #define BL_PASS_MAX		256
+#define BL_META_MAX		255		/* bytes of a plaintext filename or mimeType */
+#define BL_META_SEALED_MAX	1024		/* plaintext bytes of an encrypted one */
 #define BL_ATTEMPTS_PER_MIN	5
+
+/*
+ * fields.c: the table of validated inputs, one row per field (and per limit a
+ * hint names): its JSON type, bounds, default, what null means and its error.
+ * The table holds the limits of docs/API.md; struct bl_limits holds the ones
+ * a request enforces (r->cfg.limits: the table's, tightened in one place,
+ * bl_limits_tighten(), by whatever configures an instance).
+ */
+enum bl_field {
+	BL_F_CONTENT = 0,	/* text and file plaintext together */
+	BL_F_BODY,		/* the JSON request body */
+	BL_F_TTL,
+	BL_F_MAX_VIEWS,
+	BL_F_PASSPHRASE,
+	BL_F_DELETABLE,
+	BL_F_FILES,
+	BL_F_FILENAME,		/* a plaintext one */
+	BL_F_MIME_TYPE,		/* a plaintext one */
+	BL_F_SEALED_META,	/* an encrypted filename or mimeType */
+	BL_F_EMAIL,
+	BL_F_PASSWORD,
+	BL_F_KEY_NAME,
+	BL_F_ATTEMPTS,		/* passphrase attempts per secret and client, a minute */
+	BL_F_KEYS,		/* valid API keys per account */
+	BL_F_SESSION_IDLE,
+	BL_F_SESSION_MAX,
+	BL_F__MAX
+};
+
+/* What a field is in JSON, and what its bounds count. */
+enum bl_ftype {
+	BL_FT_INTEGER = 0,	/* a number with an integral value; bounds the value */
+	BL_FT_STRING,		/* a string; bounds count Unicode code points */
+	BL_FT_BYTES,		/* a string; bounds count UTF-8 bytes */
+	BL_FT_BOOLEAN,
+	BL_FT_ARRAY,		/* bounds count items */
+	BL_FT_SIZE,		/* not a member: a size in bytes */
+	BL_FT_COUNT,		/* not a member: a number of things */
+	BL_FT_SECONDS		/* not a member: a duration */
+};
+
+/* What a JSON null (or an absent member) means. */
+enum bl_fnull {
+	BL_NULL_INVALID = 0,	/* null is refused; absent is the default */
+	BL_NULL_DEFAULT,	/* null and absent are the default */
+	BL_NULL_UNLIMITED,	/* null means no limit (-1); absent is the default */
+	BL_NULL_NONE		/* null and absent mean "none" */
+};
+
+struct bl_bounds {
+	int64_t		 min;
+	int64_t		 max;
+	int64_t		 dflt;
+};
+
+struct bl_field_info {
+	const char	*id;		/* its name in hints and www/assets/limits.js */
+	const char	*member;	/* the JSON member, NULL for a limit without one */
+	enum bl_ftype	 type;
+	struct bl_bounds spec;		/* docs/API.md */
+	enum bl_fnull	 null;
+	enum bl_err	 err;
+};
+
+struct bl_limits {
+	struct bl_bounds f[BL_F__MAX];
+};
+
+const struct bl_field_info *bl_field_info(enum bl_field);
+void		 bl_limits_init(struct bl_limits *);
+int		 bl_limits_tighten(struct bl_limits *, enum bl_field, const struct bl_bounds *);
+size_t		 bl_hint_format(const struct bl_limits *, const char *tmpl, char *buf,
+		    size_t len);
+const char	*bl_error_hint(enum bl_err, const struct bl_limits *, char *buf, size_t len);
 #define BL_KEY_LEN		22		/* url-safe base64 of 16 bytes */
 #define BL_DKEY_LEN		43		/* url-safe base64 of 32 bytes */
 #define BL_IV_BYTES		12
@@ -104,6 +186,7 @@ struct bl_config {
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
+	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
 };
 
 struct bl_store;
@@ -300,8 +383,14 @@ int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);
 int		 bl_ct_equal(const void *, const void *, size_t);
 
-/* validate.c: field checks with explicit bounds. */
+/* validate.c: field checks with explicit bounds, the table's fields of a JSON object. */
 int		 bl_key_valid(const char *, size_t);
+enum bl_err	 bl_field_int(const struct bl_limits *, enum bl_field, json_object *,
+		    int64_t *out);
+enum bl_err	 bl_field_bool(const struct bl_limits *, enum bl_field, json_object *,
+		    int *out);
+enum bl_err	 bl_field_string(const struct bl_limits *, enum bl_field, json_object *,
+		    const char **out, size_t *len);
 size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);

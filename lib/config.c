@@ -68,6 +68,8 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	char		*dir, *slash;
 
 	memset(cfg, 0, sizeof(*cfg));
+	/* An instance's own (tighter) limits would be applied here (bl_limits_tighten()). */
+	bl_limits_init(&cfg->limits);
 	if ((cfg->db_path = dup_env(get, arg, "BURNLINK_DB")) == NULL &&
 	    (cfg->db_path = default_db()) == NULL)
 		goto fail;

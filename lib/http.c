@@ -230,7 +230,8 @@ bl_req_read_body(struct bl_req *r, int required)
 	size_t		 len, got = 0, n;
 	int		 rc;
 
-	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
+	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"),
+	    (size_t)r->ctx->cfg.limits.f[BL_F_BODY].max, &len);
 	if (rc > 0)
 		return BL_ERR_PAYLOAD_TOO_LARGE;
 	if (rc < 0)
@@ -474,6 +475,7 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 {
 	const struct bl_error_info	*ei = bl_error_info(e);
 	json_object			*o;
+	char				 hint[sizeof(r->hint)];
 	int				 rc;
 
 	if (ei->status == 503 && r->retry_after == 0)
@@ -482,7 +484,9 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	    json_object_object_add(o, "error", json_object_new_string(ei->message)) ||
 	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
 	    json_object_object_add(o, "hint",
-	    json_object_new_string(r->hint[0] != '\0' ? r->hint : ei->hint)) ||
+	    json_object_new_string(r->hint[0] != '\0' ? r->hint :
+	    bl_error_hint(e, r->ctx != NULL ? &r->ctx->cfg.limits : NULL,
+	    hint, sizeof(hint)))) ||
 	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
 		json_object_put(o);
 		if (r->responded)

@@ -592,14 +592,33 @@ mode_of(json_object *v)
 	return -1;
 }
 
-/* Decodes {ciphertext, iv} into it (ciphertext at least the tag long). */
+/*
+ * Fails with the size error of field f: what is larger than f's bound, as
+ * r->ctx->cfg.limits has it.
+ */
 static enum bl_err
-parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
-    struct bl_item *it)
+too_large(struct bl_req *r, enum bl_field f, const char *what)
+{
+	char	 bound[96];
+
+	bl_hint_format(&r->ctx->cfg.limits, f == BL_F_SEALED_META ?
+	    "${sealedMeta.max:size} limit (${sealedMeta.max} bytes of plaintext)" :
+	    "${content.max:size} limit (${content.max} bytes of plaintext)",
+	    bound, sizeof(bound));
+	return bl_req_fail(r, bl_field_info(f)->err, "%s is larger than the %s.", what, bound);
+}
+
+/*
+ * Decodes {ciphertext, iv} into it (ciphertext at least the tag long), its
+ * plaintext at most field f's bound less used.
+ */
+static enum bl_err
+parse_enc(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
+    size_t used, struct bl_item *it)
 {
 	json_object	*ct, *iv;
 	unsigned char	*ivb = NULL;
-	size_t		 n;
+	size_t		 n, maxplain = (size_t)r->ctx->cfg.limits.f[f].max - used;
 
 	if (!json_object_object_get_ex(v, "ciphertext", &ct) ||
 	    !json_object_is_type(ct, json_type_string))
@@ -608,11 +627,10 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
 	if (!json_object_object_get_ex(v, "iv", &iv) ||
 	    !json_object_is_type(iv, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_IV,
-		    "%s.iv must be base64 of exactly 12 bytes.", what);
+		    "%s.iv must be base64 of exactly %d bytes.", what, BL_IV_BYTES);
 	n = bl_b64_decoded_len(json_object_get_string(ct), (size_t)json_object_get_string_len(ct));
 	if (n != SIZE_MAX && n > maxplain + BL_TAG_BYTES)
-		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
-		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+		return too_large(r, f, what);
 	if ((it->buf = bl_b64_decode(json_object_get_string(ct),
 	    (size_t)json_object_get_string_len(ct), &it->len)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
@@ -621,14 +639,15 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
 		    "%s.ciphertext must be canonical standard base64 with padding.", what);
 	if (it->len < BL_TAG_BYTES)
 		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
-		    "%s.ciphertext is shorter than the 16-byte AES-GCM tag.", what);
+		    "%s.ciphertext is shorter than the %d-byte AES-GCM tag.", what, BL_TAG_BYTES);
 	if ((ivb = bl_b64_decode(json_object_get_string(iv),
 	    (size_t)json_object_get_string_len(iv), &n)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
 	if (ivb == NULL || n != BL_IV_BYTES) {
 		free(ivb);
 		return bl_req_fail(r, BL_ERR_INVALID_IV,
-		    "%s.iv must be canonical base64 of exactly 12 bytes (16 characters).", what);
+		    "%s.iv must be canonical base64 of exactly %d bytes (%d characters).", what,
+		    BL_IV_BYTES, (BL_IV_BYTES + 2) / 3 * 4);
 	}
 	memcpy(it->iv, ivb, BL_IV_BYTES);
 	free(ivb);
@@ -649,16 +668,20 @@ copy_plain(const char *s, size_t len, struct bl_item *it)
 	return BL_OK;
 }
 
-/* A filename or mimeType: a short string, or (client-side) {ciphertext, iv}. */
+/*
+ * A filename or mimeType (field f): a short string, or (client-side)
+ * {ciphertext, iv}; absent or null, dflt unless the table requires it.
+ */
 static enum bl_err
 parse_meta(struct bl_req *r, json_object *v, int server_side, const char *what,
-    int required, const char *dflt, struct bl_item *it)
+    enum bl_field f, const char *dflt, struct bl_item *it)
 {
-	const char	*s;
-	size_t		 len;
+	const struct bl_bounds	*b = &r->ctx->cfg.limits.f[f];
+	const char		*s;
+	size_t			 len;
 
 	if (v == NULL || json_object_is_type(v, json_type_null)) {
-		if (required)
+		if (bl_field_info(f)->null == BL_NULL_INVALID)
 			return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s is required.", what);
 		return copy_plain(dflt, strlen(dflt), it);
 	}
@@ -666,28 +689,30 @@ parse_meta(struct bl_req *r, json_object *v, int server_side, const char *what,
 		if (server_side)
 			return bl_req_fail(r, BL_ERR_INVALID_ENCRYPTION_MODE,
 			    "%s is encrypted but the request is in server-side mode; send every item one way.", what);
-		return parse_enc(r, v, what, 1024, it);
+		return parse_enc(r, v, what, BL_F_SEALED_META, 0, it);
 	}
 	if (!json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "%s must be a string%s.", what, server_side ? "" : " or {ciphertext, iv}");
 	s = json_object_get_string(v);
 	len = (size_t)json_object_get_string_len(v);
-	if (len == 0 && required)
+	if (len == 0 && b->min > 0)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s must not be empty.", what);
-	if (len > 255 || bl_utf8_codepoints(s, len) == SIZE_MAX)
+	if ((int64_t)len > b->max || bl_utf8_codepoints(s, len) == SIZE_MAX)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
-		    "%s must be valid text of at most 255 bytes without NUL.", what);
+		    "%s must be valid text of at most %lld bytes without NUL.", what,
+		    (long long)b->max);
 	return copy_plain(s, len, it);
 }
 
-/* Decodes a data:<mime>;base64,<data> URL into it. */
+/* Decodes a data:<mime>;base64,<data> URL into it, at most the content bound less used. */
 static enum bl_err
-parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
+parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t used,
     struct bl_item *it)
 {
 	const char	*s = json_object_get_string(v), *comma, *b64;
 	size_t		 len = (size_t)json_object_get_string_len(v), n;
+	size_t		 maxplain = (size_t)r->ctx->cfg.limits.f[BL_F_CONTENT].max - used;
 
 	/* The scheme and ";base64" are case-insensitive (RFC 2397). */
 	if (len < 5 || strncasecmp(s, "data:", 5) != 0 ||
@@ -699,8 +724,7 @@ parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxpla
 	len -= (size_t)(b64 - s);
 	n = bl_b64_decoded_len(b64, len);
 	if (n != SIZE_MAX && n > maxplain)
-		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
-		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+		return too_large(r, BL_F_CONTENT, what);
 	if ((it->buf = bl_b64_decode(b64, len, &it->len)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
 	if (it->buf == NULL)
@@ -751,9 +775,10 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "files must be an array of {filename, mimeType, data}.");
 	n = json_object_array_length(files);
-	if (n > BL_MAX_FILES)
+	if ((int64_t)n > r->ctx->cfg.limits.f[BL_F_FILES].max)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
-		    "At most 20 files may be attached; %zu were sent.", n);
+		    "At most %lld files may be attached; %zu were sent.",
+		    (long long)r->ctx->cfg.limits.f[BL_F_FILES].max, n);
 	if (n == 0)
 		return BL_OK;
 	if ((c->content.files = calloc(n, sizeof(struct bl_file))) == NULL)
@@ -777,16 +802,16 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 			    "files[%zu] is in %s mode but the request is in %s mode; send every item one way.",
 			    i, m ? "server-side" : "client-side", c->server_side ? "server-side" : "client-side");
 		snprintf(what, sizeof(what), "files[%zu].filename", i);
-		if ((e = parse_meta(r, name, c->server_side, what, 1, "", &bf->name)) != BL_OK)
+		if ((e = parse_meta(r, name, c->server_side, what, BL_F_FILENAME, "",
+		    &bf->name)) != BL_OK)
 			return e;
 		snprintf(what, sizeof(what), "files[%zu].mimeType", i);
-		if ((e = parse_meta(r, mime, c->server_side, what, 0,
+		if ((e = parse_meta(r, mime, c->server_side, what, BL_F_MIME_TYPE,
 		    "application/octet-stream", &bf->mime)) != BL_OK)
 			return e;
 		snprintf(what, sizeof(what), "files[%zu].data", i);
-		e = c->server_side ?
-		    parse_data_url(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data) :
-		    parse_enc(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data);
+		e = c->server_side ? parse_data_url(r, data, what, *total, &bf->data) :
+		    parse_enc(r, data, what, BL_F_CONTENT, *total, &bf->data);
 		if (e != BL_OK)
 			return e;
 		*total += plain_len(&bf->data);
@@ -798,21 +823,21 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 }
 
 /*
- * Validates the create request in r->json into c. On success every item of
- * c->content is encrypted (server-side mode: under a fresh key in c->dkey).
+ * Validates the create request in r->json into c, against the limits of the
+ * request (r->ctx->cfg.limits, from the table of lib/fields.c). On success every
+ * item of c->content is encrypted (server-side mode: under a fresh key in
+ * c->dkey).
  */
 enum bl_err
 bl_create_parse(struct bl_req *r, struct bl_create *c)
 {
-	json_object	*o = r->json, *text = NULL, *secret = NULL, *v, *files = NULL;
-	size_t		 total = 0, i;
-	enum bl_err	 e;
-	int		 has_files;
+	const struct bl_limits	*lim = &r->ctx->cfg.limits;
+	json_object		*o = r->json, *text = NULL, *secret = NULL, *v, *files = NULL;
+	size_t			 total = 0, i;
+	enum bl_err		 e;
+	int			 has_files;
 
 	memset(c, 0, sizeof(*c));
-	c->ttl = BL_TTL_DEFAULT;
-	c->max_views = 1;
-	c->deletable = 1;
 
 	/* text / secret decide the mode; files decide it when there is no text. */
 	json_object_object_get_ex(o, "text", &text);
@@ -844,33 +869,12 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			c->server_side = mode_of(v) == 1;
 	}
 
-	/* A null ttl, passphrase or deletable means "the default", like an absent one. */
-	if (json_object_object_get_ex(o, "ttl", &v) && v != NULL &&
-	    bl_json_int(v, BL_TTL_MIN, BL_TTL_MAX, &c->ttl) != 0)
-		return BL_ERR_INVALID_TTL;
-	if (json_object_object_get_ex(o, "maxViews", &v)) {
-		if (json_object_is_type(v, json_type_null))
-			c->max_views = -1;
-		else if (bl_json_int(v, 1, BL_VIEWS_MAX, &c->max_views) != 0)
-			return BL_ERR_INVALID_MAX_VIEWS;
-	}
-	if (json_object_object_get_ex(o, "passphrase", &v) &&
-	    !json_object_is_type(v, json_type_null)) {
-		size_t cp;
-		if (!json_object_is_type(v, json_type_string))
-			return BL_ERR_INVALID_PASSPHRASE_FORMAT;
-		c->pass = json_object_get_string(v);
-		c->pass_len = (size_t)json_object_get_string_len(v);
-		cp = bl_utf8_codepoints(c->pass, c->pass_len);
-		if (cp == SIZE_MAX || cp < BL_PASS_MIN || cp > BL_PASS_MAX)
-			return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
-			    "passphrase must be a string of 4 to 256 characters without NUL.");
-	}
-	if (json_object_object_get_ex(o, "deletable", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return BL_ERR_INVALID_DELETABLE;
-		c->deletable = json_object_get_boolean(v);
-	}
+	/* Absent or null: what the table says (the default, unlimited, none). */
+	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK ||
+	    (e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK ||
+	    (e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
+	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK)
+		return e;
 
 	if (text != NULL) {
 		c->content.has_text = 1;
@@ -878,11 +882,11 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			const char *s = json_object_get_string(text);
 			size_t len = (size_t)json_object_get_string_len(text);
 			/* The text is content, kept exactly: NUL characters included. */
-			if (len > BL_MAX_PLAINTEXT)
+			if ((int64_t)len > lim->f[BL_F_CONTENT].max)
 				return BL_ERR_INVALID_CONTENT_SIZE;
 			if ((e = copy_plain(s, len, &c->content.text)) != BL_OK)
 				return e;
-		} else if ((e = parse_enc(r, text, "text", BL_MAX_PLAINTEXT,
+		} else if ((e = parse_enc(r, text, "text", BL_F_CONTENT, 0,
 		    &c->content.text)) != BL_OK)
 			return e;
 		total = plain_len(&c->content.text);
@@ -898,7 +902,7 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		return e;
 	if (c->content.nfiles == 0 && (!c->content.has_text || total == 0))
 		return BL_ERR_INVALID_CONTENT;
-	if (total > BL_MAX_PLAINTEXT)
+	if ((int64_t)total > lim->f[BL_F_CONTENT].max)
 		return BL_ERR_INVALID_CONTENT_SIZE;
 
 	if (c->server_side) {

@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeSync, encodeKey } from '../../www/assets/wire.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
@@ -240,10 +241,13 @@ export function runProgram(program, { env = {}, args = [] } = {}) {
 	});
 }
 
-// ---- crypto ----------------------------------------------------------------
+// ---- crypto (www/assets/wire.js, synchronous over node:crypto) ----------------
 
+const wire = nodeSync(crypto);
+
+// Url-safe base64 without padding, the form of the key in a link.
 export function b64urlEncode(buf) {
-	return Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+	return encodeKey(buf);
 }
 
 // Decodes url-safe base64 without padding the way SPEC.md says a client does.
@@ -264,22 +268,16 @@ export function fragmentKey(url) {
 	return b64urlDecode(url.slice(i + 5));
 }
 
-// AES-256-GCM in the WebCrypto layout: {ciphertext: b64(ct || tag), iv: b64(12 bytes)}.
-export function encryptItem(plaintext, key, iv = crypto.randomBytes(12)) {
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(Buffer.from(plaintext)), c.final(), c.getAuthTag()]);
-	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
+// {ciphertext, iv} of plaintext under key (a fresh IV unless one is given).
+export function encryptItem(plaintext, key, iv) {
+	return wire.seal(key, plaintext, iv);
 }
 
-// Decrypts {ciphertext, iv} with key (Buffer, or url-safe base64 string); returns a Buffer.
+// Decrypts {ciphertext, iv} with key (Buffer, or url-safe base64 string); returns a
+// Buffer; throws on a malformed item (not canonical, an IV not 12 bytes) or a wrong key.
 export function decryptItem(item, key) {
 	if (typeof key === 'string') key = b64urlDecode(key);
-	const ct = Buffer.from(item.ciphertext, 'base64');
-	const iv = Buffer.from(item.iv, 'base64');
-	if (iv.length !== 12) throw new Error(`iv is ${iv.length} bytes, not 12`);
-	const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
-	d.setAuthTag(ct.subarray(ct.length - 16));
-	return Buffer.concat([d.update(ct.subarray(0, ct.length - 16)), d.final()]);
+	return wire.open(key, item);
 }
 
 export function sha256hex(s) {
