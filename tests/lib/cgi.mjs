@@ -18,6 +18,11 @@
 //   BURNLINK_SLOW   set under valgrind: the heavy tests use fewer processes.
 //   BURNLINK_TEST_TIMEOUT_MS  the per-program time limit (default 60000).
 //   BURNLINK_KEEP_TMP  keep the temporary directories (for debugging).
+//   BURNLINK_OPENAPI_CHECK=0  do not check responses against docs/openapi.yaml.
+//
+// Every complete response of a CGI program is checked against docs/openapi.yaml
+// (tests/lib/openapi.mjs) as the request the web servers would route to that
+// program: a response the description does not allow rejects the request.
 //
 // Run the suite: node --test tests/cgi/
 //   BURNLINK_BIN=build/asan node --test tests/cgi/
@@ -30,6 +35,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkResponse, cgiRoute } from './openapi.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
@@ -120,7 +126,9 @@ function responseComplete(out) {
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
- * A non-zero exit, a signal or no complete CGI header rejects the promise.
+ *   noSpecCheck  do not check the response against docs/openapi.yaml
+ * A non-zero exit, a signal, no complete CGI header or a response that
+ * docs/openapi.yaml does not allow rejects the promise.
  */
 export function runCgi(program, opts = {}) {
 	const prog = programPath(program);
@@ -208,6 +216,14 @@ export function runCgi(program, opts = {}) {
 			try { parsed = parseCgi(raw); } catch (e) {
 				if (opts.allowExit) return resolve({ raw, stderr, code, signal, ms });
 				return reject(new Error(`${e.message}\nstderr:\n${stderr}`));
+			}
+			const route = opts.noSpecCheck ? null : cgiRoute(program, env.REQUEST_METHOD || 'OTHER', env.PATH_INFO);
+			if (route) {
+				try {
+					checkResponse({ ...route, status: parsed.status, headers: parsed.headers, body: parsed.body });
+				} catch (e) {
+					return reject(new Error(`${program} (${method} PATH_INFO ${env.PATH_INFO}): ${e.message}`));
+				}
 			}
 			resolve({ ...parsed, killed: false, complete: true, raw, stderr, code, signal, ms });
 		});
