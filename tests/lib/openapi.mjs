@@ -18,7 +18,9 @@
 //   - the body (not for HEAD) is JSON valid against the media type's schema,
 //     with ajv's JSON Schema 2020-12 dialect (the dialect of OpenAPI 3.1).
 // Paths the description does not name (the pages, /api/<nothing>) are not
-// checked. BURNLINK_OPENAPI_CHECK=0 turns the check off (for debugging).
+// checked, nor a web server's own answer (not JSON, no X-Request-Id) with one
+// of the statuses listed in x-burnlink-server-answers (a request it refused
+// before any program ran). BURNLINK_OPENAPI_CHECK=0 turns the check off (for debugging).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -145,8 +147,15 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 		base = `/paths/${token(template)}/x-burnlink-other-methods`;
 		if (!responses) return [`${method} ${template}: the description has no such operation`];
 	}
-	const what = `${method} ${urlPath.split('?')[0]} → ${status}`;
-	let [resp, pointer] = deref(s.doc, responses[String(status)], `${base}/${token(status)}`);
+	const shown = urlPath.split('?')[0];
+	const what = `${method} ${shown.length > 120 ? `${shown.slice(0, 120)}...` : shown} → ${status}`;
+	const [resp, pointer] = deref(s.doc, responses[String(status)], `${base}/${token(status)}`);
+	const ctype = (header(headers, 'content-type') || '').split(';')[0].trim().toLowerCase();
+	// The web server's own answer to a request it refused before any program
+	// ran: a status the description lists as such, and not the programs' JSON.
+	if (ctype !== 'application/json' && header(headers, 'x-request-id') === undefined &&
+	    (s.doc['x-burnlink-server-answers'] || []).map(Number).includes(Number(status)))
+		return [];
 	if (!resp) {
 		return [`${what}: status ${status} is not one of ${Object.keys(responses).join(', ')} in docs/openapi.yaml (${template})`];
 	}
@@ -165,7 +174,6 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 	}
 	const content = resp.content || {};
 	const types = Object.keys(content);
-	const ctype = (header(headers, 'content-type') || '').split(';')[0].trim().toLowerCase();
 	if (types.length > 0 && !types.includes(ctype)) {
 		problems.push(`Content-Type ${JSON.stringify(ctype)} is not ${types.join(' or ')}`);
 	} else if (types.length > 0 && m !== 'head' && content[ctype].schema && ctype.endsWith('json')) {
