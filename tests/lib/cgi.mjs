@@ -41,15 +41,17 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 // BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
 const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
-const CRON = new Set(['cleanup']);
+// Programs outside cgi-bin/: the cron job and the admin tool.
+const SUBDIR = { cleanup: 'cron', 'burnlink-admin': 'tools' };
 // Passed through from the test's environment so sanitizer builds can be steered.
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ', 'VALGRIND_OPTS'];
 const DEFAULT_TIMEOUT_MS = Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000;
 
-// The path of a program: 'create', 'metadata', 'retrieve', 'delete' or 'cleanup'.
+// The path of a program: a CGI program ('create', 'session', ...), 'cleanup'
+// or 'burnlink-admin'.
 export function programPath(name) {
 	const base = path.resolve(ROOT, process.env.BURNLINK_BIN || '.');
-	const sub = CRON.has(name) ? 'cron' : 'cgi-bin';
+	const sub = SUBDIR[name] || 'cgi-bin';
 	const candidates = [
 		path.join(base, sub, name),
 		path.join(base, name),			// BURNLINK_BIN names cgi-bin/ itself
@@ -126,6 +128,7 @@ function responseComplete(out) {
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
+ *   uid, gid     run the program as this user and group
  *   noSpecCheck  do not check the response against docs/openapi.yaml
  * A non-zero exit, a signal, no complete CGI header or a response that
  * docs/openapi.yaml does not allow rejects the promise.
@@ -168,7 +171,9 @@ export function runCgi(program, opts = {}) {
 	const started = process.hrtime.bigint();
 
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const spawnOpts = { env, stdio: ['pipe', 'pipe', 'pipe'] };
+		if (opts.uid !== undefined) Object.assign(spawnOpts, { uid: opts.uid, gid: opts.gid });
+		const child = spawn(cmd, args, spawnOpts);
 		const out = [], err = [];
 		let killedByUs = false, timedOut = false;
 		let answered = false;
