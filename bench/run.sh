@@ -101,7 +101,9 @@ pb_skip=""
 if want pb-create || want pb-read; then
 	pb_tar=${PRIVATEBIN_TARBALL:-$(ls "$top"/../shared/peers/privatebin-*.tar.gz 2>/dev/null | sort -V | tail -n 1)}
 	phpcgi=$(command -v php-cgi || true)
-	if [ -z "$pb_tar" ] || [ ! -f "$pb_tar" ]; then
+	if [ -n "${PRIVATEBIN_TARBALL:-}" ] && [ ! -f "$PRIVATEBIN_TARBALL" ]; then
+		pb_skip="PRIVATEBIN_TARBALL ($PRIVATEBIN_TARBALL) is not a file"
+	elif [ -z "$pb_tar" ] || [ ! -f "$pb_tar" ]; then
 		pb_skip="no PrivateBin tarball (privatebin-*.tar.gz in $(cd "$top/.." && pwd)/shared/peers/, or PRIVATEBIN_TARBALL)"
 	elif [ -z "$phpcgi" ]; then
 		pb_skip="php-cgi is not installed (sh scripts/deps.sh bench)"
@@ -785,7 +787,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	fi
 	if [ -s "$results" ]; then
 		echo
-		echo "Targets (8 connections, ratio to the CGI floor of this run):"
+		echo "Targets (SQLite, 8 connections, ratio to the CGI floor of this run):"
 		echo
 		awk -v mode="$MODE" -v dbs="$DBS" '
 		$3 == 8 { rps[$1 "@" $2] = $4; if ($1 == "floor") fl = $4 }
@@ -797,6 +799,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 		END {
 			n = split(dbs, d, " ")
 			for (i = 1; i <= n; i++) {
+				if (d[i] != "sqlite") continue
 				if (mode == "cgi") {
 					check("metadata", d[i], 0.6); check("retrieve", d[i], 0.5)
 					check("create-cs", d[i], 0.45); check("create-ss", d[i], 0.3)
@@ -806,6 +809,24 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 				}
 			}
 		}' "$results"
+		if [ -n "$usepg" ]; then
+			echo
+			echo "PostgreSQL against SQLite, and PgBouncer against a direct connection (req/s over req/s, same session):"
+			echo
+			awk '
+			{ rps[$1 "@" $2 "@" $3] = $4; if ($2 != "-" && !seen[$1 "@" $3]++) order[++n] = $1 "@" $3 }
+			function r(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+			END {
+				print "| case | conns | pg / sqlite | pgbouncer / sqlite | pgbouncer / pg |"
+				print "| --- | ---: | ---: | ---: | ---: |"
+				for (i = 1; i <= n; i++) {
+					split(order[i], k, "@")
+					if (k[1] == "floor" || k[1] ~ /^pb-/) continue
+					s = rps[k[1] "@sqlite@" k[2]]; p = rps[k[1] "@pg@" k[2]]; b = rps[k[1] "@pgbouncer@" k[2]]
+					printf "| %s | %s | %s | %s | %s |\n", k[1], k[2], r(p, s), r(b, s), r(b, p)
+				}
+			}' "$results"
+		fi
 		if grep -q '^pb-' "$results"; then
 			echo
 			echo "Against PrivateBin (burnlink's req/s over PrivateBin's, same machine, same session$( [ "$MODE" = fastcgi ] && echo "; FastCGI target at 8 connections: >= 2" )):"
