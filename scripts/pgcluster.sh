@@ -16,6 +16,9 @@
 # reachable by OWNER. The socket lives in DIR/sock, or in a directory under
 # /tmp when that path is too long for a unix socket (107 bytes). Extra
 # postgresql.conf lines may be given in PGCLUSTER_CONF (newline-separated).
+# PGCLUSTER_HOLDER names the process the cluster belongs to: while it lives,
+# another start in DIR is refused; once it is gone (a killed `make run`), the
+# next start stops and replaces what it left.
 # The cluster is started in a session of its own, so a Ctrl-C meant for the
 # web server does not reach it; the caller stops it.
 set -eu
@@ -70,6 +73,10 @@ pg_start() {
 case "$cmd" in
 start)
 	if [ -d "$dir/data" ]; then
+		holder=$(cat "$dir/holder" 2>/dev/null || true)
+		if [ -n "$holder" ] && kill -0 "$holder" 2>/dev/null; then
+			die "$dir is in use by process $holder (another make run?); stop that first"
+		fi
 		# What a run that was killed left behind: a throwaway cluster starts afresh.
 		pg_stop
 		[ -f "$dir/sockdir" ] && case "$(sockdir "$dir")" in /tmp/burnlink-pgsock.*) rm -rf "$(sockdir "$dir")" ;; esac
@@ -83,6 +90,7 @@ start)
 		mkdir -p "$sock"
 	fi
 	echo "$sock" >"$dir/sockdir"
+	[ -z "${PGCLUSTER_HOLDER:-}" ] || echo "$PGCLUSTER_HOLDER" >"$dir/holder"
 	chmod 755 "$dir" "$sock"
 	[ -z "$owner" ] || chown "$owner:" "$dir" "$sock"
 	as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C \

@@ -100,9 +100,9 @@ fi
 if [ -n "$pgdir" ]; then
 	# The throwaway cluster runs as the programs' user (initdb refuses root),
 	# which owns var/; it is stopped and removed when this script exits.
-	trap 'sh "$top/scripts/pgcluster.sh" stop "$pgdir"' EXIT
 	echo "burnlink: starting a throwaway PostgreSQL cluster in $pgdir" >&2
-	BURNLINK_DB=$(sh scripts/pgcluster.sh start "$pgdir" "$user")
+	BURNLINK_DB=$(PGCLUSTER_HOLDER=$$ sh scripts/pgcluster.sh start "$pgdir" "$user")
+	trap 'sh "$top/scripts/pgcluster.sh" stop "$pgdir"' EXIT
 fi
 
 export BL_PASSENV="$passenv" BL_HOST=127.0.0.1 BL_PORT="$PORT" BL_VHOST="127.0.0.1:$PORT"
