@@ -760,7 +760,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	if [ -n "$pb_skip" ]; then
 		echo "- PrivateBin: not measured: $pb_skip"
 	elif [ -n "$pb_version" ]; then
-		echo "- PrivateBin $pb_version ($(basename "$pb_tar")): $php_version, $( [ "$MODE" = fastcgi ] && echo "php-cgi under mod_fastcgi, one process manager with PHP_FCGI_CHILDREN=4" || echo "php-cgi under mod_cgi, a process per request"), opcache $pb_opcache; its configuration is cfg/conf.sample.php with [traffic] limit = 0, Filesystem storage in the work directory; pb-create posts a v2 paste of 1 KiB of text (1,040 bytes of ciphertext, as burnlink's create-cs; 16 characters of it random per request, since PrivateBin names a paste after its ciphertext), pb-read reads one paste (JSON API, X-Requested-With: JSONHttpRequest); a 200 whose body lacks \"status\":0 counts as not 200"
+		echo "- PrivateBin $pb_version ($(basename "$pb_tar")): $php_version, $( [ "$MODE" = fastcgi ] && echo "php-cgi under mod_fastcgi, one process manager with PHP_FCGI_CHILDREN=4" || echo "php-cgi under mod_cgi, a process per request"), opcache $pb_opcache$( [ "$MODE" = fastcgi ] || echo " (a CGI process keeps nothing of it for the next)"); its configuration is cfg/conf.sample.php with [traffic] limit = 0, Filesystem storage in the work directory; pb-create posts a v2 paste of 1 KiB of text (1,040 bytes of ciphertext, as burnlink's create-cs; 16 characters of it random per request, since PrivateBin names a paste after its ciphertext), pb-read reads one paste (JSON API, X-Requested-With: JSONHttpRequest); a 200 whose body lacks \"status\":0 counts as not 200"
 	fi
 	echo
 	echo "| case | database | conns | req/s (median) | ratio to floor | p50 ms | p99 ms | not 200 | runs req/s |"
