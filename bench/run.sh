@@ -268,7 +268,7 @@ seed_family() {
 }
 fams=""
 case " $DBS " in *" sqlite "*) fams=sqlite ;; esac
-[ -z "$usepg" ] || fams="$fams pg"
+[ -z "$usepg" ] || fams=${fams:+$fams }pg
 # The floor reads a key of any family: without SQLite in DBS, of PostgreSQL's.
 for fam in $fams; do seed_family "$fam"; done
 floorfam=${fams%% *}
@@ -786,6 +786,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 		}' "$sizes_file"
 	fi
 	if [ -s "$results" ]; then
+		case " $DBS " in *" sqlite "*)
 		echo
 		echo "Targets (SQLite, 8 connections, ratio to the CGI floor of this run):"
 		echo
@@ -808,7 +809,8 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 					check("retrieve-once", d[i], 2); check("metadata", d[i], 4)
 				}
 			}
-		}' "$results"
+		}' "$results" ;;
+		esac
 		if [ -n "$usepg" ]; then
 			echo
 			echo "PostgreSQL against SQLite, and PgBouncer against a direct connection (req/s over req/s, same session):"
