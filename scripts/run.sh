@@ -17,7 +17,8 @@ set -eu
 PORT=${PORT:-8080}
 SERVER=${SERVER:-lighttpd}
 BACKEND=${BACKEND:-sqlite}
-case "${BURNLINK_DB:-}" in postgresql://* | postgres:*) BACKEND=postgres ;; esac
+# A BURNLINK_DB given says which database it is.
+case "${BURNLINK_DB:-}" in "") ;; postgresql://* | postgres:*) BACKEND=postgres ;; *) BACKEND=sqlite ;; esac
 case "$BACKEND" in sqlite | postgres) ;; *) echo "run.sh: BACKEND must be sqlite or postgres (got '$BACKEND')" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
