@@ -3,6 +3,8 @@
 
 PORT     ?= 8080
 SERVER   ?= lighttpd
+# sqlite | postgres: the database of `make run` and `make bench`.
+BACKEND  ?= sqlite
 PREFIX   ?= /srv/burnlink
 DESTDIR  ?=
 BUILD    ?= build
@@ -139,10 +141,14 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LIBS)
 
-# Serve the page and API in the foreground (Ctrl-C stops it).
+# Serve the page and API in the foreground (Ctrl-C stops it). BACKEND=postgres
+# (or a postgresql:// BURNLINK_DB) serves PostgreSQL with the programs of
+# `make pg`; without BURNLINK_DB on a throwaway cluster in var/pg.
 run: all
 	@sh scripts/deps.sh run $(if $(filter apache,$(SERVER)),apache)
-	@PORT=$(PORT) SERVER=$(SERVER) sh scripts/run.sh
+	@case "$(BACKEND) $$BURNLINK_DB" in postgres\ * | *\ postgres*) \
+	    [ -n "$$BURNLINK_BIN" ] || $(MAKE) --no-print-directory pg ;; esac
+	@PORT=$(PORT) SERVER=$(SERVER) BACKEND=$(BACKEND) sh scripts/run.sh
 
 # A sanitizer build of every program, in build/asan/ (dynamically linked).
 asan: deps
@@ -211,15 +217,17 @@ $(BUILD)/bench/seed: bench/seed.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
-# BACKEND=postgres adds the PostgreSQL figures (bench/pg.mjs: the programs of
-# `make pg` on a throwaway cluster, per request and through lighttpd).
-BACKEND ?= sqlite
+# MODE=cgi (default), fastcgi, or "cgi fastcgi" (a result file each).
+# BACKEND=postgres measures the same cases on a throwaway PostgreSQL cluster
+# (the programs of `make pg`, directly and through PgBouncer) beside SQLite.
+# bench/pg.mjs (run by hand) breaks a PostgreSQL CGI request down further.
 bench: all
-	@sh scripts/deps.sh bench
+	@sh scripts/deps.sh bench $(if $(filter postgres,$(BACKEND)),pg)
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
-	@BENCH_HELPERS=$(BUILD)/bench sh bench/run.sh
 	@if [ "$(BACKEND)" = postgres ]; then $(MAKE) --no-print-directory pg && \
-	    BENCH_HELPERS=$(BUILD)/bench node bench/pg.mjs; fi
+	    $(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 build/pg-obj/bench/seed; fi
+	@for m in $(or $(MODE),cgi); do \
+	    BENCH_HELPERS=$(BUILD)/bench MODE=$$m BACKEND=$(BACKEND) sh bench/run.sh || exit 1; done
 
 clean:
 	rm -rf build $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
