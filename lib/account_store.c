@@ -1,4 +1,4 @@
-/* account_store.c: accounts, API keys, passwords and sessions, written once above the backends (lib/store.h). */
+/* account_store.c (layer: domain): accounts, API keys, passwords and sessions, written once above the backends (lib/store.h). */
 #include <string.h>
 
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* content.c: a secret's content (text and files, encrypted or plain): freed and wiped in one place. */
+/* content.c (layer: base): a secret's content (text and files, encrypted or plain): freed and wiped in one place. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* counters.c: the rate-limit counters beside a SQLite database: a fixed-size table in one file (struct bl_counter_ops). */
+/* counters.c (layer: storage): the rate-limit counters beside a SQLite database: a fixed-size table in one file (struct bl_counter_ops). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* secret.c: the lifecycle of a secret, written once above the backends (lib/store.h). */
+/* secret.c (layer: domain): the lifecycle of a secret, written once above the backends (lib/store.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,30 +14,6 @@
  * database's write lock), re-reads it, and only then reads, counts or deletes,
  * so racing requests for one secret each see what the previous one committed.
  */
-
-/* The error of a state that is not active. */
-enum bl_err
-bl_state_err(enum bl_state st)
-{
-	switch (st) {
-	case BL_ST_EXPIRED:
-		return BL_ERR_SECRET_EXPIRED;
-	case BL_ST_BURNED:
-		return BL_ERR_SECRET_BURNED;
-	case BL_ST_EXHAUSTED:
-		return BL_ERR_MAX_VIEWS_REACHED;
-	default:
-		return BL_OK;
-	}
-}
-
-const char *
-bl_state_name(enum bl_state st)
-{
-	static const char *const names[] = {"active", "expired", "burned", "exhausted"};
-
-	return (unsigned)st < 4 ? names[st] : "unknown";
-}
 
 /* Views left: -1 for unlimited, 0 once the secret is no longer active. */
 int64_t

@@ -1,4 +1,4 @@
-/* store.c: the store handle over the backend BURNLINK_DB names, and the one way statements are run. */
+/* store.c (layer: storage): the store handle over the backend BURNLINK_DB names, and the one way statements are run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* store_pg.c: the PostgreSQL backend (libpq): its SQL dialect, its primitives and its counters (lib/store.h). */
+/* store_pg.c (layer: storage): the PostgreSQL backend (libpq): its SQL dialect, its primitives and its counters (lib/store.h). */
 /* Built with make PG=1 only (BL_HAVE_PG); any other build compiles this file to nothing. */
 #ifdef BL_HAVE_PG
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* store_sql.c: the statements of enum bl_stmt (lib/store.h), in the SQL both backends speak. */
+/* store_sql.c (layer: storage): the statements of enum bl_stmt (lib/store.h), in the SQL both backends speak. */
 #include "internal.h"
 #include "store.h"
 

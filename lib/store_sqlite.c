@@ -1,4 +1,4 @@
-/* store_sqlite.c: the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c as it is. */
+/* store_sqlite.c (layer: storage): the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c as it is. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -218,7 +218,7 @@ usage_line(const char *what, const struct bl_usage *u)
 
 /* The counters of an account's creation windows; json gets them if not NULL. */
 static int
-account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *arr)
+account_windows_show(struct bl_ctx *c, const struct bl_account *a, json_object *arr)
 {
 	struct bl_usage	 u;
 	char		 id[24];
@@ -227,7 +227,7 @@ account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *
 
 	snprintf(id, sizeof(id), "%lld", (long long)a->id);
 	for (i = 0; i < N_ACCOUNT_WINDOWS; i++) {
-		if ((e = bl_limit_usage(r, account_windows[i].lim, id, strlen(id), &u)) != BL_OK)
+		if ((e = bl_limit_usage(c, account_windows[i].lim, id, strlen(id), &u)) != BL_OK)
 			return failed(e, "rate-limit counters");
 		if (arr != NULL)
 			json_object_array_add(arr, usage_json(account_windows[i].window, &u));
@@ -238,7 +238,7 @@ account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *
 }
 
 static int
-cmd_account_show(struct bl_req *r, const char *which)
+cmd_account_show(struct bl_ctx *c, const char *which)
 {
 	struct bl_account	 a;
 	json_object		*o = NULL, *w = NULL;
@@ -246,7 +246,7 @@ cmd_account_show(struct bl_req *r, const char *which)
 	char			 t[64];
 	int			 rc;
 
-	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
 		return failed(e, which);
 	if (json_out) {
 		o = account_json(&a);
@@ -260,7 +260,7 @@ cmd_account_show(struct bl_req *r, const char *which)
 		    (long long)a.secrets_active);
 		printf("creation counts:\n");
 	}
-	rc = account_windows_show(r, &a, w);
+	rc = account_windows_show(c, &a, w);
 	if (o != NULL) {
 		if (rc == EX_OK)
 			print_json(o);
@@ -275,7 +275,7 @@ cmd_account_show(struct bl_req *r, const char *which)
  * echoed on a terminal), which ends the account's browser sessions.
  */
 static int
-cmd_account_password(struct bl_req *r, const char *which)
+cmd_account_password(struct bl_ctx *c, const char *which)
 {
 	struct bl_account	 a;
 	struct termios		 t, quiet;
@@ -285,7 +285,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 	int			 tty = isatty(STDIN_FILENO), echo_off = 0, rc;
 	enum bl_err		 e;
 
-	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
 		return failed(e, which);
 	if (tty) {
 		fprintf(stderr, "New password for %s: ", a.name);
@@ -303,7 +303,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 	len = n > 0 ? (size_t)n : 0;
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
-	e = n > 0 ? bl_account_set_password(r, a.id, line, len) : BL_ERR_INVALID_PASSWORD;
+	e = n > 0 ? bl_account_set_password(c, a.id, line, len) : BL_ERR_INVALID_PASSWORD;
 	if (line != NULL)
 		bl_free_wipe(line, cap);
 	if (e == BL_ERR_INVALID_PASSWORD)
@@ -322,7 +322,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 }
 
 static int
-cmd_account(struct bl_req *r, int argc, char **argv)
+cmd_account(struct bl_ctx *c, int argc, char **argv)
 {
 	struct bl_account	 a;
 	json_object		*arr = NULL;
@@ -333,7 +333,7 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
-		if ((e = bl_account_create(r, argv[1], &a)) != BL_OK)
+		if ((e = bl_account_create(c, argv[1], &a)) != BL_OK)
 			return failed(e, argv[1]);
 		if (json_out)
 			print_json(account_json(&a));
@@ -349,7 +349,7 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 		else
 			printf("%-6s %-32s %-24s %5s %8s %8s\n", "ID", "NAME", "CREATED", "KEYS",
 			    "SECRETS", "ACTIVE");
-		if ((e = bl_account_list(r, list_account, arr)) != BL_OK) {
+		if ((e = bl_account_list(c, list_account, arr)) != BL_OK) {
 			json_object_put(arr);
 			return failed(e, "accounts");
 		}
@@ -360,19 +360,19 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "show") == 0) {
 		if (argc != 2)
 			return usage_error("account show: expected one ACCOUNT");
-		return cmd_account_show(r, argv[1]);
+		return cmd_account_show(c, argv[1]);
 	}
 	if (strcmp(argv[0], "password") == 0) {
 		if (argc != 2)
 			return usage_error("account password: expected one ACCOUNT (the password "
 			    "is read from standard input)");
-		return cmd_account_password(r, argv[1]);
+		return cmd_account_password(c, argv[1]);
 	}
 	return usage_error("account: unknown subcommand \"%s\"", argv[0]);
 }
 
 static int
-cmd_key(struct bl_req *r, int argc, char **argv)
+cmd_key(struct bl_ctx *c, int argc, char **argv)
 {
 	struct bl_account	 a;
 	struct bl_api_key	 k;
@@ -398,9 +398,9 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		}
 		if (acct == NULL)
 			return usage_error("key issue: expected ACCOUNT");
-		if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+		if ((e = bl_account_find(c, acct, &a)) != BL_OK)
 			return failed(e, acct);
-		if ((e = bl_key_issue(r, a.id, label, key, &k)) != BL_OK)
+		if ((e = bl_key_issue(c, a.id, label, key, &k)) != BL_OK)
 			return failed(e, "key issue");
 		if (json_out) {
 			o = key_json(&k);
@@ -422,7 +422,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		if (argc > 2)
 			return usage_error("key list: at most one ACCOUNT");
 		if (argc == 2) {
-			if ((e = bl_account_find(r, argv[1], &a)) != BL_OK)
+			if ((e = bl_account_find(c, argv[1], &a)) != BL_OK)
 				return failed(e, argv[1]);
 			id = a.id;
 		}
@@ -431,7 +431,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		else
 			printf("%-6s %-8s %-14s %-24s %-24s %-24s %s\n", "ID", "ACCOUNT",
 			    "PREFIX", "CREATED", "LAST USED", "REVOKED", "LABEL");
-		if ((e = bl_key_list(r, id, list_key, arr)) != BL_OK) {
+		if ((e = bl_key_list(c, id, list_key, arr)) != BL_OK) {
 			json_object_put(arr);
 			return failed(e, "keys");
 		}
@@ -442,7 +442,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "revoke") == 0) {
 		if (argc != 2)
 			return usage_error("key revoke: expected one KEY (id or bl_...)");
-		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+		if ((e = bl_key_find(c, argv[1], &k)) != BL_OK)
 			return failed(e, argv[1][0] == 'b' ? "that key" : argv[1]);
 		if (k.revoked_ms >= 0) {
 			if (json_out)
@@ -452,9 +452,9 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 				    (long long)k.id, k.prefix, when(k.revoked_ms, t));
 			return EX_OK;
 		}
-		if ((e = bl_key_revoke(r, k.id)) != BL_OK)
+		if ((e = bl_key_revoke(c, k.id)) != BL_OK)
 			return failed(e, "key revoke");
-		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+		if ((e = bl_key_find(c, argv[1], &k)) != BL_OK)
 			return failed(e, "key revoke");
 		if (json_out)
 			print_json(key_json(&k));
@@ -486,7 +486,7 @@ parse_count(const char *s, int64_t *out)
 }
 
 static int
-cmd_limits(struct bl_req *r, int argc, char **argv)
+cmd_limits(struct bl_ctx *c, int argc, char **argv)
 {
 	const char		*ip = NULL, *acct = NULL, *op = NULL, *win = NULL, *cnt = NULL;
 	char			 canon[BL_IP_TEXT], id[24];
@@ -539,10 +539,10 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 			if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, ip_ops[j].op) != 0)
 				continue;
 			done++;
-			if ((set || reset) && (e = bl_limit_set(r, ip_ops[j].lim, canon,
+			if ((set || reset) && (e = bl_limit_set(c, ip_ops[j].lim, canon,
 			    strlen(canon), reset ? 0 : count)) != BL_OK)
 				goto fail;
-			if ((e = bl_limit_usage(r, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
+			if ((e = bl_limit_usage(c, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
 				goto fail;
 			if (arr != NULL)
 				json_object_array_add(arr, usage_json(ip_ops[j].op, &u));
@@ -559,7 +559,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 	}
 	if (set && (win == NULL || op != NULL))
 		return usage_error("limits set --account: --window key-hour|hour|day is required");
-	if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+	if ((e = bl_account_find(c, acct, &a)) != BL_OK)
 		return failed(e, acct);
 	snprintf(id, sizeof(id), "%lld", (long long)a.id);
 	for (j = 0; j < N_ACCOUNT_WINDOWS; j++) {
@@ -568,7 +568,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 		if (set && strcmp(win, account_windows[j].window) != 0)
 			continue;
 		done++;
-		if ((e = bl_limit_set(r, account_windows[j].lim, id, strlen(id),
+		if ((e = bl_limit_set(c, account_windows[j].lim, id, strlen(id),
 		    reset ? 0 : count)) != BL_OK)
 			goto fail;
 	}
@@ -580,7 +580,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 		json_object_object_add(o, "windows", arr = json_object_new_array());
 	} else
 		printf("account %lld (%s), creation counts:\n", (long long)a.id, a.name);
-	if (account_windows_show(r, &a, arr) != EX_OK) {
+	if (account_windows_show(c, &a, arr) != EX_OK) {
 		json_object_put(o);
 		return EX_FAIL;
 	}
@@ -628,7 +628,7 @@ become_owner(const char *db)
 int
 main(int argc, char *argv[])
 {
-	struct bl_req	 r;
+	struct bl_ctx	 ctx;
 	int		 i, j, rc;
 
 	/* --json may come anywhere; the other options come before the command. */
@@ -660,26 +660,24 @@ main(int argc, char *argv[])
 	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
 	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0)
 		return usage_error("unknown command \"%s\"", argv[i]);
-	/* An operator's command is one request without a client. */
-	unsetenv("REMOTE_ADDR");
-	unsetenv("REQUEST_METHOD");
-	if (bl_req_init(&r, &bl_cgi_io) != BL_OK) {
+	/* The domain, with a context from the process environment: no request. */
+	if (bl_ctx_init(&ctx, NULL, NULL) != 0) {
 		fprintf(stderr, "burnlink-admin: out of memory\n");
 		return EX_FAIL;
 	}
-	if (become_owner(r.cfg.db_path) != 0) {
-		bl_req_free(&r);
+	if (become_owner(ctx.cfg.db_path) != 0) {
+		bl_ctx_free(&ctx);
 		return EX_FAIL;
 	}
 	if (strcmp(argv[i], "account") == 0)
-		rc = cmd_account(&r, argc - i - 1, argv + i + 1);
+		rc = cmd_account(&ctx, argc - i - 1, argv + i + 1);
 	else if (strcmp(argv[i], "key") == 0)
-		rc = cmd_key(&r, argc - i - 1, argv + i + 1);
+		rc = cmd_key(&ctx, argc - i - 1, argv + i + 1);
 	else if (strcmp(argv[i], "usage") == 0)
-		rc = argc - i == 2 ? cmd_account_show(&r, argv[i + 1]) :
+		rc = argc - i == 2 ? cmd_account_show(&ctx, argv[i + 1]) :
 		    usage_error("usage: expected one ACCOUNT");
 	else
-		rc = cmd_limits(&r, argc - i - 1, argv + i + 1);
-	bl_req_free(&r);
+		rc = cmd_limits(&ctx, argc - i - 1, argv + i + 1);
+	bl_ctx_free(&ctx);
 	return rc;
 }

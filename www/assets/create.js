@@ -3,12 +3,13 @@
 // link with the key in its fragment, its QR code and the receipt link.
 
 import {
-	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX,
-	$, el, apiUrl, b64urlEncode, newRawKey, importKey, encryptBytes, encryptString,
+	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX, VIEWS_MIN, VIEWS_MAX,
+	$, el, apiUrl,
 	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
 	setMessage, copyText,
 } from './common.js';
 import { csrfToken, showAccount } from './account.js';
+import { newKey, encodeKey, sealCreate } from './wire.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -145,6 +146,10 @@ const progressText = $('progress-text');
 
 let files = []; // File objects, in the order added
 let busy = false;
+
+// The field's own bounds follow the limits (limits.js).
+views.min = String(VIEWS_MIN);
+views.max = String(VIEWS_MAX);
 
 /* Size meter and files */
 
@@ -308,7 +313,7 @@ function readOptions(text) {
 	let maxViews = null;
 	if (!unlimited.checked) {
 		const v = views.value.trim();
-		if (!/^\d+$/.test(v) || +v < 1 || +v > 999)
+		if (!/^\d+$/.test(v) || +v < VIEWS_MIN || +v > VIEWS_MAX)
 			return invalid(views, 'Views allowed must be a whole number from 1 to 999.', 'Or tick “Unlimited until it expires”.');
 		maxViews = parseInt(v, 10);
 	}
@@ -398,32 +403,22 @@ form.addEventListener('submit', async (e) => {
 	setMessage(formError, '', '');
 	setBusy(true);
 	announce('Encrypting in your browser…');
-	const raw = newRawKey();
+	const raw = newKey();
 	try {
-		const key = await importKey(raw);
 		const total = utf8Length(text) + filesBytes() || 1;
-		let done = 0;
-		const body = {};
 		setProgress(0, 'Encrypting…');
-		if (text !== '') {
-			body.text = await encryptString(key, text);
-			done += utf8Length(text);
-		}
-		if (files.length) {
-			body.files = [];
-			for (let i = 0; i < files.length; i++) {
-				const f = files[i];
+		// Each file is read when its turn comes, and its bytes wiped once sealed.
+		const body = await sealCreate(raw, {
+			text,
+			files: files.map((f) => ({
+				name: f.name || 'file', type: f.type, data: async () => new Uint8Array(await f.arrayBuffer()),
+			})),
+		}, {
+			onFile: (i) => {
+				const done = utf8Length(text) + files.slice(0, i).reduce((n, f) => n + f.size, 0);
 				setProgress(0.5 * done / total, `Encrypting file ${i + 1} of ${files.length}…`);
-				const bytes = new Uint8Array(await f.arrayBuffer());
-				body.files.push({
-					filename: await encryptString(key, f.name || 'file'),
-					mimeType: await encryptString(key, f.type || 'application/octet-stream'),
-					data: await encryptBytes(key, bytes),
-				});
-				bytes.fill(0);
-				done += f.size;
-			}
-		}
+			},
+		});
 		body.ttl = opts.ttl;
 		body.maxViews = opts.maxViews;
 		if (opts.passphrase !== undefined)
@@ -441,7 +436,7 @@ form.addEventListener('submit', async (e) => {
 			formError.focus();
 			return;
 		}
-		const link = res.data.secretUrl.split('#')[0] + '#key=' + b64urlEncode(raw);
+		const link = res.data.secretUrl.split('#')[0] + '#key=' + encodeKey(raw);
 		setBusy(false);
 		showResult(link, res.data, opts);
 	} catch (err) {
