@@ -107,5 +107,74 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-INSERT INTO burnlink_schema (id, version) VALUES (1, 3)
+-- Version 4: notifications (docs/NOTIFY.md). Idempotent like version 3: new
+-- tables only, so a version-3 database is upgraded by running the file again.
+-- The secrets whose creator asked to be told: channels 1 e-mail, 2 webhooks.
+-- receipt_id is the public id notifications name the secret by (never a key).
+CREATE TABLE IF NOT EXISTS secret_notify (
+	secret_id	bigint PRIMARY KEY,
+	account_id	bigint NOT NULL,
+	receipt_id	text NOT NULL UNIQUE,		-- "rcp_" + 22 url-safe base64
+	channels	integer NOT NULL,
+	last_event	text,				-- the newest event's type
+	last_event_at	bigint				-- ms since the epoch
+);
+
+-- An account's webhooks: events is a mask (1 viewed, 2 exhausted, 4 burned,
+-- 8 expired); secret is the signing key, shown once at creation.
+CREATE TABLE IF NOT EXISTS webhooks (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	account_id	bigint NOT NULL REFERENCES accounts(id),
+	url		text NOT NULL,
+	events		integer NOT NULL,
+	secret		text NOT NULL,
+	created_at	bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id);
+
+-- An account's e-mail address and whether it is verified; the token of a
+-- pending verification or password reset is kept only as SHA-256.
+CREATE TABLE IF NOT EXISTS account_emails (
+	account_id	bigint PRIMARY KEY REFERENCES accounts(id),
+	email		text NOT NULL,
+	verified_at	bigint,			-- NULL: not verified
+	token_hash	bytea,				-- SHA-256 of the pending token
+	token_kind	smallint,			-- 1 verify, 2 password reset
+	token_expires	bigint
+);
+
+-- The outbox: one row per event and destination (channel 1 the account's
+-- e-mail, 2 webhook_id), written in the transaction of the change it
+-- reports. cron/notify claims due rows by setting a lease (lease_token,
+-- lease_until) in one statement, delivers, and marks them sent (state 1),
+-- to retry (next_at), or dropped (state 2, after 24 hours).
+CREATE TABLE IF NOT EXISTS outbox (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	account_id	bigint NOT NULL,
+	receipt_id	text,				-- NULL: account mail, test delivery
+	kind		text NOT NULL,			-- "secret.viewed", ...
+	channel		integer NOT NULL,		-- 1 e-mail, 2 webhook
+	webhook_id	bigint,
+	views_left	bigint,			-- NULL: unlimited
+	detail		text,				-- burned: by whom; account mail: its token
+	occurred_at	bigint NOT NULL,		-- ms since the epoch
+	next_at		bigint NOT NULL,		-- due at
+	lease_until	bigint NOT NULL DEFAULT 0,
+	lease_token	bytea,
+	attempts	integer NOT NULL DEFAULT 0,
+	state		smallint NOT NULL DEFAULT 0,	-- 0 pending 1 sent 2 dropped
+	last_status	integer,			-- HTTP status, or the mailer's exit status
+	last_error	text,
+	done_at		bigint
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox(state, next_at);
+CREATE INDEX IF NOT EXISTS outbox_webhook ON outbox(webhook_id) WHERE webhook_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS outbox_account ON outbox(account_id, done_at);
+-- A secret ends once: its end event is written once per destination, even
+-- when a request and the cleanup both see its expiry.
+CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channel,
+	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
+
+
+INSERT INTO burnlink_schema (id, version) VALUES (1, 4)
 	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

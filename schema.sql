@@ -83,4 +83,72 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-PRAGMA user_version = 3;
+-- Version 4: notifications (docs/NOTIFY.md). Idempotent like version 3: new
+-- tables only, so a version-3 database is upgraded by running the file again.
+-- The secrets whose creator asked to be told: channels 1 e-mail, 2 webhooks.
+-- receipt_id is the public id notifications name the secret by (never a key).
+CREATE TABLE IF NOT EXISTS secret_notify (
+	secret_id	INTEGER PRIMARY KEY,
+	account_id	INTEGER NOT NULL,
+	receipt_id	TEXT NOT NULL UNIQUE,		-- "rcp_" + 22 url-safe base64
+	channels	INTEGER NOT NULL,
+	last_event	TEXT,				-- the newest event's type
+	last_event_at	INTEGER				-- ms since the epoch
+);
+
+-- An account's webhooks: events is a mask (1 viewed, 2 exhausted, 4 burned,
+-- 8 expired); secret is the signing key, shown once at creation.
+CREATE TABLE IF NOT EXISTS webhooks (
+	id		INTEGER PRIMARY KEY,
+	account_id	INTEGER NOT NULL REFERENCES accounts(id),
+	url		TEXT NOT NULL,
+	events		INTEGER NOT NULL,
+	secret		TEXT NOT NULL,
+	created_at	INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id);
+
+-- An account's e-mail address and whether it is verified; the token of a
+-- pending verification or password reset is kept only as SHA-256.
+CREATE TABLE IF NOT EXISTS account_emails (
+	account_id	INTEGER PRIMARY KEY REFERENCES accounts(id),
+	email		TEXT NOT NULL,
+	verified_at	INTEGER,			-- NULL: not verified
+	token_hash	BLOB,				-- SHA-256 of the pending token
+	token_kind	INTEGER,			-- 1 verify, 2 password reset
+	token_expires	INTEGER
+);
+
+-- The outbox: one row per event and destination (channel 1 the account's
+-- e-mail, 2 webhook_id), written in the transaction of the change it
+-- reports. cron/notify claims due rows by setting a lease (lease_token,
+-- lease_until) in one statement, delivers, and marks them sent (state 1),
+-- to retry (next_at), or dropped (state 2, after 24 hours).
+CREATE TABLE IF NOT EXISTS outbox (
+	id		INTEGER PRIMARY KEY,
+	account_id	INTEGER NOT NULL,
+	receipt_id	TEXT,				-- NULL: account mail, test delivery
+	kind		TEXT NOT NULL,			-- "secret.viewed", ...
+	channel		INTEGER NOT NULL,		-- 1 e-mail, 2 webhook
+	webhook_id	INTEGER,
+	views_left	INTEGER,			-- NULL: unlimited
+	detail		TEXT,				-- burned: by whom; account mail: its token
+	occurred_at	INTEGER NOT NULL,		-- ms since the epoch
+	next_at		INTEGER NOT NULL,		-- due at
+	lease_until	INTEGER NOT NULL DEFAULT 0,
+	lease_token	BLOB,
+	attempts	INTEGER NOT NULL DEFAULT 0,
+	state		INTEGER NOT NULL DEFAULT 0,	-- 0 pending 1 sent 2 dropped
+	last_status	INTEGER,			-- HTTP status, or the mailer's exit status
+	last_error	TEXT,
+	done_at		INTEGER
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox(state, next_at);
+CREATE INDEX IF NOT EXISTS outbox_webhook ON outbox(webhook_id) WHERE webhook_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS outbox_account ON outbox(account_id, done_at);
+-- A secret ends once: its end event is written once per destination, even
+-- when a request and the cleanup both see its expiry.
+CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channel,
+	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
+
+PRAGMA user_version = 4;

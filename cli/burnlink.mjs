@@ -58,6 +58,9 @@ Sending:
   -f, --file PATH        attach a file (repeatable, at most 20; 2 MiB in
                          total with the text)
   --undeletable          recipients cannot burn the link (the receipt can)
+  --notify WHERE         tell your account when it is viewed, burned or
+                         expires: email, webhook or email,webhook (needs
+                         an API key)
   --api-key KEY          attribute the secret to your account (prefer the
                          BURNLINK_API_KEY variable: options are visible to
                          other users in "ps")
@@ -158,6 +161,7 @@ const OPTIONS = {
 	'passphrase-file': { value: true,  cmds: [SEND, GET, BURN] },
 	'file':            { value: true,  cmds: [SEND], short: 'f', repeat: true },
 	'undeletable':     { value: false, cmds: [SEND] },
+	'notify':          { value: true,  cmds: [SEND] },
 	'api-key':         { value: true,  cmds: [SEND] },
 	'url':             { value: true,  cmds: [SEND] },
 	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
@@ -641,6 +645,15 @@ async function cmdSend(opts, args) {
 	const apiKey = (opts['api-key'] ?? process.env.BURNLINK_API_KEY ?? '').trim();
 	if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey))
 		throw new UsageError('the API key contains characters an API key cannot have');
+	if (opts.notify !== undefined) {
+		// docs/NOTIFY.md: "email", "webhook" or both, comma-separated
+		const where = [...new Set(opts.notify.split(',').map(s => s.trim()))];
+		if (where.some(w => w !== 'email' && w !== 'webhook'))
+			throw new UsageError('--notify takes email, webhook or email,webhook');
+		if (!apiKey)
+			throw new UsageError('--notify needs an API key (BURNLINK_API_KEY or --api-key)');
+		body.notify = where;
+	}
 
 	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
 	if (files.length > MAX_FILES)

@@ -868,7 +868,7 @@ bl_op_my_burn(struct bl_req *r)
 		    "None of your secrets has this id; list them with GET /api/my/secrets.");
 	if (e != BL_OK)
 		return e;
-	if ((e = logged(r, bl_store_burn(r->store, id, r->now_ms))) != BL_OK)
+	if ((e = logged(r, bl_store_burn(r->store, id, r->now_ms, "dashboard"))) != BL_OK)
 		return e;
 	if ((o = json_object_new_string("burned")) == NULL)
 		return BL_ERR_INTERNAL;

@@ -56,6 +56,11 @@ enum bl_err {
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
+	BL_ERR_INVALID_NOTIFY,		/* notifications (docs/NOTIFY.md) */
+	BL_ERR_INVALID_WEBHOOK,
+	BL_ERR_WEBHOOK_NOT_FOUND,
+	BL_ERR_WEBHOOK_LIMIT,
+	BL_ERR_INVALID_TOKEN,
 	BL_ERR__MAX
 };
 
@@ -113,6 +118,10 @@ enum bl_field {
 	BL_F_KEYS,		/* valid API keys per account */
 	BL_F_SESSION_IDLE,
 	BL_F_SESSION_MAX,
+	BL_F_NOTIFY,		/* the create field: ["email", "webhook"] */
+	BL_F_WEBHOOK_URL,
+	BL_F_WEBHOOKS,		/* webhooks per account */
+	BL_F_NOTIFY_HOUR,	/* notifications sent per account, per hour */
 	BL_F__MAX
 };
 
@@ -352,6 +361,25 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 #define BL_KEYS_MAX		100		/* valid API keys per account */
 #define BL_MY_SECRETS_MAX	1000		/* rows "my secrets" lists */
 
+/*
+ * Notifications (docs/NOTIFY.md): what a creator asks for with a secret
+ * (notify: ["email", "webhook"]), the events a webhook wants, and the caps.
+ */
+#define BL_NOTIFY_EMAIL		0x1u
+#define BL_NOTIFY_WEBHOOK	0x2u
+#define BL_EV_VIEWED		0x1u		/* each view, with views left */
+#define BL_EV_EXHAUSTED		0x2u		/* the last view */
+#define BL_EV_BURNED		0x4u		/* by receipt, recipient or dashboard */
+#define BL_EV_EXPIRED		0x8u		/* expired unread */
+#define BL_EV_ALL		0xfu
+#define BL_RECEIPT_ID_LEN	26		/* "rcp_" + 22 url-safe base64 */
+#define BL_URL_MAX		2048		/* bytes of a webhook URL */
+#define BL_WEBHOOKS_MAX		10		/* webhooks per account */
+#define BL_NOTIFY_HOUR		100		/* notifications sent per account, per hour */
+#define BL_TOKEN_VERIFY		1		/* an e-mail token: verify the address */
+#define BL_TOKEN_RESET		2		/* ... reset the password */
+#define BL_TOKEN_TTL		3600		/* seconds a token is valid */
+
 
 /* config.c: getenv NULL reads the process environment. */
 int		 bl_config_load(struct bl_config *,
@@ -391,6 +419,8 @@ enum bl_err	 bl_field_bool(const struct bl_limits *, enum bl_field, json_object 
 		    int *out);
 enum bl_err	 bl_field_string(const struct bl_limits *, enum bl_field, json_object *,
 		    const char **out, size_t *len);
+enum bl_err	 bl_field_names(const struct bl_limits *, enum bl_field, json_object *,
+		    const char *const *names, size_t n, unsigned *mask);
 size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);

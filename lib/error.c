@@ -128,6 +128,21 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_KEY_LIMIT] = {409, "KEY_LIMIT_REACHED",
 	    "This account has as many API keys as allowed.",
 	    "Revoke a key you no longer use (at most ${keys.max} valid keys per account)."},
+	[BL_ERR_INVALID_NOTIFY] = {400, "INVALID_NOTIFY",
+	    "notify is invalid.",
+	    "notify must be an array of \"email\" and/or \"webhook\", sent with an API key or while signed in (docs/NOTIFY.md)."},
+	[BL_ERR_INVALID_WEBHOOK] = {400, "INVALID_WEBHOOK",
+	    "The webhook is invalid.",
+	    "url must be an https:// URL of ${webhookUrl.min} to ${webhookUrl.max} bytes; events an array of \"secret.viewed\", \"secret.exhausted\", \"secret.burned\", \"secret.expired\"."},
+	[BL_ERR_WEBHOOK_NOT_FOUND] = {404, "NOT_FOUND",
+	    "No such webhook.",
+	    "The webhook id is not one of yours; list them with GET /api/webhooks."},
+	[BL_ERR_WEBHOOK_LIMIT] = {409, "WEBHOOK_LIMIT_REACHED",
+	    "This account has as many webhooks as allowed.",
+	    "Delete a webhook you no longer use (at most ${webhooks.max} per account)."},
+	[BL_ERR_INVALID_TOKEN] = {400, "INVALID_TOKEN",
+	    "The link is invalid or has expired.",
+	    "Links from our e-mails work once, for one hour: ask for a new one."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */

@@ -52,6 +52,14 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_SESSION_IDLE, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
 	[BL_F_SESSION_MAX] = {"sessionMax", NULL, BL_FT_SECONDS,
 	    {0, BL_SESSION_MAX, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
+	[BL_F_NOTIFY] = {"notify", "notify", BL_FT_ARRAY,
+	    {0, 2, 0}, BL_NULL_NONE, BL_ERR_INVALID_NOTIFY},
+	[BL_F_WEBHOOK_URL] = {"webhookUrl", "url", BL_FT_BYTES,
+	    {12, BL_URL_MAX, 0}, BL_NULL_INVALID, BL_ERR_INVALID_WEBHOOK},
+	[BL_F_WEBHOOKS] = {"webhooks", NULL, BL_FT_COUNT,
+	    {0, BL_WEBHOOKS_MAX, 0}, BL_NULL_INVALID, BL_ERR_WEBHOOK_LIMIT},
+	[BL_F_NOTIFY_HOUR] = {"notifyHour", NULL, BL_FT_COUNT,
+	    {0, BL_NOTIFY_HOUR, 0}, BL_NULL_INVALID, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 /* The row of f (f must be a field). */

@@ -65,6 +65,8 @@ struct bl_new_secret {
 	int			 server_side;
 	int64_t			 account_id;
 	int64_t			 api_key_id;	/* its last_used_at is set; 0: none */
+	unsigned		 notify;	/* BL_NOTIFY_* the creator asked for; 0: none */
+	char			 receipt_id[BL_RECEIPT_ID_LEN + 1]; /* with notify */
 	const struct bl_content	*content;
 };
 
@@ -93,7 +95,8 @@ enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH
 		    int64_t now_ms, struct bl_secret *);
 enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
 		    struct bl_secret *, struct bl_content *);
-enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms,
+		    const char *by /* "receipt", "recipient", "dashboard" */);
 enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
 		    struct bl_cleanup_stats *);
 enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
@@ -160,6 +163,52 @@ enum bl_err	 bl_store_session_delete(struct bl_store *, int64_t id);
 enum bl_err	 bl_store_session_prune(struct bl_store *, int64_t seen_before_ms,
 		    int64_t created_before_ms);
 
+/*
+ * outbox.c: notifications (docs/NOTIFY.md). Events are written by secret.c in
+ * the transaction of their change; these are the account's webhooks, its
+ * e-mail address, and what cron/notify claims and settles.
+ */
+struct bl_webhook {
+	int64_t		 id;
+	char		 url[BL_URL_MAX + 1];
+	unsigned	 events;		/* BL_EV_* */
+	int64_t		 created_ms;
+	int64_t		 last_status;		/* -1: no delivery tried yet */
+};
+struct bl_delivery {
+	int64_t		 id;
+	char		 kind[32];
+	char		 receipt_id[BL_RECEIPT_ID_LEN + 1];
+	int		 state;			/* 0 pending, 1 sent, 2 dropped */
+	int64_t		 attempts;
+	int64_t		 status;		/* -1: none yet */
+	char		 error[128];
+	int64_t		 occurred_ms, done_ms, next_ms;
+};
+struct bl_email {
+	char		 email[BL_EMAIL_MAX + 1];
+	int64_t		 verified_ms;		/* -1: not verified */
+	int		 token_kind;		/* BL_TOKEN_*; 0: none pending */
+	int64_t		 token_expires_ms;
+};
+enum bl_err	 bl_store_webhook_insert(struct bl_store *, int64_t account_id,
+		    const char *url, unsigned events, const char *secret, int64_t now_ms,
+		    int max, int64_t *id);
+enum bl_err	 bl_store_webhook_list(struct bl_store *, int64_t account_id,
+		    int (*cb)(void *, const struct bl_webhook *), void *);
+enum bl_err	 bl_store_webhook_delete(struct bl_store *, int64_t account_id, int64_t id);
+enum bl_err	 bl_store_webhook_test(struct bl_store *, int64_t account_id, int64_t id,
+		    int64_t now_ms);
+enum bl_err	 bl_store_deliveries(struct bl_store *, int64_t account_id, int64_t webhook_id,
+		    int64_t max, int (*cb)(void *, const struct bl_delivery *), void *);
+enum bl_err	 bl_store_email_get(struct bl_store *, int64_t account_id, struct bl_email *);
+enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
+		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
+		    int64_t expires_ms, int64_t now_ms);
+enum bl_err	 bl_store_email_redeem(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    int kind, int64_t now_ms, int64_t *account_id,
+		    const unsigned char *pass_hash /* reset: the new password */);
+
 /* content.c: freeing (and wiping) what a secret's content holds. */
 void		 bl_content_free(struct bl_content *);
 void		 bl_item_free(struct bl_item *);
@@ -177,6 +226,7 @@ struct bl_create {
 	int64_t		 ttl;
 	int64_t		 max_views;	/* -1 unlimited */
 	int		 deletable;
+	unsigned	 notify;	/* BL_NOTIFY_* */
 	const char	*pass;		/* points into the request JSON */
 	size_t		 pass_len;
 	struct bl_content content;	/* encrypted when parsing is done */

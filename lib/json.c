@@ -805,6 +805,9 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
  * item of c->content is encrypted (server-side mode: under a fresh key in
  * c->dkey).
  */
+/* The notify field's names, in the order of their bits (BL_NOTIFY_*). */
+static const char *const notify_names[] = { "email", "webhook" };
+
 enum bl_err
 bl_create_parse(struct bl_req *r, struct bl_create *c)
 {
@@ -850,7 +853,8 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK ||
 	    (e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK ||
 	    (e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
-	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK)
+	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK ||
+	    (e = bl_field_names(lim, BL_F_NOTIFY, o, notify_names, 2, &c->notify)) != BL_OK)
 		return e;
 
 	if (text != NULL) {

@@ -103,6 +103,22 @@ new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 	return bl_sha256(key, BL_KEY_LEN, hash);
 }
 
+/* A receipt id for notifications: "rcp_" and 22 url-safe base64 of 16 random bytes. */
+static int
+new_receipt_id(char out[BL_RECEIPT_ID_LEN + 1])
+{
+	unsigned char	 raw[16];
+	char		*s;
+	size_t		 n = 0;
+
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (s = bl_b64url_encode(raw, sizeof(raw), &n)) == NULL)
+		return -1;
+	snprintf(out, BL_RECEIPT_ID_LEN + 1, "rcp_%s", s);
+	free(s);
+	return n == BL_KEY_LEN ? 0 : -1;
+}
+
 /*
  * POST /secrets, once the preamble counted the creator and read the body:
  * validates, encrypts in server-side mode, stores, answers.
@@ -132,6 +148,18 @@ bl_op_create(struct bl_req *r)
 	n.content = &c.content;
 	n.account_id = r->account_id;
 	n.api_key_id = r->api_key_id;
+	if ((n.notify = c.notify) != 0) {
+		/* only an account is told (docs/NOTIFY.md); anonymous senders have the receipt */
+		if (r->account_id <= 0) {
+			e = bl_req_fail(r, BL_ERR_INVALID_NOTIFY, "notify needs an account: "
+			    "send it with an API key or while signed in, or leave it out.");
+			goto out;
+		}
+		if (new_receipt_id(n.receipt_id) != 0) {
+			e = BL_ERR_INTERNAL;
+			goto out;
+		}
+	}
 	if (c.pass != NULL) {
 		n.has_pass = 1;
 		if (bl_pass_hash(c.pass, c.pass_len, n.pass_hash) != 0) {
@@ -171,6 +199,8 @@ bl_op_create(struct bl_req *r)
 	    add_views(m, "maxViews", n.max_views) ||
 	    bl_json_add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
 	    bl_json_add(m, "deletable", json_object_new_boolean(n.deletable)) ||
+	    (n.notify != 0 && bl_json_add(m, "receiptId",
+	    json_object_new_string(n.receipt_id))) ||
 	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
 		goto out;
@@ -366,7 +396,8 @@ bl_op_burn(struct bl_req *r)
 		if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
 			return e;
 	}
-	if ((e = store_fail(r, bl_store_burn(r->store, s.id, r->now_ms))) != BL_OK)
+	if ((e = store_fail(r, bl_store_burn(r->store, s.id, r->now_ms,
+	    s.by_receipt ? "receipt" : "recipient"))) != BL_OK)
 		return e;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "
 	    "not send the confirmation (out of memory).");

@@ -180,7 +180,33 @@ insert(struct bl_store *s, const struct bl_new_secret *n)
 	if (e == BL_OK && n->api_key_id > 0)
 		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(n->api_key_id), P_INT(n->created_ms)),
 		    NULL, NULL, NULL);
+	if (e == BL_OK && n->notify != 0 && n->account_id > 0)
+		e = bl_st_run(s, ST_NOTIFY_INSERT, PARMS(P_INT(id), P_INT(n->account_id),
+		    P_TEXT(n->receipt_id), P_INT(n->notify)), NULL, NULL, NULL);
 	return bl_st_end(s, e);
+}
+
+/*
+ * Inside the transaction of a change to row r (its state and counts as
+ * changed): the event's outbox rows, one per destination its creator asked
+ * for (docs/NOTIFY.md), so that there is no event without the change and no
+ * change without its event. Only an account's secrets can have any.
+ */
+static enum bl_err
+event(struct bl_store *s, const struct bl_secret *r, const char *kind, unsigned bit,
+    const char *by, int64_t now)
+{
+	int64_t		 left = bl_views_left(r);
+	enum bl_err	 e;
+
+	if (r->account_id <= 0)
+		return BL_OK;
+	if ((e = bl_st_run(s, ST_EVENT, PARMS(P_INT(r->id), P_TEXT(kind),
+	    P_INT_OR_NULL(left >= 0, left), P_TEXT_OR_NULL(by), P_INT(now), P_INT(bit)),
+	    NULL, NULL, NULL)) != BL_OK)
+		return e;
+	return bl_st_run(s, ST_EVENT_LAST, PARMS(P_INT(r->id), P_TEXT(kind), P_INT(now)),
+	    NULL, NULL, NULL);
 }
 
 /* Moves a locked row to state, deleting its content in the same transaction. */
@@ -241,7 +267,9 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	    locked_row, &l)) != BL_OK)
 		return e;
 	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
-		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK)
+		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK ||
+		    (r->view_count == 0 && (e = event(s, r, "secret.expired", BL_EV_EXPIRED,
+		    NULL, now)) != BL_OK))
 			return e;
 		*changed = 1;
 	}
@@ -336,17 +364,20 @@ bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *
 	    (e = bl_st_run(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL)) == BL_OK) {
 		r->view_count++;
 		r->last_viewed_ms = now;
-		if (r->max_views >= 0 && r->view_count >= r->max_views)
-			e = set_state(s, r, BL_ST_EXHAUSTED);
+		if (r->max_views >= 0 && r->view_count >= r->max_views) {
+			if ((e = set_state(s, r, BL_ST_EXHAUSTED)) == BL_OK)
+				e = event(s, r, "secret.exhausted", BL_EV_EXHAUSTED, NULL, now);
+		} else
+			e = event(s, r, "secret.viewed", BL_EV_VIEWED, NULL, now);
 	}
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		bl_content_free(c);
 	return e;
 }
 
-/* Burns secret id: content deleted, state burned, in one transaction. */
+/* Burns secret id: content deleted, state burned, in one transaction; by says who. */
 enum bl_err
-bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
+bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 {
 	struct bl_secret	 r;
 	enum bl_err		 e;
@@ -357,7 +388,9 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
 	memset(&r, 0, sizeof(r));
 	if ((e = check_active(s, id, now, &r, NULL, &changed)) != BL_OK)
 		return end_inactive(s, e, changed);
-	return bl_st_end(s, set_state(s, &r, BL_ST_BURNED));
+	if ((e = set_state(s, &r, BL_ST_BURNED)) == BL_OK)
+		e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now);
+	return bl_st_end(s, e);
 }
 
 /*
@@ -367,6 +400,8 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
  * database's files (lib/store_sqlite.c: a WAL checkpoint). The counters are
  * the rate limiter's (bl_counter_clean()).
  */
+#define OUTBOX_KEEP_MS	(7 * 86400 * 1000LL)	/* sent and dropped rows are kept a week */
+
 enum bl_err
 bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats)
 {
@@ -375,8 +410,14 @@ bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats
 	memset(stats, 0, sizeof(*stats));
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	if ((e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK)
-		e = bl_st_run(s, ST_CLEAN_ROWS, PARMS(P_INT(now)), NULL, NULL, &stats->removed);
+	/* the expiry events of rows that end unread here, with their removal */
+	if ((e = bl_st_run(s, ST_EVENT_EXPIRED, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_ROWS, PARMS(P_INT(now)), NULL, NULL,
+	    &stats->removed)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, NO_PARMS, NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_OUTBOX_PRUNE, PARMS(P_INT(now - OUTBOX_KEEP_MS)), NULL,
+		    NULL, NULL);
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		return e;
 	return bl_st_purge(s);

@@ -44,6 +44,30 @@ enum bl_stmt {
 	ST_SESSION_DELETE,	/* id */
 	ST_SESSION_END_ALL,	/* account_id */
 	ST_SESSION_PRUNE,	/* seen_before, created_before */
+	/* notifications (lib/outbox.c, docs/NOTIFY.md) */
+	ST_NOTIFY_INSERT,	/* secret_id, account_id, receipt_id, channels */
+	ST_EVENT,		/* secret_id, kind, views_left, detail, now, event bit:
+				 * the outbox rows of one event, a row per destination */
+	ST_EVENT_LAST,		/* secret_id, kind, now */
+	ST_EVENT_EXPIRED,	/* now: the expiry events of active rows past it, unread */
+	ST_CLEAN_NOTIFY,	/* the notify rows of secrets removed */
+	ST_OUTBOX_PRUNE,	/* done before */
+	ST_OUTBOX_CLAIM,	/* now, lease_until, lease_token, max */
+	ST_OUTBOX_LEASED,	/* lease_token -> OUTBOX */
+	ST_OUTBOX_FINISH,	/* id, lease_token, state, status, error, done_at, next_at */
+	ST_OUTBOX_SENT,		/* account_id, since -> count */
+	ST_OUTBOX_ADD,		/* account_id, kind, channel, webhook_id, detail, now -> id */
+	ST_WEBHOOK_INSERT,	/* account_id, url, events, secret, created -> id */
+	ST_WEBHOOK_LIST,	/* account_id -> WEBHOOK */
+	ST_WEBHOOK_COUNT,	/* account_id -> count */
+	ST_WEBHOOK_DELETE,	/* id, account_id */
+	ST_WEBHOOK_UNQUEUE,	/* webhook_id: its pending rows */
+	ST_DELIVERIES,		/* webhook_id, account_id, max -> DELIVERY */
+	ST_EMAIL_GET,		/* account_id -> email, verified_at, token_kind, token_expires */
+	ST_EMAIL_SET,		/* account_id, email, verified_at, token_hash, token_kind,
+				 * token_expires */
+	ST_EMAIL_TOKEN,		/* token_hash, now -> account_id, token_kind, email */
+	ST_EMAIL_USED,		/* account_id, verified_at (NULL: as it was) */
 	ST__MAX
 };
 

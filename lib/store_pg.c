@@ -26,7 +26,7 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	3		/* the version schema-pg.sql writes */
+#define SCHEMA_VERSION	4		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
 #define MAX_ARGS	11
 
@@ -51,6 +51,15 @@ static const char *const dialect[ST__MAX] = {
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	/*
+	 * Two overlapping notify runs: a row another run is claiming is skipped,
+	 * and the outer conditions are checked again on the row once it is
+	 * locked, so a row is leased to one run only (docs/NOTIFY.md).
+	 */
+	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET lease_until = $2, lease_token = $3, "
+	    "attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox WHERE state = 0 "
+	    "AND next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4 FOR UPDATE SKIP "
+	    "LOCKED) AND state = 0 AND lease_until <= $1",
 };
 
 /*

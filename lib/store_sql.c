@@ -7,6 +7,9 @@
 	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
 	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
 	"s.account_id = a.id AND s.state = 0) FROM accounts a"
+/* The outbox rows of an event: one for the e-mail, one per webhook that wants it. */
+#define EVENT_INTO "INSERT INTO outbox (account_id, receipt_id, kind, channel, " \
+	"webhook_id, views_left, detail, occurred_at, next_at) "
 #define KEY_COLUMNS "id, account_id, prefix, label, created_at, last_used_at, " \
 	"revoked_at FROM api_keys"
 
@@ -67,4 +70,66 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",
 	[ST_SESSION_END_ALL] = "DELETE FROM sessions WHERE account_id = $1",
 	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
+	[ST_NOTIFY_INSERT] = "INSERT INTO secret_notify (secret_id, account_id, receipt_id, "
+	    "channels) VALUES ($1,$2,$3,$4)",
+	[ST_EVENT] = EVENT_INTO "SELECT n.account_id, n.receipt_id, $2, 1, NULL, $3, $4, $5, $5 "
+	    "FROM secret_notify n WHERE n.secret_id = $1 AND (n.channels & 1) <> 0 "
+	    "UNION ALL SELECT n.account_id, n.receipt_id, $2, 2, w.id, $3, $4, $5, $5 "
+	    "FROM secret_notify n JOIN webhooks w ON w.account_id = n.account_id "
+	    "WHERE n.secret_id = $1 AND (n.channels & 2) <> 0 AND (w.events & $6) <> 0 "
+	    "ON CONFLICT DO NOTHING",
+	[ST_EVENT_LAST] = "UPDATE secret_notify SET last_event = $2, last_event_at = $3 "
+	    "WHERE secret_id = $1",
+	[ST_EVENT_EXPIRED] = EVENT_INTO "SELECT n.account_id, n.receipt_id, 'secret.expired', 1, "
+	    "NULL, CASE WHEN s.max_views IS NULL THEN NULL ELSE 0 END, NULL, s.expires_at, $1 "
+	    "FROM secrets s JOIN secret_notify n ON n.secret_id = s.id WHERE s.state = 0 AND "
+	    "s.expires_at <= $1 AND s.view_count = 0 AND (n.channels & 1) <> 0 "
+	    "UNION ALL SELECT n.account_id, n.receipt_id, 'secret.expired', 2, w.id, "
+	    "CASE WHEN s.max_views IS NULL THEN NULL ELSE 0 END, NULL, s.expires_at, $1 "
+	    "FROM secrets s JOIN secret_notify n ON n.secret_id = s.id JOIN webhooks w ON "
+	    "w.account_id = n.account_id WHERE s.state = 0 AND s.expires_at <= $1 AND "
+	    "s.view_count = 0 AND (n.channels & 2) <> 0 AND (w.events & 8) <> 0 "
+	    "ON CONFLICT DO NOTHING",
+	[ST_CLEAN_NOTIFY] = "DELETE FROM secret_notify WHERE NOT EXISTS (SELECT 1 FROM "
+	    "secrets s WHERE s.id = secret_notify.secret_id)",
+	[ST_OUTBOX_PRUNE] = "DELETE FROM outbox WHERE state <> 0 AND done_at <= $1",
+	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET lease_until = $2, lease_token = $3, "
+	    "attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox WHERE state = 0 "
+	    "AND next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4) AND state = 0 "
+	    "AND lease_until <= $1",
+	[ST_OUTBOX_LEASED] = "SELECT o.id, o.account_id, o.receipt_id, o.kind, o.channel, "
+	    "o.webhook_id, o.views_left, o.detail, o.occurred_at, o.attempts, w.url, w.secret, "
+	    "e.email, e.verified_at FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id "
+	    "LEFT JOIN account_emails e ON e.account_id = o.account_id "
+	    "WHERE o.lease_token = $1 ORDER BY o.id",
+	[ST_OUTBOX_FINISH] = "UPDATE outbox SET state = $3, last_status = $4, last_error = $5, "
+	    "done_at = $6, next_at = $7, lease_until = 0, lease_token = NULL, detail = CASE "
+	    "WHEN $3 <> 0 AND receipt_id IS NULL THEN NULL ELSE detail END "
+	    "WHERE id = $1 AND lease_token = $2",
+	[ST_OUTBOX_SENT] = "SELECT count(*) FROM outbox WHERE account_id = $1 AND state = 1 "
+	    "AND done_at > $2",
+	[ST_OUTBOX_ADD] = "INSERT INTO outbox (account_id, kind, channel, webhook_id, detail, "
+	    "occurred_at, next_at) VALUES ($1,$2,$3,$4,$5,$6,$6) RETURNING id",
+	[ST_WEBHOOK_INSERT] = "INSERT INTO webhooks (account_id, url, events, secret, "
+	    "created_at) VALUES ($1,$2,$3,$4,$5) RETURNING id",
+	[ST_WEBHOOK_LIST] = "SELECT w.id, w.url, w.events, w.created_at, (SELECT o.last_status "
+	    "FROM outbox o WHERE o.webhook_id = w.id AND o.attempts > 0 ORDER BY o.id DESC "
+	    "LIMIT 1) FROM webhooks w WHERE w.account_id = $1 ORDER BY w.id",
+	[ST_WEBHOOK_COUNT] = "SELECT count(*) FROM webhooks WHERE account_id = $1",
+	[ST_WEBHOOK_DELETE] = "DELETE FROM webhooks WHERE id = $1 AND account_id = $2",
+	[ST_WEBHOOK_UNQUEUE] = "DELETE FROM outbox WHERE webhook_id = $1 AND state = 0",
+	[ST_DELIVERIES] = "SELECT id, kind, receipt_id, state, attempts, last_status, "
+	    "last_error, occurred_at, done_at, next_at FROM outbox WHERE webhook_id = $1 AND "
+	    "account_id = $2 ORDER BY id DESC LIMIT $3",
+	[ST_EMAIL_GET] = "SELECT email, verified_at, token_kind, token_expires FROM "
+	    "account_emails WHERE account_id = $1",
+	[ST_EMAIL_SET] = "INSERT INTO account_emails (account_id, email, verified_at, "
+	    "token_hash, token_kind, token_expires) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT "
+	    "(account_id) DO UPDATE SET email = excluded.email, verified_at = "
+	    "excluded.verified_at, token_hash = excluded.token_hash, token_kind = "
+	    "excluded.token_kind, token_expires = excluded.token_expires",
+	[ST_EMAIL_TOKEN] = "SELECT account_id, token_kind, email FROM account_emails WHERE "
+	    "token_hash = $1 AND token_expires > $2",
+	[ST_EMAIL_USED] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
+	    "token_expires = NULL, verified_at = coalesce($2, verified_at) WHERE account_id = $1",
 };

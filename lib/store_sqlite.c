@@ -12,7 +12,7 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		3
+#define SCHEMA_VERSION		4
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not

@@ -259,3 +259,41 @@ bl_now_ms(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/*
+ * Reads the array field f of o, each item one of the strings of names (n of
+ * them), into the mask of their bits (1 << index): 0 when it is absent or
+ * null (the table says none), at most lim's maximum of items, no other item.
+ * BL_OK, or the field's error.
+ */
+enum bl_err
+bl_field_names(const struct bl_limits *lim, enum bl_field f, json_object *o,
+    const char *const *names, size_t n, unsigned *out)
+{
+	const struct bl_field_info	*fi = bl_field_info(f);
+	json_object			*v, *it;
+	size_t				 i, k, len;
+	int				 is_null;
+
+	assert(fi->type == BL_FT_ARRAY);
+	*out = 0;
+	if (!field_value(f, o, &v, &is_null))
+		return is_null && fi->null == BL_NULL_INVALID ? fi->err : BL_OK;
+	if (!json_object_is_type(v, json_type_array))
+		return fi->err;
+	len = json_object_array_length(v);
+	if ((int64_t)len < lim->f[f].min || (int64_t)len > lim->f[f].max)
+		return fi->err;
+	for (i = 0; i < len; i++) {
+		it = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(it, json_type_string))
+			return fi->err;
+		for (k = 0; k < n; k++)
+			if (strcmp(json_object_get_string(it), names[k]) == 0)
+				break;
+		if (k == n)
+			return fi->err;
+		*out |= 1u << k;
+	}
+	return BL_OK;
+}

@@ -5,7 +5,8 @@ set -eu
 
 pkgs_for() {
 	case "$1" in
-	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev nodejs npm" ;;
+	# libcurl4-openssl-dev: the webhook client of cron/notify (docs/NOTIFY.md).
+	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev libcurl4-openssl-dev nodejs npm" ;;
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
 	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;

@@ -21,4 +21,8 @@ export const LIMITS = Object.freeze({
 	keys: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'KEY_LIMIT_REACHED' }),
 	sessionIdle: Object.freeze({ member: null, type: 'seconds', min: 0, max: 7200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
 	sessionMax: Object.freeze({ member: null, type: 'seconds', min: 0, max: 43200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
+	notify: Object.freeze({ member: 'notify', type: 'array', min: 0, max: 2, default: null, null: 'none', code: 'INVALID_NOTIFY' }),
+	webhookUrl: Object.freeze({ member: 'url', type: 'bytes', min: 12, max: 2048, default: null, null: 'invalid', code: 'INVALID_WEBHOOK' }),
+	webhooks: Object.freeze({ member: null, type: 'count', min: 0, max: 10, default: null, null: 'invalid', code: 'WEBHOOK_LIMIT_REACHED' }),
+	notifyHour: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'RATE_LIMIT_EXCEEDED' }),
 });

@@ -1,0 +1,270 @@
+/* outbox.c (layer: domain): an account's webhooks and e-mail address, and the outbox cron/notify delivers (docs/NOTIFY.md), written once above the backends (lib/store.h). */
+#include <string.h>
+
+#include "internal.h"
+#include "store.h"
+
+#define NULL_TEXT	{ BL_P_TEXT, 1, 0, NULL, 0 }
+
+/* Row callback: a count. */
+static int
+count_row(void *arg, const struct bl_row *row)
+{
+	*(int64_t *)arg = bl_col_int(row, 0, 0);
+	return 0;
+}
+
+/*
+ * Stores a webhook for an account that has fewer than max; WEBHOOK_LIMIT
+ * otherwise. The count and the insert are one transaction.
+ */
+enum bl_err
+bl_store_webhook_insert(struct bl_store *s, int64_t account_id, const char *url,
+    unsigned events, const char *secret, int64_t now, int max, int64_t *id)
+{
+	int64_t		 n = 0;
+	enum bl_err	 e;
+
+	*id = 0;
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_one(s, ST_WEBHOOK_COUNT, PARMS(P_INT(account_id)), count_row,
+	    &n)) == BL_OK && n >= max)
+		e = BL_ERR_WEBHOOK_LIMIT;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_WEBHOOK_INSERT, PARMS(P_INT(account_id), P_TEXT(url),
+		    P_INT(events), P_TEXT(secret), P_INT(now)), bl_row_id, id, NULL);
+	return bl_st_end(s, e);
+}
+
+struct hook_list {
+	int	(*cb)(void *, const struct bl_webhook *);
+	void	*arg;
+};
+
+static int
+hook_row(void *arg, const struct bl_row *row)
+{
+	struct hook_list	*l = arg;
+	struct bl_webhook	 w;
+
+	memset(&w, 0, sizeof(w));
+	w.id = bl_col_int(row, 0, 0);
+	bl_col_text(row, 1, w.url, sizeof(w.url));
+	w.events = (unsigned)bl_col_int(row, 2, 0);
+	w.created_ms = bl_col_int(row, 3, 0);
+	w.last_status = bl_col_int(row, 4, -1);
+	return l->cb(l->arg, &w) != 0;
+}
+
+/* Calls cb for each webhook of an account, in id order. */
+enum bl_err
+bl_store_webhook_list(struct bl_store *s, int64_t account_id,
+    int (*cb)(void *, const struct bl_webhook *), void *arg)
+{
+	struct hook_list	 l = { cb, arg };
+
+	return bl_st_run(s, ST_WEBHOOK_LIST, PARMS(P_INT(account_id)), hook_row, &l, NULL);
+}
+
+/* Deletes an account's webhook and what is still queued for it; WEBHOOK_NOT_FOUND if none. */
+enum bl_err
+bl_store_webhook_delete(struct bl_store *s, int64_t account_id, int64_t id)
+{
+	int64_t		 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_WEBHOOK_DELETE, PARMS(P_INT(id), P_INT(account_id)), NULL,
+	    NULL, &n)) == BL_OK && n != 1)
+		e = BL_ERR_WEBHOOK_NOT_FOUND;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_WEBHOOK_UNQUEUE, PARMS(P_INT(id)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+struct owned {
+	int64_t	 id;
+	int	 found;
+};
+
+static int
+owned_row(void *arg, const struct bl_row *row)
+{
+	struct owned	*o = arg;
+
+	if (bl_col_int(row, 0, 0) == o->id)
+		o->found = 1;
+	return 0;
+}
+
+/* Queues a test event ("webhook.test") for an account's webhook id. */
+enum bl_err
+bl_store_webhook_test(struct bl_store *s, int64_t account_id, int64_t id, int64_t now)
+{
+	struct owned	 o = { id, 0 };
+	int64_t		 row = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_WEBHOOK_LIST, PARMS(P_INT(account_id)), owned_row, &o,
+	    NULL)) == BL_OK && !o.found)
+		e = BL_ERR_WEBHOOK_NOT_FOUND;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id), P_TEXT("webhook.test"),
+		    P_INT(2), P_INT(id), NULL_TEXT, P_INT(now)), bl_row_id, &row,
+		    NULL);
+	return bl_st_end(s, e);
+}
+
+struct delivery_list {
+	int	(*cb)(void *, const struct bl_delivery *);
+	void	*arg;
+};
+
+static int
+delivery_row(void *arg, const struct bl_row *row)
+{
+	struct delivery_list	*l = arg;
+	struct bl_delivery	 d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = bl_col_int(row, 0, 0);
+	bl_col_text(row, 1, d.kind, sizeof(d.kind));
+	bl_col_text(row, 2, d.receipt_id, sizeof(d.receipt_id));
+	d.state = (int)bl_col_int(row, 3, 0);
+	d.attempts = bl_col_int(row, 4, 0);
+	d.status = bl_col_int(row, 5, -1);
+	bl_col_text(row, 6, d.error, sizeof(d.error));
+	d.occurred_ms = bl_col_int(row, 7, 0);
+	d.done_ms = bl_col_int(row, 8, -1);
+	d.next_ms = bl_col_int(row, 9, 0);
+	return l->cb(l->arg, &d) != 0;
+}
+
+/* Calls cb for the newest max deliveries of an account's webhook, newest first. */
+enum bl_err
+bl_store_deliveries(struct bl_store *s, int64_t account_id, int64_t webhook_id, int64_t max,
+    int (*cb)(void *, const struct bl_delivery *), void *arg)
+{
+	struct delivery_list	 l = { cb, arg };
+	struct owned		 o = { webhook_id, 0 };
+	enum bl_err		 e;
+
+	if ((e = bl_st_run(s, ST_WEBHOOK_LIST, PARMS(P_INT(account_id)), owned_row, &o,
+	    NULL)) != BL_OK)
+		return e;
+	if (!o.found)
+		return BL_ERR_WEBHOOK_NOT_FOUND;
+	return bl_st_run(s, ST_DELIVERIES, PARMS(P_INT(webhook_id), P_INT(account_id),
+	    P_INT(max)), delivery_row, &l, NULL);
+}
+
+static int
+email_row(void *arg, const struct bl_row *row)
+{
+	struct bl_email	*m = arg;
+
+	memset(m, 0, sizeof(*m));
+	bl_col_text(row, 0, m->email, sizeof(m->email));
+	m->verified_ms = bl_col_int(row, 1, -1);
+	m->token_kind = (int)bl_col_int(row, 2, 0);
+	m->token_expires_ms = bl_col_int(row, 3, 0);
+	return 0;
+}
+
+/* An account's e-mail address; NOT_FOUND if it has none recorded. */
+enum bl_err
+bl_store_email_get(struct bl_store *s, int64_t account_id, struct bl_email *m)
+{
+	return bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, m);
+}
+
+/*
+ * Records a one-time token (its SHA-256) of kind for an account's address and
+ * queues its mail, in one transaction. The mail (a row of the outbox) holds
+ * the token until it is sent; a verification token records email as the
+ * account's address, not verified until the token comes back. A reset
+ * token keeps the address and whether it was verified.
+ */
+enum bl_err
+bl_store_email_token(struct bl_store *s, int64_t account_id, const char *email, int kind,
+    const unsigned char hash[BL_HASH_BYTES], const char *token, int64_t expires,
+    int64_t now)
+{
+	struct bl_email	 m;
+	int64_t		 row = 0;
+	enum bl_err	 e;
+	int		 keep;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, &m);
+	if (e == BL_ERR_NOT_FOUND) {
+		memset(&m, 0, sizeof(m));
+		m.verified_ms = -1;
+		e = BL_OK;
+	}
+	/* a reset, or a verification of the address already verified, keeps its state */
+	keep = kind == BL_TOKEN_RESET || strcmp(m.email, email) == 0;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email),
+		    P_INT_OR_NULL(keep && m.verified_ms >= 0, m.verified_ms),
+		    P_BLOB(hash, BL_HASH_BYTES), P_INT(kind), P_INT(expires)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
+		    P_TEXT(kind == BL_TOKEN_RESET ? "account.reset" : "account.verify"),
+		    P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(token), P_INT(now)), bl_row_id, &row,
+		    NULL);
+	return bl_st_end(s, e);
+}
+
+struct token {
+	int64_t	 account_id;
+	int	 kind;
+};
+
+static int
+token_row(void *arg, const struct bl_row *row)
+{
+	struct token	*t = arg;
+
+	t->account_id = bl_col_int(row, 0, 0);
+	t->kind = (int)bl_col_int(row, 1, 0);
+	return 0;
+}
+
+/*
+ * Redeems a one-time token of kind (its SHA-256) before it expires, in one
+ * transaction: a verification marks the address verified; a reset sets the
+ * password (pass_hash) and ends every session of the account. The token is
+ * gone either way. INVALID_TOKEN when there is no such live token.
+ */
+enum bl_err
+bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int kind,
+    int64_t now, int64_t *account_id, const unsigned char *pass_hash)
+{
+	struct token	 t = { 0, 0 };
+	enum bl_err	 e;
+
+	*account_id = 0;
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_one(s, ST_EMAIL_TOKEN, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(now)),
+	    token_row, &t);
+	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && t.kind != kind))
+		e = BL_ERR_INVALID_TOKEN;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_EMAIL_USED, PARMS(P_INT(t.account_id),
+		    P_INT_OR_NULL(kind == BL_TOKEN_VERIFY, now)), NULL, NULL, NULL);
+	if (e == BL_OK && kind == BL_TOKEN_RESET && pass_hash != NULL &&
+	    (e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(t.account_id),
+	    P_BLOB(pass_hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_SESSION_END_ALL, PARMS(P_INT(t.account_id)), NULL, NULL,
+		    NULL);
+	if (e == BL_OK)
+		*account_id = t.account_id;
+	return bl_st_end(s, e);
+}
