@@ -122,6 +122,7 @@ enum bl_field {
 	BL_F_WEBHOOK_URL,
 	BL_F_WEBHOOKS,		/* webhooks per account */
 	BL_F_NOTIFY_HOUR,	/* notifications sent per account, per hour */
+	BL_F_WEBHOOK_EVENTS,	/* a webhook's events (absent: all) */
 	BL_F__MAX
 };
 
@@ -240,6 +241,7 @@ extern const struct bl_route bl_route_signup;		/* POST /api/signup */
 extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
+extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 int		 bl_serve(const struct bl_route *);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */
@@ -253,6 +255,24 @@ struct bl_cleanup_stats {
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);
+
+/*
+ * notify.c: what cron/notify does (docs/NOTIFY.md): delivers the outbox's due
+ * rows by webhook and e-mail. The options are the operator's settings.
+ */
+struct bl_notify_opts {
+	const char	*sendmail;	/* BURNLINK_SENDMAIL; NULL: /usr/sbin/sendmail -t -i */
+	const char	*allow;		/* BURNLINK_NOTIFY_ALLOW: networks (and "http") allowed */
+	const char	*ca;		/* BURNLINK_NOTIFY_CA: a CA file for webhook TLS */
+	const char	*from;		/* BURNLINK_MAIL_FROM */
+};
+struct bl_notify_stats {
+	int64_t	sent;
+	int64_t	retried;
+	int64_t	dropped;
+};
+int		 bl_notify_run(struct bl_ctx *, const struct bl_notify_opts *,
+		    struct bl_notify_stats *, char *errbuf, size_t errlen);
 
 /*
  * limit.c: rate limits. Each limit counts one thing in fixed UTC windows (the
@@ -279,6 +299,9 @@ enum bl_limit {
 	BL_LIM_SIGNIN,		/* sign-in attempts per account name and client IP, per hour */
 	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
 	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
+	BL_LIM_IP_WEBHOOKS,	/* requests per client IP to /api/webhooks, per day */
+	BL_LIM_IP_EMAIL,	/* requests per client IP to /api/email, per day */
+	BL_LIM_EMAIL,		/* mails asked for per account name, per hour */
 	BL_LIM__MAX
 };
 

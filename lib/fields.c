@@ -60,6 +60,8 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_WEBHOOKS_MAX, 0}, BL_NULL_INVALID, BL_ERR_WEBHOOK_LIMIT},
 	[BL_F_NOTIFY_HOUR] = {"notifyHour", NULL, BL_FT_COUNT,
 	    {0, BL_NOTIFY_HOUR, 0}, BL_NULL_INVALID, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_F_WEBHOOK_EVENTS] = {"webhookEvents", "events", BL_FT_ARRAY,
+	    {1, 4, 4}, BL_NULL_NONE, BL_ERR_INVALID_WEBHOOK},
 };
 
 /* The row of f (f must be a field). */

@@ -209,6 +209,35 @@ enum bl_err	 bl_store_email_redeem(struct bl_store *, const unsigned char hash[B
 		    int kind, int64_t now_ms, int64_t *account_id,
 		    const unsigned char *pass_hash /* reset: the new password */);
 
+/* What cron/notify claims: the outbox rows of one lease (lib/notify.c delivers them). */
+struct bl_outbox_item {
+	int64_t		 id;
+	int64_t		 account_id;
+	char		 receipt_id[BL_RECEIPT_ID_LEN + 1];	/* "": none */
+	char		 kind[32];
+	int		 channel;		/* 1 e-mail, 2 webhook */
+	int64_t		 webhook_id;
+	int64_t		 views_left;		/* -1: unlimited */
+	char		 detail[64];
+	int64_t		 occurred_ms;
+	int64_t		 attempts;		/* this one included */
+	char		 url[BL_URL_MAX + 1];	/* "": the webhook is gone */
+	char		 secret[64];
+	char		 email[BL_EMAIL_MAX + 1];
+	int		 verified;
+};
+struct bl_claim {
+	unsigned char		 token[16];
+	struct bl_outbox_item	*items;
+	size_t			 n, max;
+};
+enum bl_err	 bl_store_outbox_claim(struct bl_store *, int64_t now_ms, int64_t lease_ms,
+		    struct bl_claim *);
+enum bl_err	 bl_store_outbox_finish(struct bl_store *, const struct bl_claim *, int64_t id,
+		    int state, int64_t status, const char *error, int64_t now_ms, int64_t next_ms);
+enum bl_err	 bl_store_outbox_sent(struct bl_store *, int64_t account_id, int64_t since_ms,
+		    int64_t *n);
+
 /* content.c: freeing (and wiping) what a secret's content holds. */
 void		 bl_content_free(struct bl_content *);
 void		 bl_item_free(struct bl_item *);
@@ -410,6 +439,12 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+
+/* webhook.c: an account's webhooks (docs/NOTIFY.md). */
+enum bl_err	 bl_op_webhooks_list(struct bl_req *);	/* GET /api/webhooks */
+enum bl_err	 bl_op_webhook_create(struct bl_req *);	/* POST /api/webhooks */
+enum bl_err	 bl_op_webhook_get(struct bl_req *);	/* GET /api/webhooks/<id> */
+enum bl_err	 bl_op_webhook_item(struct bl_req *);	/* POST (test), DELETE /api/webhooks/<id> */
 enum bl_err	 bl_session_load(struct bl_req *, struct bl_sess *);
 enum bl_err	 bl_check_origin(struct bl_req *);
 enum bl_err	 bl_check_csrf(struct bl_req *, const struct bl_sess *);

@@ -29,6 +29,9 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_SIGNIN] = {"signin", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNIN_IP] = {"signin:ip", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNUP] = {"signup", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_WEBHOOKS] = {"ip:webhooks", 86400, 1000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_EMAIL] = {"ip:email", 86400, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_EMAIL] = {"email", 3600, 5, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *

@@ -268,3 +268,79 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 		*account_id = t.account_id;
 	return bl_st_end(s, e);
 }
+
+/* Row callback: one leased outbox row (ST_OUTBOX_LEASED) appended to a claim. */
+static int
+leased_row(void *arg, const struct bl_row *row)
+{
+	struct bl_claim		*c = arg;
+	struct bl_outbox_item	*it;
+
+	if (c->n == c->max)
+		return 1;
+	it = &c->items[c->n++];
+	memset(it, 0, sizeof(*it));
+	it->id = bl_col_int(row, 0, 0);
+	it->account_id = bl_col_int(row, 1, 0);
+	bl_col_text(row, 2, it->receipt_id, sizeof(it->receipt_id));
+	bl_col_text(row, 3, it->kind, sizeof(it->kind));
+	it->channel = (int)bl_col_int(row, 4, 0);
+	it->webhook_id = bl_col_int(row, 5, 0);
+	it->views_left = bl_col_int(row, 6, -1);
+	bl_col_text(row, 7, it->detail, sizeof(it->detail));
+	it->occurred_ms = bl_col_int(row, 8, 0);
+	it->attempts = bl_col_int(row, 9, 0);
+	bl_col_text(row, 10, it->url, sizeof(it->url));
+	bl_col_text(row, 11, it->secret, sizeof(it->secret));
+	bl_col_text(row, 12, it->email, sizeof(it->email));
+	it->verified = bl_col_int(row, 13, -1) >= 0;
+	return 0;
+}
+
+/*
+ * Claims up to c->max due rows for lease_ms: one statement sets the lease
+ * (token, until) of rows that are due and not leased, so that two runs never
+ * hold the same row (docs/NOTIFY.md); then reads the rows of this lease.
+ * A run that dies leaves its rows to the next one once the lease ends.
+ */
+enum bl_err
+bl_store_outbox_claim(struct bl_store *s, int64_t now, int64_t lease_ms, struct bl_claim *c)
+{
+	enum bl_err	 e;
+
+	c->n = 0;
+	if (bl_random(c->token, sizeof(c->token)) != 0)
+		return BL_ERR_INTERNAL;
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_run(s, ST_OUTBOX_CLAIM, PARMS(P_INT(now), P_INT(now + lease_ms),
+	    P_BLOB(c->token, sizeof(c->token)), P_INT((int64_t)c->max)), NULL, NULL, NULL);
+	if ((e = bl_st_end(s, e)) != BL_OK)
+		return e;
+	return bl_st_run(s, ST_OUTBOX_LEASED, PARMS(P_BLOB(c->token, sizeof(c->token))),
+	    leased_row, c, NULL);
+}
+
+/*
+ * Settles a leased row: state 0 with next_ms (a retry), 1 sent, 2 dropped;
+ * status is the HTTP status or the mailer's exit status (-1: none), error
+ * NULL or why. Only the lease's holder can settle it.
+ */
+enum bl_err
+bl_store_outbox_finish(struct bl_store *s, const struct bl_claim *c, int64_t id, int state,
+    int64_t status, const char *error, int64_t now, int64_t next_ms)
+{
+	return bl_st_run(s, ST_OUTBOX_FINISH, PARMS(P_INT(id),
+	    P_BLOB(c->token, sizeof(c->token)), P_INT(state), P_INT_OR_NULL(status >= 0, status),
+	    P_TEXT_OR_NULL(error), P_INT_OR_NULL(state != 0, now), P_INT(next_ms)),
+	    NULL, NULL, NULL);
+}
+
+/* How many notifications were sent to an account since since_ms. */
+enum bl_err
+bl_store_outbox_sent(struct bl_store *s, int64_t account_id, int64_t since_ms, int64_t *n)
+{
+	*n = 0;
+	return bl_st_one(s, ST_OUTBOX_SENT, PARMS(P_INT(account_id), P_INT(since_ms)),
+	    count_row, n);
+}

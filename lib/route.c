@@ -78,6 +78,21 @@ const struct bl_route bl_route_keys = {
 	},
 };
 
+/* GET the list, POST a new one; /<id>: GET its last deliveries, POST a test, DELETE it. */
+const struct bl_route bl_route_webhooks = {
+	.name = "webhooks", .limit = BL_LIM_IP_WEBHOOKS, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD, POST", .allow_item = "GET, HEAD, POST, DELETE",
+	.bad_item = BL_ERR_WEBHOOK_NOT_FOUND,
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_webhooks_list },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_webhook_create },
+		{ GET_HEAD, 1, BL_NEED_SESSION, bl_op_webhook_get },
+		{ BL_MASK(BL_M_POST) | BL_MASK(BL_M_DELETE), 1, BL_NEED_SESSION | BL_NEED_CSRF,
+		    bl_op_webhook_item },
+	},
+};
+
 const struct bl_route bl_route_mysecrets = {
 	.name = "mysecrets", .limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_NOT_FOUND,

@@ -52,14 +52,15 @@ static const char *const dialect[ST__MAX] = {
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
 	/*
-	 * Two overlapping notify runs: a row another run is claiming is skipped,
-	 * and the outer conditions are checked again on the row once it is
-	 * locked, so a row is leased to one run only (docs/NOTIFY.md).
+	 * Two overlapping notify runs: rows another run is claiming are skipped.
+	 * The rows are chosen once, in a CTE (materialized, as every CTE with
+	 * FOR UPDATE): an IN (subquery ... LIMIT) may be evaluated again for a
+	 * row rechecked after a concurrent update and so lease more than $4.
 	 */
-	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET lease_until = $2, lease_token = $3, "
-	    "attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox WHERE state = 0 "
-	    "AND next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4 FOR UPDATE SKIP "
-	    "LOCKED) AND state = 0 AND lease_until <= $1",
+	[ST_OUTBOX_CLAIM] = "WITH due AS (SELECT id FROM outbox WHERE state = 0 AND "
+	    "next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED) "
+	    "UPDATE outbox o SET lease_until = $2, lease_token = $3, attempts = o.attempts + 1 "
+	    "FROM due WHERE o.id = due.id",
 };
 
 /*

@@ -43,7 +43,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
 // Programs outside cgi-bin/: the cron job and the admin tool.
-const SUBDIR = { cleanup: 'cron', 'burnlink-admin': 'tools' };
+const SUBDIR = { cleanup: 'cron', notify: 'cron', 'burnlink-admin': 'tools' };
 // Passed through from the test's environment so sanitizer builds can be steered.
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ', 'VALGRIND_OPTS'];
 const DEFAULT_TIMEOUT_MS = Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000;

@@ -219,7 +219,7 @@ step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step
 		}
 		return e;
 	case OP_BURN:
-		e = bl_store_burn(s, id, now);
+		e = bl_store_burn(s, id, now, "receipt");
 		if (bl_store_secret_get(s, id, r) != BL_OK)
 			memset(r, 0, sizeof(*r));
 		return e;

@@ -25,4 +25,5 @@ export const LIMITS = Object.freeze({
 	webhookUrl: Object.freeze({ member: 'url', type: 'bytes', min: 12, max: 2048, default: null, null: 'invalid', code: 'INVALID_WEBHOOK' }),
 	webhooks: Object.freeze({ member: null, type: 'count', min: 0, max: 10, default: null, null: 'invalid', code: 'WEBHOOK_LIMIT_REACHED' }),
 	notifyHour: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'RATE_LIMIT_EXCEEDED' }),
+	webhookEvents: Object.freeze({ member: 'events', type: 'array', min: 1, max: 4, default: null, null: 'none', code: 'INVALID_WEBHOOK' }),
 });

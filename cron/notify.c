@@ -1,0 +1,64 @@
+/* notify: every minute, delivers the notifications the outbox holds (docs/NOTIFY.md). */
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "burnlink.h"
+
+/* As cron/cleanup: run by root, become the owner of the SQLite database first. */
+static int
+become_owner(const char *db)
+{
+	struct stat	 st;
+
+	if (geteuid() != 0 || stat(db, &st) != 0 || st.st_uid == 0)
+		return 0;
+	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
+		perror("notify: cannot become the database's owner");
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct bl_ctx		 ctx;
+	struct bl_notify_opts	 o;
+	struct bl_notify_stats	 st;
+	char			 err[512] = "";
+	int			 rc = 1;
+
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s   (configured by BURNLINK_DB, BURNLINK_SENDMAIL, "
+		    "BURNLINK_NOTIFY_ALLOW, BURNLINK_NOTIFY_CA, BURNLINK_MAIL_FROM, "
+		    "BURNLINK_SITE_URL)\n", argv[0]);
+		return 2;
+	}
+	/* a mailer that exits early must not kill the run */
+	signal(SIGPIPE, SIG_IGN);
+	if (bl_ctx_init(&ctx, NULL, NULL) != 0) {
+		fprintf(stderr, "notify: out of memory\n");
+		return 1;
+	}
+	o.sendmail = getenv("BURNLINK_SENDMAIL");
+	o.allow = getenv("BURNLINK_NOTIFY_ALLOW");
+	o.ca = getenv("BURNLINK_NOTIFY_CA");
+	o.from = getenv("BURNLINK_MAIL_FROM");
+	if (become_owner(ctx.cfg.db_path) != 0)
+		goto out;
+	if (bl_notify_run(&ctx, &o, &st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "notify: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
+		goto out;
+	}
+	printf("notify: %s: sent %lld, to retry %lld, dropped %lld\n",
+	    bl_config_db_name(&ctx.cfg), (long long)st.sent, (long long)st.retried,
+	    (long long)st.dropped);
+	rc = 0;
+out:
+	bl_ctx_free(&ctx);
+	return rc;
+}

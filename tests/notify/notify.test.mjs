@@ -1,0 +1,352 @@
+// notify.test.mjs: notifications end to end (docs/NOTIFY.md). The events a
+// change writes to the outbox, cron/notify delivering them to a real HTTPS
+// receiver on loopback (a self-signed certificate made here with openssl,
+// trusted through BURNLINK_NOTIFY_CA, loopback allowed through
+// BURNLINK_NOTIFY_ALLOW) and to a capture script as BURNLINK_SENDMAIL; the
+// signature, the retry after a 500, the give-up after 24 hours (the event's
+// stored times moved back), two overlapping runs, the SSRF refusals, and that
+// nothing of a secret reaches a mail, a webhook or a log. Runs on SQLite, and
+// on PostgreSQL under tests/run.sh pg (the programs of make pg).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+
+import { runProgram } from '../lib/cgi.mjs';
+import { accountsContext, signedUp, createWithKey } from '../accounts/helpers.mjs';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-notify-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+
+const keyPath = path.join(dir, 'key.pem');
+const certPath = path.join(dir, 'cert.pem');
+execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
+	'-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', '/CN=localhost',
+	'-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'], { stdio: 'ignore' });
+
+// The mailer: each message into a file of the directory given as its argument.
+const mailer = path.join(dir, 'capture-mail');
+fs.writeFileSync(mailer, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\ncat > "$f"\n', { mode: 0o755 });
+
+const SITE = 'https://burnlink.test';
+const SECRET_TEXT = 'the launch code is 0000-TOP-SECRET';
+
+// An HTTPS receiver on 127.0.0.1: records each request; answers the queued statuses, then 200.
+async function receiver() {
+	const r = { hits: [], statuses: [] };
+	r.server = https.createServer({ key: fs.readFileSync(keyPath), cert: fs.readFileSync(certPath) }, (req, res) => {
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			r.hits.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+			res.writeHead(r.statuses.length ? r.statuses.shift() : 200, { 'Content-Type': 'text/plain' });
+			res.end('ok');
+		});
+	});
+	await new Promise((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+	r.port = r.server.address().port;
+	r.url = `https://127.0.0.1:${r.port}/hook`;
+	return r;
+}
+
+// A fresh database with a signed-up account, its API key and its verified address.
+async function account() {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	const me = (await b.me()).json;
+	const key = (await b.req('keys', { method: 'POST', body: { name: 'ci' } })).json.key;
+	ctx.sql(`INSERT INTO account_emails (account_id, email, verified_at) VALUES (${me.account.id}, ` +
+		`'alice@example.org', 1) ON CONFLICT (account_id) DO UPDATE SET verified_at = 1`);
+	const mails = fs.mkdtempSync(path.join(dir, 'mails-'));
+	return { ctx, b, key, mails, accountId: me.account.id };
+}
+
+async function addHook(b, url, body = {}) {
+	const res = await b.req('webhooks', { method: 'POST', body: { url, ...body } });
+	assert.equal(res.status, 200, res.body.toString());
+	return res.json;
+}
+
+function notify(a, env = {}) {
+	return runProgram('notify', { env: {
+		...a.ctx.env,
+		BURNLINK_SENDMAIL: `${mailer} ${a.mails}`,
+		BURNLINK_NOTIFY_CA: certPath,
+		BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32',
+		BURNLINK_SITE_URL: SITE,
+		...env,
+	} });
+}
+
+function mailsOf(a) {
+	return fs.readdirSync(a.mails).sort().map((f) => fs.readFileSync(path.join(a.mails, f), 'utf8'));
+}
+
+function outbox(a, where = 'true') {
+	const out = a.ctx.sql(`SELECT id, kind, channel, state, attempts, coalesce(last_status, -1), ` +
+		`coalesce(last_error, ''), next_at FROM outbox WHERE ${where} ORDER BY id`).trim();
+	return out === '' ? [] : out.split('\n').map((l) => {
+		const [id, kind, channel, state, attempts, status, error, next] = l.split('|');
+		return { id: Number(id), kind, channel: Number(channel), state: Number(state),
+			attempts: Number(attempts), status: Number(status), error, next: Number(next) };
+	});
+}
+
+// Checks Burnlink-Signature: t=<unix>,v1=<hex HMAC-SHA-256(secret, t + "." + body)>.
+function checkSignature(hit, secret) {
+	const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(hit.headers['burnlink-signature'] || '');
+	assert.ok(m, `a signature header: ${hit.headers['burnlink-signature']}`);
+	const want = crypto.createHmac('sha256', secret).update(`${m[1]}.${hit.body}`).digest('hex');
+	assert.equal(m[2], want, 'the signature verifies with the signing secret');
+	assert.ok(Math.abs(Number(m[1]) - Date.now() / 1000) < 3600, 'the timestamp is now');
+}
+
+// Nothing of the secret in what was sent or logged.
+function assertNoSecret(texts, created) {
+	const u = new URL(created.secretUrl);
+	const needles = [SECRET_TEXT, created.metadata.secretKey, created.metadata.key, created.secretUrl,
+		created.metadataUrl, u.hash.slice('#key='.length)].filter((s) => s && s.length > 0);
+	for (const t of texts)
+		for (const n of needles)
+			assert.ok(!t.includes(n), `"${n}" must not appear in: ${t.slice(0, 200)}`);
+}
+
+async function create(a, body) {
+	const res = await createWithKey(a.ctx, a.key, { text: SECRET_TEXT, ...body });
+	assert.equal(res.status, 200, res.body.toString());
+	return res.json;
+}
+
+describe('notifications', () => {
+	let rx;
+	before(async () => { rx = await receiver(); });
+	after(() => rx.server.close());
+
+	test('a view and a burn: signed webhook bodies and mails, nothing of the secret', async () => {
+		const a = await account();
+		const hook = await addHook(a.b, rx.url);
+		assert.match(hook.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+		const before = rx.hits.length;
+		const s = await create(a, { maxViews: 2, notify: ['email', 'webhook'] });
+		assert.match(s.metadata.receiptId, /^rcp_[A-Za-z0-9_-]{22}$/);
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		assert.equal((await a.ctx.burn(s.metadata.key)).status, 200);
+		assert.deepEqual(outbox(a).map((r) => `${r.kind}/${r.channel}`).sort(),
+			['secret.burned/1', 'secret.burned/2', 'secret.viewed/1', 'secret.viewed/2']);
+
+		const run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.match(run.stdout, /sent 4, to retry 0, dropped 0/);
+		const hits = rx.hits.slice(before);
+		assert.equal(hits.length, 2);
+		const [viewed, burned] = hits.map((h) => ({ h, j: JSON.parse(h.body) }));
+		for (const { h, j } of [viewed, burned]) {
+			assert.equal(h.method, 'POST');
+			assert.equal(h.url, '/hook');
+			assert.equal(h.headers['content-type'], 'application/json');
+			assert.equal(h.headers['burnlink-event-id'], j.id);
+			checkSignature(h, hook.secret);
+			assert.equal(j.receiptId, s.metadata.receiptId);
+			assert.match(j.occurredAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+		}
+		assert.equal(viewed.j.type, 'secret.viewed');
+		assert.equal(viewed.j.viewsLeft, 1);
+		assert.equal(burned.j.type, 'secret.burned');
+		assert.equal(burned.j.burnedBy, 'receipt');
+		assert.equal(burned.j.viewsLeft, 0);
+
+		const mails = mailsOf(a);
+		assert.equal(mails.length, 2);
+		// in the order of the events
+		mails.sort((x, y) => Number(y.includes('Subject: Your secret was viewed')) -
+			Number(x.includes('Subject: Your secret was viewed')));
+		assert.match(mails[0], /^To: alice@example\.org$/m);
+		assert.match(mails[0], /^Subject: Your secret was viewed$/m);
+		assert.match(mails[0], /^Views left: 1$/m);
+		assert.ok(mails[0].includes(`${SITE}/dashboard#${s.metadata.receiptId}`), 'the receipt link');
+		assert.match(mails[1], /^Subject: Your secret was burned$/m);
+		assertNoSecret([...mails, ...hits.map((h) => h.body + JSON.stringify(h.headers)), run.stdout, run.stderr], s);
+
+		// Delivered once: a second run has nothing to send.
+		const again = await notify(a);
+		assert.equal(again.code, 0, again.stderr);
+		assert.match(again.stdout, /sent 0, to retry 0, dropped 0/);
+		assert.equal(rx.hits.length, before + 2);
+		assert.equal(mailsOf(a).length, 2);
+
+		// The dashboard's view of the webhook: its deliveries, with status.
+		const got = await a.b.req('webhooks', { pathInfo: `/${hook.webhook.id}` });
+		assert.equal(got.status, 200);
+		assert.equal(got.json.webhook.lastStatus, 200);
+		assert.deepEqual(got.json.deliveries.map((d) => [d.type, d.state, d.status]),
+			[['secret.burned', 'sent', 200], ['secret.viewed', 'sent', 200]]);
+	});
+
+	test('retried after a 500 with the same event id; dropped and logged after 24 hours', async () => {
+		const a = await account();
+		const hook = await addHook(a.b, rx.url, { events: ['secret.viewed', 'secret.exhausted'] });
+		const before = rx.hits.length;
+		const s = await create(a, { maxViews: 3, notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		assert.equal((await a.ctx.burn(s.metadata.key)).status, 200, 'burned: not one of its events');
+		assert.equal(outbox(a).length, 1);
+
+		rx.statuses.push(500);
+		let run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before + 1);
+		let [row] = outbox(a);
+		assert.equal(row.state, 0, 'still to deliver');
+		assert.equal(row.status, 500);
+		assert.equal(row.attempts, 1);
+		assert.ok(row.next > Date.now(), 'a later retry');
+
+		run = await notify(a);
+		assert.equal(rx.hits.length, before + 1, 'not before its time');
+		a.ctx.sql(`UPDATE outbox SET next_at = 0 WHERE id = ${row.id}`);
+		run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before + 2, 'the retry');
+		const [first, second] = rx.hits.slice(before);
+		assert.equal(first.headers['burnlink-event-id'], second.headers['burnlink-event-id']);
+		checkSignature(second, hook.secret);
+		assert.equal(JSON.parse(second.body).attempt, 2);
+		[row] = outbox(a);
+		assert.equal(row.state, 1);
+
+		// Another event that keeps failing; its time moved back 25 hours.
+		const s2 = await create(a, { maxViews: 1, notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s2.metadata.secretKey)).status, 200);
+		rx.statuses.push(500);
+		run = await notify(a);
+		assert.equal(rx.hits.length, before + 3);
+		assert.equal(JSON.parse(rx.hits.at(-1).body).type, 'secret.exhausted');
+		const day = 25 * 3600 * 1000;
+		a.ctx.sql(`UPDATE outbox SET occurred_at = occurred_at - ${day}, next_at = 0 WHERE state = 0`);
+		run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before + 3, 'not tried again');
+		assert.match(run.stdout, /dropped 1/);
+		assert.match(run.stderr, /secret\.exhausted webhook \d+ .*dropped: undelivered for 24 hours/);
+		assert.deepEqual(outbox(a).map((r) => r.state), [1, 2]);
+		assertNoSecret([run.stderr, ...rx.hits.slice(before).map((h) => h.body)], s2);
+	});
+
+	test('two overlapping runs deliver each event once', async () => {
+		const a = await account();
+		await addHook(a.b, rx.url);
+		const before = rx.hits.length;
+		const s = await create(a, { maxViews: 40, notify: ['webhook', 'email'] });
+		for (let i = 0; i < 12; i++)
+			assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		const rows = outbox(a);
+		assert.equal(rows.length, 24);
+		const runs = await Promise.all([notify(a), notify(a), notify(a)]);
+		for (const r of runs) assert.equal(r.code, 0, r.stderr);
+		const ids = rx.hits.slice(before).map((h) => h.headers['burnlink-event-id']);
+		assert.equal(ids.length, 12);
+		assert.equal(new Set(ids).size, 12, 'no event twice');
+		assert.equal(mailsOf(a).length, 12);
+		assert.ok(outbox(a).every((r) => r.state === 1 && r.attempts === 1));
+	});
+
+	test('SSRF: loopback, private, link-local and a name for loopback are refused at delivery', async () => {
+		const a = await account();
+		const urls = [`https://127.0.0.1:${rx.port}/hook`, `https://[::1]:${rx.port}/hook`,
+			'https://10.1.2.3/hook', 'https://169.254.169.254/latest', `https://localhost:${rx.port}/hook`,
+			'https://[::ffff:127.0.0.1]/hook'];
+		for (const u of urls) await addHook(a.b, u);
+		const before = rx.hits.length;
+		const s = await create(a, { notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined });
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before, 'nothing reached the receiver');
+		const rows = outbox(a);
+		assert.equal(rows.length, urls.length);
+		for (const r of rows) {
+			assert.equal(r.state, 0);
+			assert.match(r.error, /^address not allowed \((loopback|private|link-local|IPv4-mapped)\)$/);
+		}
+		// plain http is refused when the webhook is saved (https only by default)
+		const res = await a.b.req('webhooks', { method: 'POST', body: { url: 'http://example.org/hook' } });
+		assert.equal(res.status, 400);
+		assert.equal(res.json.code, 'INVALID_WEBHOOK');
+	});
+
+	test('webhook management: secret shown once, test delivery, delete, the cap', async () => {
+		const a = await account();
+		const hook = await addHook(a.b, rx.url, { events: ['secret.burned'] });
+		const list = await a.b.req('webhooks');
+		assert.equal(list.status, 200);
+		assert.deepEqual(list.json.webhooks.map((w) => [w.url, w.events, w.lastStatus]),
+			[[rx.url, ['secret.burned'], null]]);
+		assert.ok(!list.body.toString().includes(hook.secret), 'the secret is not listed');
+
+		const before = rx.hits.length;
+		assert.equal((await a.b.req('webhooks', { method: 'POST', pathInfo: `/${hook.webhook.id}` })).status, 200);
+		const run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before + 1);
+		const hit = rx.hits.at(-1);
+		assert.equal(JSON.parse(hit.body).type, 'webhook.test');
+		checkSignature(hit, hook.secret);
+
+		for (const bad of [{ url: 'ftp://example.org/' }, { url: rx.url, events: ['secret.read'] }, { url: rx.url, events: [] }]) {
+			const r = await a.b.req('webhooks', { method: 'POST', body: bad });
+			assert.equal(r.status, 400, JSON.stringify(bad));
+			assert.equal(r.json.code, 'INVALID_WEBHOOK');
+		}
+		for (let i = 1; i < 10; i++) await addHook(a.b, `${rx.url}/${i}`);
+		const over = await a.b.req('webhooks', { method: 'POST', body: { url: rx.url } });
+		assert.equal(over.status, 409);
+		assert.equal(over.json.code, 'WEBHOOK_LIMIT_REACHED');
+
+		const del = await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${hook.webhook.id}` });
+		assert.equal(del.status, 200);
+		assert.equal((await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${hook.webhook.id}` })).status, 404);
+		assert.equal((await a.b.req('webhooks')).json.webhooks.length, 9);
+
+		// Another account sees none of them.
+		const other = await signedUp(a.ctx, 'bob@example.org', { ip: '192.0.2.77' });
+		assert.deepEqual((await other.req('webhooks')).json.webhooks, []);
+		assert.equal((await other.req('webhooks', { pathInfo: `/${hook.webhook.id + 1}` })).status, 404);
+	});
+
+	test('notify needs an account; no mail without a verified address', async () => {
+		const a = await account();
+		const anon = await a.ctx.create({ text: 'x', notify: ['email'] });
+		assert.equal(anon.status, 400);
+		assert.equal(anon.json.code, 'INVALID_NOTIFY');
+		const bad = await createWithKey(a.ctx, a.key, { text: 'x', notify: ['sms'] });
+		assert.equal(bad.status, 400);
+		assert.equal(bad.json.code, 'INVALID_NOTIFY');
+
+		a.ctx.sql('UPDATE account_emails SET verified_at = NULL');
+		const s = await create(a, { notify: ['email'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		const run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(mailsOf(a).length, 0);
+		assert.match(run.stderr, /dropped: the account has no verified address/);
+	});
+
+	test('expired unread: the cleanup writes the event with the removal', async () => {
+		const a = await account();
+		const s = await create(a, { notify: ['email'] });
+		a.ctx.age(s.metadata.secretKey);
+		const c = await a.ctx.cleanup();
+		assert.equal(c.code, 0, c.stderr);
+		assert.deepEqual(outbox(a).map((r) => r.kind), ['secret.expired']);
+		const run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		const mails = mailsOf(a);
+		assert.equal(mails.length, 1);
+		assert.match(mails[0], /^Subject: Your secret expired unread$/m);
+		assertNoSecret([...mails, run.stderr], s);
+	});
+});
