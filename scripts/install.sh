@@ -6,7 +6,8 @@
 #                     api/openapi.yaml (docs/openapi.yaml)
 #   PREFIX/cgi-bin/   the programs (create, metadata, retrieve, delete, and the
 #                     account programs when built), .htaccess
-#   PREFIX/bin/       cleanup (the hourly cron job)
+#   PREFIX/bin/       cleanup (the hourly cron job), notify (every minute:
+#                     notifications, docs/NOTIFY.md)
 #   PREFIX/var/       the database and the install secret, mode 0700, owned by
 #                     the user the programs run as; outside the document root
 #   PREFIX/etc/       lighttpd.conf, apache-vhost.conf, nginx.conf, crontab and
@@ -17,6 +18,7 @@
 #                     as). Default when run as root: www-data if it exists.
 #   BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES   written into the configuration
 #   BURNLINK_SIGNUP   "open" lets anyone create an account (default closed)
+#   BURNLINK_NOTIFY_ALLOW  networks (and "http") webhooks may reach (docs/NOTIFY.md)
 #   BURNLINK_BIN      where the built programs are (default: the tree itself)
 #   BURNLINK_WWW      the pages to install (default: www/)
 #   BURNLINK_CONF_PREFIX  the path written into etc/ (default PREFIX; `make dist`
@@ -117,6 +119,11 @@ if [ -x "$crondir/cleanup" ]; then
 else
 	echo "install.sh: warning: cron/cleanup is not built; bin/cleanup not installed" >&2
 fi
+if [ -x "$crondir/notify" ]; then
+	copy "$crondir/notify" "$root/bin/.notify.new"
+	chmod 755 "$root/bin/.notify.new"
+	mv -f "$root/bin/.notify.new" "$root/bin/notify"
+fi
 
 # The data directory: outside the document root, private to the programs' user.
 if [ ! -d "$root/var" ]; then
@@ -145,6 +152,7 @@ passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
 [ -n "${BURNLINK_SITE_URL:-}" ] && passenv="$passenv BURNLINK_SITE_URL"
 [ -n "${BURNLINK_TRUSTED_PROXIES:-}" ] && passenv="$passenv BURNLINK_TRUSTED_PROXIES"
 [ -n "${BURNLINK_SIGNUP:-}" ] && passenv="$passenv BURNLINK_SIGNUP"
+[ -n "${BURNLINK_NOTIFY_ALLOW:-}" ] && passenv="$passenv BURNLINK_NOTIFY_ALLOW"
 export BL_PASSENV="$passenv"
 export BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' BL_SERVERNAME=${BURNLINK_SERVER_NAME:-burnlink.example.org}
 export BL_DOCROOT="$cprefix/htdocs" BL_CGIBIN="$cprefix/cgi-bin" BL_DATADIR="$cprefix/var"
