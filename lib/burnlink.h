@@ -242,6 +242,8 @@ extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
+extern const struct bl_route bl_route_email;		/* /api/email */
+extern const struct bl_route bl_route_token;		/* POST /api/token */
 int		 bl_serve(const struct bl_route *);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */

@@ -202,6 +202,7 @@ enum bl_err	 bl_store_webhook_test(struct bl_store *, int64_t account_id, int64_
 enum bl_err	 bl_store_deliveries(struct bl_store *, int64_t account_id, int64_t webhook_id,
 		    int64_t max, int (*cb)(void *, const struct bl_delivery *), void *);
 enum bl_err	 bl_store_email_get(struct bl_store *, int64_t account_id, struct bl_email *);
+enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int64_t *account_id);
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
@@ -439,6 +440,14 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+
+int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
+
+/* accmail.c: the mail accounts need: address verification, password reset (docs/NOTIFY.md). */
+enum bl_err	 bl_mail_verify(struct bl_req *, int64_t account_id, const char *email);
+enum bl_err	 bl_op_email_get(struct bl_req *);	/* GET /api/email */
+enum bl_err	 bl_op_email_set(struct bl_req *);	/* POST /api/email */
+enum bl_err	 bl_op_token(struct bl_req *);		/* POST /api/token */
 
 /* webhook.c: an account's webhooks (docs/NOTIFY.md). */
 enum bl_err	 bl_op_webhooks_list(struct bl_req *);	/* GET /api/webhooks */

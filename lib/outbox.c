@@ -182,6 +182,14 @@ bl_store_email_get(struct bl_store *s, int64_t account_id, struct bl_email *m)
 	return bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, m);
 }
 
+/* The account whose verified address is email (lower-cased); NOT_FOUND if none. */
+enum bl_err
+bl_store_email_find(struct bl_store *s, const char *email, int64_t *account_id)
+{
+	*account_id = 0;
+	return bl_st_one(s, ST_EMAIL_FIND, PARMS(P_TEXT(email)), count_row, account_id);
+}
+
 /*
  * Records a one-time token (its SHA-256) of kind for an account's address and
  * queues its mail, in one transaction. The mail (a row of the outbox) holds

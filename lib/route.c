@@ -93,6 +93,24 @@ const struct bl_route bl_route_webhooks = {
 	},
 };
 
+/* The account's address: GET it, POST a new one (a verification mail). */
+const struct bl_route bl_route_email = {
+	.name = "email", .limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_email_get },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_email_set },
+	},
+};
+
+/* The links of the account mails: ask for a reset, verify, reset (no session). */
+const struct bl_route bl_route_token = {
+	.name = "token", .limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "POST",
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_token },
+	},
+};
+
 const struct bl_route bl_route_mysecrets = {
 	.name = "mysecrets", .limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_NOT_FOUND,

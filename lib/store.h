@@ -68,6 +68,7 @@ enum bl_stmt {
 				 * token_expires */
 	ST_EMAIL_TOKEN,		/* token_hash, now -> account_id, token_kind, email */
 	ST_EMAIL_USED,		/* account_id, verified_at (NULL: as it was) */
+	ST_EMAIL_FIND,		/* lower-cased email -> account_id (verified addresses) */
 	ST__MAX
 };
 

@@ -224,6 +224,8 @@ export function cgiRoute(program, method, pathInfo) {
 	case 'session':
 	case 'signup':
 	case 'password':
+	case 'email':
+	case 'token':
 		return { path: `/api/${program}`, method };
 	default:
 		return null;

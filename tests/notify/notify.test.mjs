@@ -53,16 +53,21 @@ async function receiver() {
 	return r;
 }
 
-// A fresh database with a signed-up account, its API key and its verified address.
+// A fresh database with a signed-up account, its API key and its address
+// verified the way a person does: the link of the sign-up mail.
 async function account() {
 	const ctx = accountsContext();
 	const b = await signedUp(ctx, 'alice@example.org');
 	const me = (await b.me()).json;
 	const key = (await b.req('keys', { method: 'POST', body: { name: 'ci' } })).json.key;
-	ctx.sql(`INSERT INTO account_emails (account_id, email, verified_at) VALUES (${me.account.id}, ` +
-		`'alice@example.org', 1) ON CONFLICT (account_id) DO UPDATE SET verified_at = 1`);
-	const mails = fs.mkdtempSync(path.join(dir, 'mails-'));
-	return { ctx, b, key, mails, accountId: me.account.id };
+	const a = { ctx, b, key, accountId: me.account.id, mails: fs.mkdtempSync(path.join(dir, 'mails-')) };
+	const run = await notify(a);
+	assert.equal(run.code, 0, run.stderr);
+	const [mail] = mailsOf(a);
+	const token = /#verify=([A-Za-z0-9_-]{43})$/m.exec(mail)[1];
+	assert.equal((await b.req('token', { method: 'POST', body: { token } })).status, 200);
+	a.mails = fs.mkdtempSync(path.join(dir, 'mails-'));
+	return a;
 }
 
 async function addHook(b, url, body = {}) {
@@ -86,7 +91,7 @@ function mailsOf(a) {
 	return fs.readdirSync(a.mails).sort().map((f) => fs.readFileSync(path.join(a.mails, f), 'utf8'));
 }
 
-function outbox(a, where = 'true') {
+function outbox(a, where = "kind NOT LIKE 'account.%'") {
 	const out = a.ctx.sql(`SELECT id, kind, channel, state, attempts, coalesce(last_status, -1), ` +
 		`coalesce(last_error, ''), next_at FROM outbox WHERE ${where} ORDER BY id`).trim();
 	return out === '' ? [] : out.split('\n').map((l) => {

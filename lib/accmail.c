@@ -1,0 +1,205 @@
+/* accmail.c (layer: handlers): the mail accounts need: /api/email (the address, its verification) and /api/token (the links of the mails: verify, reset the password) (docs/NOTIFY.md, docs/API.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define TOKEN_BYTES	32	/* a token: 43 url-safe base64 characters */
+
+static enum bl_err
+logged(struct bl_req *r, enum bl_err e)
+{
+	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
+	    e == BL_ERR_INTERNAL))
+		bl_log(r, "database: %s", bl_store_error(r->store));
+	return e;
+}
+
+/*
+ * Makes a one-time token of kind for an account's address and queues its
+ * mail (the outbox row holds the token until it is sent; the database keeps
+ * only its SHA-256 beyond that).
+ */
+static enum bl_err
+issue(struct bl_req *r, int64_t account_id, const char *email, int kind)
+{
+	unsigned char	 raw[TOKEN_BYTES], hash[BL_HASH_BYTES];
+	char		*token;
+	size_t		 len = 0;
+	enum bl_err	 e;
+
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (token = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL) {
+		bl_wipe(raw, sizeof(raw));
+		return BL_ERR_INTERNAL;
+	}
+	bl_wipe(raw, sizeof(raw));
+	if (bl_sha256(token, len, hash) != 0)
+		e = BL_ERR_INTERNAL;
+	else if ((e = bl_req_store(r)) == BL_OK)
+		e = logged(r, bl_store_email_token(r->store, account_id, email, kind, hash, token,
+		    r->now_ms + BL_TOKEN_TTL * 1000LL, r->now_ms));
+	bl_free_wipe(token, len);
+	return e;
+}
+
+/* Queues the verification mail of email as the account's address. */
+enum bl_err
+bl_mail_verify(struct bl_req *r, int64_t account_id, const char *email)
+{
+	return issue(r, account_id, email, BL_TOKEN_VERIFY);
+}
+
+static enum bl_err
+respond_email(struct bl_req *r, int success, const struct bl_email *m)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL ||
+	    (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
+	    (m->email[0] != '\0' ? bl_json_add(o, "email", json_object_new_string(m->email)) :
+	    bl_json_add_null(o, "email")) ||
+	    bl_json_add(o, "verified", json_object_new_boolean(m->verified_ms >= 0))) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, 200, o);
+	json_object_put(o);
+	return BL_OK;
+}
+
+/* GET /api/email: the address notifications go to, and whether it is verified. */
+enum bl_err
+bl_op_email_get(struct bl_req *r)
+{
+	struct bl_email	 m;
+	enum bl_err	 e;
+
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	e = bl_store_email_get(r->store, r->session.account.id, &m);
+	if (e == BL_ERR_NOT_FOUND) {
+		memset(&m, 0, sizeof(m));
+		m.verified_ms = -1;
+		e = BL_OK;
+	}
+	if ((e = logged(r, e)) != BL_OK)
+		return e;
+	return respond_email(r, 0, &m);
+}
+
+/* The string member k of the body, or NULL when absent; *bad when not a string. */
+static const char *
+member(struct bl_req *r, const char *k, size_t *len, int *bad)
+{
+	json_object	*v;
+
+	*len = 0;
+	if (r->json == NULL || !json_object_object_get_ex(r->json, k, &v) ||
+	    json_object_is_type(v, json_type_null))
+		return NULL;
+	if (!json_object_is_type(v, json_type_string)) {
+		*bad = 1;
+		return NULL;
+	}
+	*len = (size_t)json_object_get_string_len(v);
+	return json_object_get_string(v);
+}
+
+/*
+ * POST /api/email {email}: makes email the account's address, not verified
+ * until the link of the mail sent to it comes back (POST /api/token). The
+ * same address again resends the mail (and keeps it verified if it was).
+ */
+enum bl_err
+bl_op_email_set(struct bl_req *r)
+{
+	char		 norm[BL_EMAIL_MAX + 1];
+	const char	*email;
+	size_t		 len;
+	int		 bad = 0;
+	int64_t		 id = r->session.account.id;
+	struct bl_email	 m;
+	enum bl_err	 e;
+
+	email = member(r, "email", &len, &bad);
+	if (email == NULL || !bl_email_normalise(email, len, norm))
+		return bl_req_fail(r, BL_ERR_INVALID_EMAIL,
+		    "Send {\"email\": \"name@example.org\"}: at most 254 bytes.");
+	if ((e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
+	    (e = bl_mail_verify(r, id, norm)) != BL_OK ||
+	    (e = logged(r, bl_store_email_get(r->store, id, &m))) != BL_OK)
+		return e;
+	return respond_email(r, 1, &m);
+}
+
+static enum bl_err
+respond_done(struct bl_req *r)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL ||
+	    bl_json_add(o, "success", json_object_new_boolean(1))) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, 200, o);
+	json_object_put(o);
+	return BL_OK;
+}
+
+/*
+ * POST /api/token:
+ *   {email}            a password-reset mail to that address if an account
+ *                      has it verified; the same answer whether or not
+ *   {token}            verifies the address the token was sent to
+ *   {token, password}  sets a new password and ends every session
+ * A token works once, for BL_TOKEN_TTL seconds; else 400 INVALID_TOKEN.
+ */
+enum bl_err
+bl_op_token(struct bl_req *r)
+{
+	char		 norm[BL_EMAIL_MAX + 1];
+	unsigned char	 hash[BL_HASH_BYTES], pass[BL_PASSHASH_BYTES];
+	const char	*email, *token, *pw;
+	size_t		 elen, tlen, plen;
+	int		 bad = 0;
+	int64_t		 account = 0;
+	enum bl_err	 e;
+
+	email = member(r, "email", &elen, &bad);
+	token = member(r, "token", &tlen, &bad);
+	pw = member(r, "password", &plen, &bad);
+	if (bad || (email == NULL) == (token == NULL) || (email != NULL && pw != NULL))
+		return bl_req_fail(r, BL_ERR_INVALID_JSON, "Send {\"email\": ...} to be "
+		    "mailed a reset link, or {\"token\": ...} from a mail's link (with "
+		    "\"password\" to set a new one).");
+	if (email != NULL) {
+		if (!bl_email_normalise(email, elen, norm))
+			return BL_ERR_INVALID_EMAIL;
+		/* counted per address, so that no one mails an address again and again */
+		if ((e = bl_limit_take(r, BL_LIM_EMAIL, norm, strlen(norm), NULL)) != BL_OK ||
+		    (e = bl_req_store(r)) != BL_OK)
+			return e;
+		e = bl_store_email_find(r->store, norm, &account);
+		if (e == BL_OK)
+			e = issue(r, account, norm, BL_TOKEN_RESET);
+		if (e != BL_OK && e != BL_ERR_NOT_FOUND)
+			return logged(r, e);
+		return respond_done(r);
+	}
+	if (pw != NULL && !bl_password_valid(pw, plen))
+		return BL_ERR_INVALID_PASSWORD;
+	if (tlen != 43 || bl_sha256(token, tlen, hash) != 0)
+		return BL_ERR_INVALID_TOKEN;
+	if (pw != NULL && bl_pass_hash(pw, plen, pass) != 0)
+		return BL_ERR_INTERNAL;
+	if ((e = bl_req_store(r)) == BL_OK)
+		e = logged(r, bl_store_email_redeem(r->store, hash,
+		    pw != NULL ? BL_TOKEN_RESET : BL_TOKEN_VERIFY, r->now_ms, &account,
+		    pw != NULL ? pass : NULL));
+	bl_wipe(pass, sizeof(pass));
+	if (e != BL_OK)
+		return e;
+	return respond_done(r);
+}

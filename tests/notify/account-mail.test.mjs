@@ -1,0 +1,119 @@
+// account-mail.test.mjs: the mail accounts need (docs/NOTIFY.md), through the
+// outbox and cron/notify with a capture script as BURNLINK_SENDMAIL: the
+// address verified by the link of the sign-up mail (and of a new address),
+// the password reset by e-mail (one-time, short-lived, stored hashed; the
+// same answer whether the address exists; every session ended).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { runProgram } from '../lib/cgi.mjs';
+import { accountsContext, signedUp, Browser, PASSWORD } from '../accounts/helpers.mjs';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-accmail-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+const mailer = path.join(dir, 'capture-mail');
+fs.writeFileSync(mailer, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\ncat > "$f"\n', { mode: 0o755 });
+const SITE = 'https://burnlink.test';
+
+async function deliver(ctx) {
+	const mails = fs.mkdtempSync(path.join(dir, 'mails-'));
+	const run = await runProgram('notify', { env: { ...ctx.env, BURNLINK_SENDMAIL: `${mailer} ${mails}`,
+		BURNLINK_SITE_URL: SITE, BURNLINK_MAIL_FROM: 'no-reply@burnlink.test' } });
+	assert.equal(run.code, 0, run.stderr);
+	return { run, mails: fs.readdirSync(mails).map((f) => fs.readFileSync(path.join(mails, f), 'utf8')) };
+}
+
+function tokenOf(mail, kind) {
+	const m = new RegExp(`^${SITE.replace(/\./g, '\\.')}/dashboard#${kind}=([A-Za-z0-9_-]{43})$`, 'm').exec(mail);
+	assert.ok(m, `a ${kind} link in: ${mail}`);
+	return m[1];
+}
+
+test('sign-up mails a verification link; the address is verified once, by it', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'Alice@Example.org');
+	assert.deepEqual((await b.req('email')).json, { email: 'alice@example.org', verified: false });
+	const { run, mails } = await deliver(ctx);
+	assert.equal(mails.length, 1);
+	assert.match(mails[0], /^To: alice@example\.org$/m);
+	assert.match(mails[0], /^From: no-reply@burnlink\.test$/m);
+	assert.match(mails[0], /^Subject: Confirm your e-mail address$/m);
+	const token = tokenOf(mails[0], 'verify');
+	assert.ok(!run.stderr.includes(token), 'the token is not logged');
+	assert.equal(ctx.sql(`SELECT count(*) FROM outbox WHERE detail IS NOT NULL`).trim(), '0',
+		'the sent mail no longer holds the token');
+
+	const anon = new Browser(ctx, { ip: '192.0.2.99' });
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A') } })).json.code, 'INVALID_TOKEN');
+	const ok = await anon.req('token', { method: 'POST', body: { token } });
+	assert.equal(ok.status, 200);
+	assert.deepEqual(ok.json, { success: true });
+	assert.deepEqual((await b.req('email')).json, { email: 'alice@example.org', verified: true });
+	const again = await anon.req('token', { method: 'POST', body: { token } });
+	assert.equal(again.status, 400);
+	assert.equal(again.json.code, 'INVALID_TOKEN');
+
+	// A new address: not verified until its own link comes back.
+	const set = await b.req('email', { method: 'POST', body: { email: 'alice@new.example' } });
+	assert.equal(set.status, 200);
+	assert.deepEqual(set.json, { success: true, email: 'alice@new.example', verified: false });
+	const second = await deliver(ctx);
+	assert.equal(second.mails.length, 1);
+	assert.match(second.mails[0], /^To: alice@new\.example$/m);
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: tokenOf(second.mails[0], 'verify') } })).status, 200);
+	assert.equal((await b.req('email')).json.verified, true);
+});
+
+test('password reset by e-mail: same answer for any address, one-time, short-lived, ends every session', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	const verify = await deliver(ctx);
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf(verify.mails[0], 'verify') } })).status, 200);
+	// an account whose address is not verified gets no reset mail
+	await signedUp(ctx, 'bob@example.org', { ip: '192.0.2.20' });
+	await deliver(ctx);
+
+	const anon = new Browser(ctx, { ip: '192.0.2.99' });
+	const answers = [];
+	for (const email of ['alice@example.org', 'nobody@example.org', 'bob@example.org']) {
+		const r = await anon.req('token', { method: 'POST', body: { email } });
+		assert.equal(r.status, 200);
+		answers.push(JSON.stringify(r.json));
+	}
+	assert.equal(new Set(answers).size, 1, 'the same answer whether the address exists');
+	const { mails } = await deliver(ctx);
+	assert.equal(mails.length, 1, 'only the verified address gets a mail');
+	assert.match(mails[0], /^To: alice@example\.org$/m);
+	assert.match(mails[0], /^Subject: Reset your password$/m);
+	const token = tokenOf(mails[0], 'reset');
+	assert.equal(ctx.sql(`SELECT count(*) FROM account_emails WHERE token_kind = 2 AND token_hash IS NOT NULL`).trim(), '1');
+
+	const verifyWithReset = await anon.req('token', { method: 'POST', body: { token } });
+	assert.equal(verifyWithReset.json.code, 'INVALID_TOKEN', 'a reset token does not verify');
+	const weak = await anon.req('token', { method: 'POST', body: { token, password: 'short' } });
+	assert.equal(weak.json.code, 'INVALID_PASSWORD');
+	const reset = await anon.req('token', { method: 'POST', body: { token, password: 'a brand new password' } });
+	assert.equal(reset.status, 200);
+	assert.equal((await b.me()).json.signedIn, false, 'the old session ended');
+	assert.equal((await new Browser(ctx).signin('alice@example.org', PASSWORD)).status, 401);
+	assert.equal((await new Browser(ctx).signin('alice@example.org', 'a brand new password')).status, 200);
+	assert.equal((await anon.req('token', { method: 'POST', body: { token, password: 'another new password' } })).json.code,
+		'INVALID_TOKEN', 'used once');
+
+	// A token past its hour is refused (its stored expiry moved back).
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	const late = tokenOf((await deliver(ctx)).mails[0], 'reset');
+	ctx.sql('UPDATE account_emails SET token_expires = token_expires - 3600001');
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: late, password: 'yet another password' } })).json.code,
+		'INVALID_TOKEN');
+});
+
+test('sign-up stays closed by default', async () => {
+	const ctx = accountsContext({ BURNLINK_SIGNUP: undefined });
+	const r = await new Browser(ctx).signup('carol@example.org');
+	assert.equal(r.status, 403);
+	assert.equal(r.json.code, 'SIGNUP_CLOSED');
+});
