@@ -757,6 +757,26 @@ struct list_ctx {
 };
 
 /*
+ * With notifications (docs/NOTIFY.md): receiptId, and lastEvent {type, at}
+ * once there is one (null before). Without: neither member.
+ */
+static int
+last_event(json_object *o, const struct bl_secret *s)
+{
+	json_object	*ev;
+
+	if (s->receipt_id[0] == '\0')
+		return 0;
+	if (bl_json_add(o, "receiptId", json_object_new_string(s->receipt_id)))
+		return -1;
+	if (s->last_event[0] == '\0')
+		return bl_json_add_null(o, "lastEvent");
+	return bl_json_add(o, "lastEvent", ev = json_object_new_object()) ||
+	    bl_json_add(ev, "type", json_object_new_string(s->last_event)) ||
+	    bl_json_add_time(ev, "at", s->last_event_ms);
+}
+
+/*
  * One receipt of "my secrets": what the receipt page shows, by row id. Never
  * the content, a key or anything that leads to them.
  */
@@ -785,7 +805,8 @@ list_secret(void *arg, const struct bl_secret *s)
 	    add_int(o, "viewCount", s->view_count) ||
 	    (left < 0 ? bl_json_add_null(o, "viewsRemaining") : add_int(o, "viewsRemaining", left)) ||
 	    bl_json_add_time(o, "lastViewedAt", s->last_viewed_ms) ||
-	    bl_json_add(o, "deletable", json_object_new_boolean(s->deletable)))
+	    bl_json_add(o, "deletable", json_object_new_boolean(s->deletable)) ||
+	    last_event(o, s))
 		return -1;
 	return 0;
 }

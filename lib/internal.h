@@ -50,6 +50,10 @@ struct bl_secret {
 	int		 has_pass;
 	unsigned char	 pass_hash[BL_PASSHASH_BYTES];
 	int64_t		 account_id;	/* 0 for anonymous */
+	/* bl_store_account_secrets() only: notifications asked for (docs/NOTIFY.md) */
+	char		 receipt_id[BL_RECEIPT_ID_LEN + 1];	/* "": none */
+	char		 last_event[24];			/* "": none yet */
+	int64_t		 last_event_ms;
 };
 
 /* What bl_store_insert() writes. */

@@ -26,7 +26,8 @@ enum bl_stmt {
 	ST_VIEW,		/* id, now */
 	ST_CLEAN_FILES,		/* now: attachments of rows past their expiry */
 	ST_CLEAN_ROWS,		/* now: rows past their expiry */
-	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0 (newest first) */
+	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0, last_event, last_event_at,
+				 * receipt_id (newest first) */
 	ST_ACCOUNT_INSERT,	/* name, created -> id */
 	ST_ACCOUNT_GET,		/* id, name -> ACCOUNT */
 	ST_ACCOUNT_LIST,	/* -> ACCOUNT */

@@ -7,6 +7,10 @@
 	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
 	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
 	"s.account_id = a.id AND s.state = 0) FROM accounts a"
+/* A secret's notifications (lib/outbox.c): its last event and receipt id, NULL without. */
+#define NOTIFY_COLUMNS "(SELECT n.last_event FROM secret_notify n WHERE n.secret_id = " \
+	"secrets.id), (SELECT n.last_event_at FROM secret_notify n WHERE n.secret_id = " \
+	"secrets.id), (SELECT n.receipt_id FROM secret_notify n WHERE n.secret_id = secrets.id)"
 /* The outbox rows of an event: one for the e-mail, one per webhook that wants it. */
 #define EVENT_INTO "INSERT INTO outbox (account_id, receipt_id, kind, channel, " \
 	"webhook_id, views_left, detail, occurred_at, next_at) "
@@ -42,8 +46,8 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
 	    "(SELECT id FROM secrets WHERE expires_at <= $1)",
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE expires_at <= $1",
-	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE "
-	    "account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false, " NOTIFY_COLUMNS
+	    " FROM secrets WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
 	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
 	    "RETURNING id",
 	[ST_ACCOUNT_GET] = "SELECT " ACCOUNT_COLUMNS " WHERE a.id = $1 OR a.name = $2",

@@ -183,6 +183,12 @@ describe('notifications', () => {
 		assert.equal(rx.hits.length, before + 2);
 		assert.equal(mailsOf(a).length, 2);
 
+		// The dashboard's list: the secret's last event.
+		const mine = (await a.b.req('mysecrets')).json.secrets;
+		assert.equal(mine[0].receiptId, s.metadata.receiptId);
+		assert.equal(mine[0].lastEvent.type, 'secret.burned');
+		assert.match(mine[0].lastEvent.at, /Z$/);
+
 		// The dashboard's view of the webhook: its deliveries, with status.
 		const got = await a.b.req('webhooks', { pathInfo: `/${hook.webhook.id}` });
 		assert.equal(got.status, 200);
