@@ -8,7 +8,8 @@ import {
 	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
 	setMessage, copyText,
 } from './common.js';
-import { csrfToken, showAccount } from './account.js';
+import { csrfToken, session, showAccount } from './account.js';
+import { notifyField, notifyChoice } from './notify.js';
 import { newKey, encodeKey, sealCreate } from './wire.js';
 
 /*
@@ -327,6 +328,7 @@ function readOptions(text) {
 		maxViews,
 		passphrase: pass === '' ? undefined : pass,
 		deletable: $('deletable').checked,
+		notify: notifyChoice($('notify-field')),
 	};
 }
 
@@ -424,6 +426,8 @@ form.addEventListener('submit', async (e) => {
 		if (opts.passphrase !== undefined)
 			body.passphrase = opts.passphrase;
 		body.deletable = opts.deletable;
+		if (opts.notify)
+			body.notify = opts.notify;
 		setProgress(0.5, 'Uploading…');
 		announce('Uploading the encrypted secret…');
 		const res = await upload(JSON.stringify(body), (f) => {
@@ -535,3 +539,8 @@ $('create-another').addEventListener('click', () => {
 updateMeter();
 
 showAccount($('account-nav'));
+// Signed in: "Notify me" (docs/NOTIFY.md); anonymous senders have the receipt.
+session().then((s) => {
+	if (s.signedIn)
+		notifyField($('notify-field'));
+});

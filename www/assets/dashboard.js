@@ -6,6 +6,7 @@ import {
 	$, el, showView, announce, setMessage, copyText, describeError, formatDate, formatRelative,
 } from './common.js';
 import { call, session, showAccount } from './account.js';
+import { notifyCard, lastEventText, mailLink, useMailLink, forgotPassword } from './notify.js';
 
 // Plain words for the account error codes; the rest as the other pages say them.
 function explain(res) {
@@ -99,7 +100,8 @@ async function loadSecrets() {
 			}));
 		body.append(el('tr', { 'data-id': String(s.id), 'data-state': s.state },
 			el('td', {}, formatDate(s.createdAt)),
-			el('td', {}, el('span', { class: `badge ${s.state}`, text: s.state })),
+			el('td', {}, el('span', { class: `badge ${s.state}`, text: s.state }),
+				lastEventText(s) ? el('span', { class: 'sub last-event', text: lastEventText(s) }) : null),
 			el('td', { text: String(s.viewCount) }),
 			el('td', { text: s.viewsRemaining === null ? 'unlimited' : String(s.viewsRemaining) }),
 			el('td', {}, formatDate(s.expiresAt)),
@@ -214,7 +216,7 @@ async function signOut() {
 async function showDashboard(s) {
 	$('account-email').textContent = s.account.email;
 	$('session-expiry').textContent = s.expiresAt ? `This session ends ${formatRelative(s.expiresAt)} unless you use it.` : '';
-	await Promise.all([loadKeys(), loadSecrets()]);
+	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail)]);
 	showView('dashboard-view');
 	$('dash-title').focus();
 }
@@ -249,4 +251,12 @@ $('password-form').addEventListener('submit', changePassword);
 $('signout-button').addEventListener('click', signOut);
 $('refresh-secrets').addEventListener('click', () => loadSecrets());
 $('retry').addEventListener('click', () => start());
-start();
+forgotPassword($('forgot-box'), call, $('mail-message'));
+// A link from one of our mails (#verify=..., #reset=...) is used first.
+const link = mailLink();
+if (link) {
+	showView('signin-view');
+	useMailLink(link, call, $('reset-box'), $('mail-message')).then(() => start());
+} else {
+	start();
+}

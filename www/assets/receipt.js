@@ -1,5 +1,6 @@
 // receipt.js: the receipt page. Shows the state of a secret by its receipt key
-// (never its content), refreshes on demand, and burns it after confirmation.
+// (never its content), refreshes itself while it is open and shown (and on
+// demand), and burns it after confirmation.
 
 import {
 	$, el, api, pathKey, describeError, formatDate, formatRelative, showView,
@@ -94,12 +95,57 @@ async function load() {
 	return null;
 }
 
+/*
+ * Refreshing by itself while the secret is active and the page is shown:
+ * after 10 s, then less often (x1.5, up to every 2 minutes; back to 10 s after
+ * a change), at once when the page is shown again. Each check is one GET of
+ * the receipt (counted against the client's daily limit like any other).
+ */
+const POLL_MIN = 10000, POLL_MAX = 120000;
+let pollDelay = POLL_MIN, pollTimer = null, lastSeen = '';
+
+function schedule(m) {
+	clearTimeout(pollTimer);
+	pollTimer = null;
+	if (!m || m.state !== 'active' || document.hidden)
+		return;
+	pollTimer = setTimeout(poll, pollDelay);
+}
+
+async function poll() {
+	pollTimer = null;
+	const m = await load();
+	if (!m)
+		return;
+	const seen = `${m.state}/${m.viewCount}`;
+	if (seen !== lastSeen) {
+		if (lastSeen)
+			announce(`${STATES[m.state] ? STATES[m.state].label : m.state}. ${stateText(m)}`);
+		lastSeen = seen;
+		pollDelay = POLL_MIN;
+	} else {
+		pollDelay = Math.min(POLL_MAX, Math.round(pollDelay * 1.5));
+	}
+	schedule(m);
+}
+
+document.addEventListener('visibilitychange', () => {
+	if (document.hidden) {
+		clearTimeout(pollTimer);
+		pollTimer = null;
+	} else if (receiptKey && document.body.dataset.state === 'active' && !pollTimer) {
+		pollDelay = POLL_MIN;
+		poll();
+	}
+});
+
 $('refresh').addEventListener('click', async () => {
 	const b = $('refresh');
 	b.disabled = true;
 	b.textContent = 'Refreshing…';
 	setMessage($('receipt-message'), '', '');
 	const m = await load();
+	schedule(m);
 	b.disabled = false;
 	b.textContent = 'Refresh';
 	if (m) {
@@ -151,4 +197,8 @@ $('retry').addEventListener('click', () => {
 if (!receiptKey)
 	gone('This receipt link is not valid', 'The address does not name a receipt: it was probably cut off or changed when it was copied. Nothing was requested from the server.');
 else
-	load();
+	load().then((m) => {
+		if (m)
+			lastSeen = `${m.state}/${m.viewCount}`;
+		schedule(m);
+	});

@@ -1,0 +1,91 @@
+// Notifications on the pages (docs/NOTIFY.md), in Debian's chromium against
+// lighttpd and the real programs: "Notify me" on the create form only when
+// signed in (and the create request asks for it), the dashboard's webhooks
+// (the signing secret shown once) and each secret's last event, and the
+// receipt page updating by itself after the secret is read elsewhere.
+
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startServer } from '../lib/server.mjs';
+import { missing, launch, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
+
+const skip = missing();
+
+describe('notifications in the browser', { skip: skip || false }, () => {
+	let srv, browser;
+
+	before(async () => {
+		srv = await startServer({ server: 'lighttpd', env: { BURNLINK_SIGNUP: 'open' } });
+		browser = await launch();
+	});
+
+	after(async () => {
+		if (browser)
+			await browser.close();
+		if (srv)
+			await srv.stop();
+	});
+
+	test('Notify me, webhooks on the dashboard, the last event, the receipt refreshing itself', async () => {
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+
+		// Anonymous: no "Notify me".
+		await page.goto(srv.base + '/');
+		await shown(page, 'create-view');
+		await page.locator('#signin-link').waitFor();
+		assert.equal(await page.isVisible('#notify-field'), false);
+
+		await page.goto(srv.base + '/dashboard');
+		await shown(page, 'signin-view');
+		await page.fill('#signup-email', 'erin@example.org');
+		await page.fill('#signup-password', 'a long enough password');
+		await page.click('#signup-button');
+		await shown(page, 'dashboard-view');
+		await page.locator('#notify-card').waitFor({ state: 'visible' });
+		assert.match(await page.textContent('#notify-card'), /erin@example\.org/);
+
+		// A webhook: its signing secret once, then only the URL in the list.
+		await page.fill('#webhook-url', 'https://hooks.example.org/burnlink');
+		await page.click('#webhook-form button[type=submit]');
+		await page.waitForFunction(() => document.querySelector('#webhooks-list').textContent.includes('hooks.example.org'));
+		const secret = await page.inputValue('#notify-card input.mono');
+		assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+		assert.ok(!(await page.textContent('#webhooks-list')).includes(secret));
+		assert.deepEqual(await axeViolations(page), [], 'dashboard with a webhook');
+
+		// Signed in, the create form offers it and the request carries it.
+		await page.goto(srv.base + '/');
+		await shown(page, 'create-view');
+		await page.locator('#notify-email').waitFor({ state: 'visible' });
+		assert.deepEqual(await axeViolations(page), [], 'create form with Notify me');
+		await page.fill('#text', 'notify me when it is read');
+		await page.check('#notify-email');
+		await page.check('#notify-webhook');
+		await page.click('#create-button');
+		await shown(page, 'result-view');
+		const made = await readResult(page);
+		const post = (await ctx.requests()).filter((r) => r.method === 'POST' && r.url.endsWith('/api/secrets')).pop();
+		assert.deepEqual(JSON.parse(post.body).notify, ['email', 'webhook']);
+
+		// The receipt page, left open, sees the read made in another tab.
+		const receipt = await ctx.newPage();
+		await receipt.goto(made.receipt);
+		await shown(receipt, 'receipt-view');
+		assert.equal(await receipt.getAttribute('body', 'data-state'), 'active');
+		const reader = await ctx.newPage();
+		await openLink(reader, made.link);
+		await reader.click('#reveal-button');
+		await shown(reader, 'secret-view');
+		await receipt.waitForFunction(() => document.body.dataset.state === 'exhausted', null, { timeout: 30000 });
+
+		// The dashboard names the secret's last event.
+		await page.goto(srv.base + '/dashboard');
+		await shown(page, 'dashboard-view');
+		await page.locator('#secrets-body .last-event').waitFor();
+		assert.match(await page.textContent('#secrets-body .last-event'), /^Viewed for the last time/);
+		assert.deepEqual(ctx.problems, []);
+		await ctx.close();
+	});
+});
