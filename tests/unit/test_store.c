@@ -389,6 +389,72 @@ accounts(struct bl_store *s)
 	CHECK(bl_store_account_get(s, id2, NULL, &a) == BL_OK && a.keys_active == 0);
 }
 
+/*
+ * Notifications (docs/NOTIFY.md): a secret created with notify writes one
+ * outbox row per destination with each change, in its transaction; a claim
+ * leases due rows once (a second claim gets none); settling needs the lease.
+ */
+static void
+outbox(struct bl_store *s)
+{
+	struct bl_new_secret	 n;
+	struct bl_content	 c, got;
+	struct bl_secret	 r;
+	struct bl_outbox_item	 items[8];
+	struct bl_claim		 a = { .items = items, .max = 8 }, b = { .items = items, .max = 8 };
+	int64_t			 account, hook, sent = -1, now = 20000;
+	size_t			 i, hooks = 0;
+
+	CHECK(bl_store_account_create(s, "notify@example.org", now, &account) == BL_OK);
+	CHECK(bl_store_webhook_insert(s, account, "https://example.org/a", BL_EV_ALL, "whsec_x",
+	    now, 2, &hook) == BL_OK);
+	CHECK(bl_store_webhook_insert(s, account, "https://example.org/b", BL_EV_BURNED,
+	    "whsec_y", now, 2, &hook) == BL_OK);
+	CHECK(bl_store_webhook_insert(s, account, "https://example.org/c", BL_EV_ALL, "whsec_z",
+	    now, 2, &hook) == BL_ERR_WEBHOOK_LIMIT);
+	memset(&n, 0, sizeof(n));
+	memset(n.secret_hash, 0x71, BL_HASH_BYTES);
+	memset(n.receipt_hash, 0x72, BL_HASH_BYTES);
+	n.created_ms = now;
+	n.expires_ms = now + 100000;
+	n.max_views = 3;
+	n.account_id = account;
+	n.notify = BL_NOTIFY_EMAIL | BL_NOTIFY_WEBHOOK;
+	snprintf(n.receipt_id, sizeof(n.receipt_id), "rcp_%s", "AAAAAAAAAAAAAAAAAAAAAA");
+	content_of(98, 0, &c);
+	n.content = &c;
+	CHECK(bl_store_insert(s, &n) == BL_OK);
+	bl_content_free(&c);
+	CHECK(bl_store_lookup(s, n.secret_hash, now, &r) == BL_OK);
+	CHECK(bl_store_consume(s, r.id, now + 1, &r, &got) == BL_OK);	/* mail + hook a */
+	bl_content_free(&got);
+	CHECK(bl_store_burn(s, r.id, now + 2, "dashboard") == BL_OK);	/* mail + a + b */
+
+	CHECK(bl_store_outbox_claim(s, now + 10, 60000, &a) == BL_OK && a.n == 5);
+	CHECK(bl_store_outbox_claim(s, now + 11, 60000, &b) == BL_OK && b.n == 0);
+	for (i = 0; i < a.n; i++) {
+		CHECK(strcmp(items[i].receipt_id, n.receipt_id) == 0 && items[i].attempts == 1);
+		hooks += items[i].channel == 2;
+		if (strcmp(items[i].kind, "secret.viewed") == 0)
+			CHECK(items[i].views_left == 2 && items[i].detail[0] == '\0');
+		else
+			CHECK(strcmp(items[i].kind, "secret.burned") == 0 &&
+			    strcmp(items[i].detail, "dashboard") == 0 && items[i].views_left == 0);
+	}
+	CHECK(hooks == 3);
+	/* another lease cannot settle them; the holder can */
+	CHECK(bl_store_outbox_finish(s, &b, items[0].id, 1, 200, NULL, now + 12, now + 12) == BL_OK);
+	CHECK(bl_store_outbox_sent(s, account, now, &sent) == BL_OK && sent == 0);
+	for (i = 0; i < a.n; i++)
+		CHECK(bl_store_outbox_finish(s, &a, items[i].id, i == 0 ? 0 : 1, 200, NULL,
+		    now + 12, i == 0 ? now + 1000 : now + 12) == BL_OK);
+	CHECK(bl_store_outbox_sent(s, account, now, &sent) == BL_OK && sent == 4);
+	/* the one to retry is due again only at its time, leased anew */
+	CHECK(bl_store_outbox_claim(s, now + 999, 60000, &b) == BL_OK && b.n == 0);
+	CHECK(bl_store_outbox_claim(s, now + 1000, 60000, &b) == BL_OK && b.n == 1 &&
+	    items[0].attempts == 2);
+}
+
 /* The rate-limit counters of the same configuration, in the current hour's window. */
 static void
 counters(const struct bl_config *cfg)
@@ -444,6 +510,7 @@ main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(s, i);
 	accounts(s);
+	outbox(s);
 	bl_store_close(s);
 	counters(&cfg);
 	if (cfg.db_path == path) {
