@@ -283,6 +283,13 @@ describe('notifications', () => {
 			assert.equal(r.state, 0);
 			assert.match(r.error, /^address not allowed \((loopback|private|link-local|IPv4-mapped)\)$/);
 		}
+		// and at delivery, should one be stored (saved while the operator allowed http)
+		a.ctx.sql(`UPDATE webhooks SET url = 'http://127.0.0.1:${rx.port}/hook'`);
+		a.ctx.sql('UPDATE outbox SET next_at = 0');
+		const plain = await notify(a, { BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32' });
+		assert.equal(plain.code, 0, plain.stderr);
+		assert.equal(rx.hits.length, before);
+		assert.ok(outbox(a).every((r) => r.state === 0 && r.error === 'not https'));
 		// plain http is refused when the webhook is saved (https only by default)
 		const res = await a.b.req('webhooks', { method: 'POST', body: { url: 'http://example.org/hook' } });
 		assert.equal(res.status, 400);
@@ -326,6 +333,31 @@ describe('notifications', () => {
 		const other = await signedUp(a.ctx, 'bob@example.org', { ip: '192.0.2.77' });
 		assert.deepEqual((await other.req('webhooks')).json.webhooks, []);
 		assert.equal((await other.req('webhooks', { pathInfo: `/${hook.webhook.id + 1}` })).status, 404);
+	});
+
+	test('at most 100 notifications an hour per account: the rest wait', async () => {
+		const a = await account();
+		await addHook(a.b, rx.url);
+		const before = rx.hits.length;
+		// the hour's quota already sent (the test's own rows)
+		const now = Date.now();
+		for (let i = 0; i < 10; i++)
+			a.ctx.sql('INSERT INTO outbox (account_id, kind, channel, occurred_at, next_at, state, done_at) VALUES ' +
+				Array.from({ length: 10 }, () => `(${a.accountId}, 'webhook.test', 2, ${now}, ${now}, 1, ${now})`).join(', '));
+		const s = await create(a, { maxViews: 2, notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		const run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before);
+		const [row] = outbox(a, "kind = 'secret.viewed'");
+		assert.equal(row.state, 0);
+		assert.equal(row.error, "the account's hourly cap is reached");
+		assert.ok(row.next > now);
+		// an hour later the quota is free again
+		a.ctx.sql(`UPDATE outbox SET done_at = done_at - 3600001 WHERE kind = 'webhook.test'`);
+		a.ctx.sql(`UPDATE outbox SET next_at = 0 WHERE id = ${row.id}`);
+		assert.equal((await notify(a)).code, 0);
+		assert.equal(rx.hits.length, before + 1);
 	});
 
 	test('notify needs an account; no mail without a verified address', async () => {
