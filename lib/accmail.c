@@ -6,15 +6,6 @@
 
 #define TOKEN_BYTES	32	/* a token: 43 url-safe base64 characters */
 
-static enum bl_err
-logged(struct bl_req *r, enum bl_err e)
-{
-	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
-	    e == BL_ERR_INTERNAL))
-		bl_log(r, "database: %s", bl_store_error(r->store));
-	return e;
-}
-
 /*
  * Makes a one-time token of kind for an account's address and queues its
  * mail (the outbox row holds the token until it is sent; the database keeps
@@ -37,8 +28,8 @@ issue(struct bl_req *r, int64_t account_id, const char *email, int kind)
 	if (bl_sha256(token, len, hash) != 0)
 		e = BL_ERR_INTERNAL;
 	else if ((e = bl_req_store(r)) == BL_OK)
-		e = logged(r, bl_store_email_token(r->store, account_id, email, kind, hash, token,
-		    r->now_ms + BL_TOKEN_TTL * 1000LL, r->now_ms));
+		e = bl_req_logged(r, bl_store_email_token(r->store, account_id, email, kind,
+		    hash, token, r->now_ms + BL_TOKEN_TTL * 1000LL, r->now_ms));
 	bl_free_wipe(token, len);
 	return e;
 }
@@ -83,7 +74,7 @@ bl_op_email_get(struct bl_req *r)
 		m.verified_ms = -1;
 		e = BL_OK;
 	}
-	if ((e = logged(r, e)) != BL_OK)
+	if ((e = bl_req_logged(r, e)) != BL_OK)
 		return e;
 	return respond_email(r, 0, &m);
 }
@@ -128,7 +119,7 @@ bl_op_email_set(struct bl_req *r)
 		    "Send {\"email\": \"name@example.org\"}: at most 254 bytes.");
 	if ((e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
 	    (e = bl_mail_verify(r, id, norm)) != BL_OK ||
-	    (e = logged(r, bl_store_email_get(r->store, id, &m))) != BL_OK)
+	    (e = bl_req_logged(r, bl_store_email_get(r->store, id, &m))) != BL_OK)
 		return e;
 	return respond_email(r, 1, &m);
 }
@@ -185,7 +176,7 @@ bl_op_token(struct bl_req *r)
 		if (e == BL_OK)
 			e = issue(r, account, norm, BL_TOKEN_RESET);
 		if (e != BL_OK && e != BL_ERR_NOT_FOUND)
-			return logged(r, e);
+			return bl_req_logged(r, e);
 		return respond_done(r);
 	}
 	if (pw != NULL && !bl_password_valid(pw, plen))
@@ -195,7 +186,7 @@ bl_op_token(struct bl_req *r)
 	if (pw != NULL && bl_pass_hash(pw, plen, pass) != 0)
 		return BL_ERR_INTERNAL;
 	if ((e = bl_req_store(r)) == BL_OK)
-		e = logged(r, bl_store_email_redeem(r->store, hash,
+		e = bl_req_logged(r, bl_store_email_redeem(r->store, hash,
 		    pw != NULL ? BL_TOKEN_RESET : BL_TOKEN_VERIFY, r->now_ms, &account,
 		    pw != NULL ? pass : NULL));
 	bl_wipe(pass, sizeof(pass));

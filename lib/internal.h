@@ -453,7 +453,8 @@ enum bl_err	 bl_op_email_get(struct bl_req *);	/* GET /api/email */
 enum bl_err	 bl_op_email_set(struct bl_req *);	/* POST /api/email */
 enum bl_err	 bl_op_token(struct bl_req *);		/* POST /api/token */
 
-/* webhook.c: an account's webhooks (docs/NOTIFY.md). */
+/* webhook.c: an account's webhooks (docs/NOTIFY.md); a store failure logged. */
+enum bl_err	 bl_req_logged(struct bl_req *, enum bl_err);
 enum bl_err	 bl_op_webhooks_list(struct bl_req *);	/* GET /api/webhooks */
 enum bl_err	 bl_op_webhook_create(struct bl_req *);	/* POST /api/webhooks */
 enum bl_err	 bl_op_webhook_get(struct bl_req *);	/* GET /api/webhooks/<id> */

@@ -13,9 +13,9 @@ static const char *const event_names[] = {
 };
 static const char *const state_names[] = { "pending", "sent", "dropped" };
 
-/* Logs the store's reason for a failure of its own. */
-static enum bl_err
-logged(struct bl_req *r, enum bl_err e)
+/* Logs the store's reason for a failure of its own and passes e on (also accmail.c's). */
+enum bl_err
+bl_req_logged(struct bl_req *r, enum bl_err e)
 {
 	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
 	    e == BL_ERR_INTERNAL))
@@ -100,7 +100,7 @@ bl_op_webhooks_list(struct bl_req *r)
 		return e;
 	if ((arr = json_object_new_array()) == NULL)
 		return BL_ERR_INTERNAL;
-	if ((e = logged(r, bl_store_webhook_list(r->store, r->session.account.id, list_one,
+	if ((e = bl_req_logged(r, bl_store_webhook_list(r->store, r->session.account.id, list_one,
 	    arr))) != BL_OK) {
 		json_object_put(arr);
 		return e;
@@ -172,7 +172,7 @@ bl_op_webhook_create(struct bl_req *r)
 	w.created_ms = r->now_ms;
 	w.last_status = -1;
 	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = logged(r, bl_store_webhook_insert(r->store, r->session.account.id, w.url,
+	    (e = bl_req_logged(r, bl_store_webhook_insert(r->store, r->session.account.id, w.url,
 	    w.events, secret, r->now_ms, (int)lim->f[BL_F_WEBHOOKS].max, &w.id))) != BL_OK)
 		goto out;
 	e = BL_ERR_INTERNAL;
@@ -243,14 +243,14 @@ bl_op_webhook_get(struct bl_req *r)
 	memset(&f, 0, sizeof(f));
 	f.id = r->item_id;
 	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = logged(r, bl_store_webhook_list(r->store, r->session.account.id, find_one,
+	    (e = bl_req_logged(r, bl_store_webhook_list(r->store, r->session.account.id, find_one,
 	    &f))) != BL_OK)
 		return e;
 	if (!f.found)
 		return BL_ERR_WEBHOOK_NOT_FOUND;
 	if ((arr = json_object_new_array()) == NULL)
 		return BL_ERR_INTERNAL;
-	if ((e = logged(r, bl_store_deliveries(r->store, r->session.account.id, f.id,
+	if ((e = bl_req_logged(r, bl_store_deliveries(r->store, r->session.account.id, f.id,
 	    DELIVERIES_MAX, delivery_one, arr))) != BL_OK) {
 		json_object_put(arr);
 		return e;
@@ -271,7 +271,7 @@ bl_op_webhook_item(struct bl_req *r)
 		e = bl_store_webhook_delete(r->store, account, r->item_id);
 	else
 		e = bl_store_webhook_test(r->store, account, r->item_id, r->now_ms);
-	if ((e = logged(r, e)) != BL_OK)
+	if ((e = bl_req_logged(r, e)) != BL_OK)
 		return e;
 	return respond(r, 1, NULL, NULL, NULL, NULL);
 }
