@@ -265,6 +265,24 @@ describe('notifications', () => {
 		assert.ok(outbox(a).every((r) => r.state === 1 && r.attempts === 1));
 	});
 
+	test('a run that dies mid-way loses nothing: its rows go out once their lease ends', async () => {
+		const a = await account();
+		await addHook(a.b, rx.url);
+		const before = rx.hits.length;
+		const s = await create(a, { maxViews: 2, notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		// as a run leaves a row it claimed and never settled (killed after its claim)
+		a.ctx.sql(`UPDATE outbox SET lease_until = ${Date.now() + 300000}, attempts = 1`);
+		let run = await notify(a);
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(rx.hits.length, before, 'still leased');
+		a.ctx.sql(`UPDATE outbox SET lease_until = ${Date.now() - 1}`);
+		run = await notify(a);
+		assert.equal(rx.hits.length, before + 1);
+		assert.equal(JSON.parse(rx.hits.at(-1).body).attempt, 2);
+		assert.deepEqual(outbox(a).map((r) => r.state), [1]);
+	});
+
 	test('SSRF: loopback, private, link-local and a name for loopback are refused at delivery', async () => {
 		const a = await account();
 		const urls = [`https://127.0.0.1:${rx.port}/hook`, `https://[::1]:${rx.port}/hook`,
