@@ -275,9 +275,10 @@ void		 bl_create_free(struct bl_create *);
  *   base     error.c log.c config.c crypto.c validate.c
  *   formats  json.c
  *   storage  store.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c
+ *   domain   ctx.c limit.c auth.c cleanup.c (secret.c account_store.c
+ *            outbox.c: above the storage; notify.c: cron/notify's deliveries)
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c route.c
+ *   handlers ops.c account.c accmail.c webhook.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
