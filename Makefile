@@ -64,6 +64,13 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE)
+	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
+
+# The page's languages: www/assets/i18n/index.json lists the catalogues
+# (git-ignored, rewritten by every make); the operator may set the default
+# language and the offered ones (docs/PAGE.md, INSTALL).
+DEFAULT_LANGUAGE ?= en
+LANGUAGES ?=
 
 # The page's QR-code library (npm, pinned by package-lock.json), served from
 # www/ (git-ignored). Without npm the page still works, without QR codes.
