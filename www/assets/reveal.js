@@ -10,7 +10,7 @@ import {
 } from './common.js';
 
 const message = msg; // the burn handler has its own "msg", the message box
-import { value, bytes, date, rel, seconds, setTitle } from './i18n.js';
+import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.js';
 
 // The pages for a link that opens nothing, by kind or API error code.
 const GONE = {
@@ -85,7 +85,7 @@ function lockOut(seconds) {
 	let left = seconds;
 	button.disabled = true;
 	const tick = () => {
-		localize(button, msg('reveal.tryAgainIn', { wait: seconds(left) }));
+		localize(button, msg('reveal.tryAgainIn', { wait: duration(left) }));
 		if (left <= 0) {
 			clearInterval(lockTimer);
 			lockTimer = null;
