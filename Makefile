@@ -60,7 +60,7 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all programs dyn deps run check test-unit test-cgi test-http test-cli test-browser \
-        test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
+        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE)
@@ -169,7 +169,7 @@ test-unit: all
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@sh tests/run.sh unit
 
-test-cgi test-http test-cli test-browser test-asan test-valgrind test-pg: all
+test-cgi test-http test-cli test-browser test-asan test-valgrind test-pg test-i18n: all
 	@sh tests/run.sh $(@:test-%=%)
 
 test-pg: pg
