@@ -119,6 +119,10 @@ describe('languages', { skip: skip || false }, () => {
 
 			assert.equal(await p.getAttribute('html', 'lang'), code);
 			assert.equal(await p.getAttribute('html', 'dir'), dir);
+			// what the languages cost: the index (preloaded with the page) and one catalogue
+			const i18n = (await ctx.requests()).map((r) => r.url).filter((u) => u.includes('/assets/i18n'));
+			assert.deepEqual(i18n.map((u) => u.replace(/^.*\/assets\//, '')).sort(),
+				['i18n.js', 'i18n/index.json', `i18n/${code}.json`].sort());
 			assert.equal(await p.textContent('#create-title'), cat(code)['create.title']);
 			assert.equal(await p.title(), cat(code)['create.pageTitle']);
 			assert.equal(await p.getAttribute('meta[name="description"]', 'content'), cat(code)['create.metaDescription']);
@@ -316,6 +320,18 @@ describe('languages', { skip: skip || false }, () => {
 			await check(p, 'sign-in');
 		}
 		assert.deepEqual(found, []);
+	});
+
+	test('without JavaScript each page shows its noscript message (English only) and nothing else', async () => {
+		const p = await (await context('de-DE', { context: { javaScriptEnabled: false } })).newPage();
+		for (const [path, words] of [['/', /needs JavaScript/], ['/secret/AAAAAAAAAAAAAAAAAAAAAA', /needs JavaScript/],
+			['/receipt/AAAAAAAAAAAAAAAAAAAAAA', /needs JavaScript/], ['/dashboard', /needs JavaScript/]]) {
+			await p.goto(srv.base + path);
+			const text = (await p.evaluate(() => document.body.innerText)).trim();
+			assert.match(text, words, path);
+			assert.deepEqual(text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 1), ['burnlink'], path);
+			assert.equal(text.split('\n').filter((l) => l.trim()).length, 2, `${path}: only the brand and the message: ${text}`);
+		}
 	});
 
 	test('the browser\'s languages are matched with fallbacks', async () => {

@@ -139,12 +139,13 @@ const SINK = new RegExp([
 	String.raw`\b(textContent|innerText|innerHTML|outerHTML|value)\s*=(?!=)`,
 	String.raw`\b(text|title|label|placeholder|alt)\s*:`,
 	String.raw`['"](aria-label|title|placeholder|alt|aria-description)['"]\s*[:,]`,
-	String.raw`\b(announce|setMessage|alert|confirm|prompt)\(`,
+	String.raw`\b(announce|setMessage|alert|confirm|prompt|localize|localizeAttr|setTitle|el)\(`,
 	String.raw`\.(append|prepend|before|after|replaceChildren|createTextNode)\(`,
 	String.raw`document\.title\s*=`,
 ].join('|'));
-// Developer-facing text: thrown errors and the console.
-const DEV = /(new Error|console\.\w+)\(\s*$/;
+// Developer-facing text: thrown errors and the console; and the values of
+// attributes no one reads (class names, types ...).
+const DEV = /(new Error|console\.\w+)\(\s*$|\b(class|className|type|id|href|rel|role|dir|lang|download|name|autocomplete)\s*:\s*$|['"]data-[\w-]+['"]\s*:\s*$/;
 
 const isKey = (s) => /^[a-z]+(\.[A-Za-z0-9]+)+$/.test(s) && NAMESPACES.has(s.split('.')[0]);
 

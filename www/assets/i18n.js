@@ -181,7 +181,9 @@ export function localize(node, m) {
 		return node;
 	}
 	node.setAttribute('data-i18n', m.key);
-	setArgs(node, m.args);
+	// the arguments of the element's translated attributes stay
+	const kept = ATTRS.some((a) => node.hasAttribute('data-i18n-' + a)) ? parseArgs(node) : {};
+	setArgs(node, { ...kept, ...m.args });
 	render(node);
 	return node;
 }
