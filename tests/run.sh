@@ -1,14 +1,14 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
 # Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts asan
-#        valgrind fuzz-smoke faults security http fastcgi pg cli browser screenshots)
+#        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-layers unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli browser}
+suites=${*:-layers unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -175,6 +175,9 @@ for s in $suites; do
 		fail=$((fail + ${f:-1}))
 		[ "${f:-1}" = 0 ] || failed="$failed fuzz-smoke" ;;
 	faults) node_suite faults tests/faults ;;
+	# The page's message catalogues and the scan for words outside them (no
+	# browser: tests/browser/i18n.test.mjs has the page in each language).
+	i18n) node_suite i18n tests/i18n ;;
 	security) node_suite security tests/security ;;
 	browser)
 		if npm_deps; then
