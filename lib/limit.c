@@ -7,7 +7,7 @@
 #include "internal.h"
 
 /*
- * Every limit of SPEC.md. A window is fixed and aligned to the UTC epoch, so
+ * Every rate limit of docs/API.md. A window is fixed and aligned to the UTC epoch, so
  * the day window is the UTC day. The request that makes a count exceed limit
  * is refused (the 1001st of 1000), and so is every later one in the window.
  */

@@ -83,7 +83,7 @@ test('base64 is strict and canonical; a 2 MiB item round-trips', async () => {
 	assert.ok(Buffer.from(await wire.open(key, item)).equals(big));
 });
 
-test('the link key: 43 url-safe characters, decoded as SPEC.md says', () => {
+test('the link key: 43 url-safe characters, decoded as docs/API.md says', () => {
 	const raw = wire.newKey();
 	const k = wire.encodeKey(raw);
 	assert.match(k, /^[A-Za-z0-9_-]{43}$/);

@@ -271,7 +271,7 @@ export function b64urlEncode(buf) {
 	return encodeKey(buf);
 }
 
-// Decodes url-safe base64 without padding the way SPEC.md says a client does.
+// Decodes url-safe base64 without padding the way docs/API.md says a client does.
 export function b64urlDecode(s) {
 	let t = s.replace(/-/g, '+').replace(/_/g, '/');
 	while (t.length % 4) t += '=';
