@@ -232,7 +232,8 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	/* The settings error without the file's path: "line N: ...". */
 	plen = strlen(c->cfg.settings_path);
 	if (strncmp(settings_err, c->cfg.settings_path, plen) == 0 && settings_err[plen] == ':') {
-		snprintf(sterr, sizeof(sterr), "line %s", settings_err + plen + 1);
+		snprintf(sterr, sizeof(sterr), "%s%s", settings_err[plen + 1] == ' ' ?
+		    "the settings file:" : "line ", settings_err + plen + 1);
 		settings_err = sterr;
 	}
 	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0';

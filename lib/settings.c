@@ -98,7 +98,8 @@ fail(struct parse *p, const char *fmt, ...)
 
 	if (pol->err[0] != '\0')
 		return -1;
-	n = snprintf(pol->err, sizeof(pol->err), "%s:%u: ", p->path, p->line);
+	n = p->line > 0 ? snprintf(pol->err, sizeof(pol->err), "%s:%u: ", p->path, p->line) :
+	    snprintf(pol->err, sizeof(pol->err), "%s: ", p->path);
 	if (n < 0 || (size_t)n >= sizeof(pol->err))
 		return -1;
 	va_start(ap, fmt);
@@ -547,7 +548,7 @@ apply(struct parse *p)
 		return -1;
 	if (p->seen_line[K_PASSPHRASE_MIN]) {
 		b = lim->f[BL_F_PASSPHRASE];
-		b.min = p->num[K_PASSPHRASE_MIN];
+		b.min = b.dflt = p->num[K_PASSPHRASE_MIN];	/* it has no default */
 		if (bl_limits_tighten(lim, BL_F_PASSPHRASE, &b) != 0)
 			return -1;
 	}
@@ -630,6 +631,8 @@ bl_settings_load(struct bl_config *cfg, int explicit)
 		cfg->policy.loaded = 1;
 		return 0;
 	}
+	p.line = 0;
+	fail(&p, "the settings do not fit docs/API.md's limits");	/* unless said already */
 bad:
 	/* Nothing of a file with an error is in force. */
 	bl_limits_init(&cfg->limits);

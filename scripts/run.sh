@@ -4,7 +4,8 @@
 #
 # Environment: PORT (8080), SERVER (lighttpd | apache | nginx), and for the programs
 # BURNLINK_DB (default var/burnlink.db), BURNLINK_SECRET_FILE (default beside
-# the database), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP; BURNLINK_BIN runs
+# the database), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP, BURNLINK_CONFIG
+# (default burnlink.conf beside the database); BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
 # file go to var/run/ and var/log/. Run as root, the server runs as www-data
 # (or $BURNLINK_RUN_USER), which is given var/.
@@ -44,7 +45,7 @@ case "$datadir/" in "$var"/*) ours=1 ;; esac
 BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
-for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP BURNLINK_CONFIG ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 	eval "isset=\${$v+x}"
 	[ -n "$isset" ] && passenv="$passenv $v"
 done
