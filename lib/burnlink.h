@@ -187,8 +187,6 @@ struct bl_io {
  * fixed structure, filled without allocating.
  */
 #define BL_EXPIRY_CHOICES_MAX	16
-#define BL_LANGS_MAX		16
-#define BL_LANG_MAX		35		/* bytes of a language tag */
 #define BL_SITE_NAME_MAX	64
 #define BL_FOOTER_MAX		255
 #define BL_URL_MAX		255
@@ -207,9 +205,7 @@ struct bl_policy {
 	char	 logo[BL_URL_MAX + 1];
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
-	char	 lang_default[BL_LANG_MAX + 1];
-	char	 langs[BL_LANGS_MAX][BL_LANG_MAX + 1];
-	size_t	 nlangs;		/* 0: not restricted */
+	/* the page's languages: the languages issue adds them here */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
 };

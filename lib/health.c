@@ -63,15 +63,15 @@ fail:
 
 /*
  * The body of GET /api/config: the limits and choices in force, the API
- * version, the optional features, the page's branding and languages. Nothing
+ * version, the optional features, the page's branding (the languages issue
+ * adds "languages": the default and those offered). Nothing
  * secret: no path, no address. NULL when out of memory.
  */
 json_object *
 bl_config_json(const struct bl_config *cfg)
 {
 	const struct bl_policy	*pol = &cfg->policy;
-	json_object		*o = json_object_new_object(), *f, *b, *l, *a;
-	size_t			 i;
+	json_object		*o = json_object_new_object(), *f, *b;
 
 	if (o == NULL || bl_json_add(o, "apiVersion", json_object_new_int(BL_API_VERSION)) ||
 	    bl_json_add(o, "create", json_object_new_string(pol->create_accounts ?
@@ -87,20 +87,8 @@ bl_config_json(const struct bl_config *cfg)
 	    add_text(b, "accentColor", pol->accent) ||
 	    add_text(b, "logoUrl", pol->logo) ||
 	    add_text(b, "imprintUrl", pol->imprint) ||
-	    add_text(b, "footerText", pol->footer) ||
-	    bl_json_add(o, "languages", l = json_object_new_object()) ||
-	    add_text(l, "default", pol->lang_default))
+	    add_text(b, "footerText", pol->footer))
 		goto fail;
-	if (pol->nlangs == 0) {
-		if (bl_json_add_null(l, "offered"))
-			goto fail;
-	} else {
-		if (bl_json_add(l, "offered", a = json_object_new_array()))
-			goto fail;
-		for (i = 0; i < pol->nlangs; i++)
-			if (json_object_array_add(a, json_object_new_string(pol->langs[i])) != 0)
-				goto fail;
-	}
 	return o;
 fail:
 	json_object_put(o);

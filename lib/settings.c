@@ -44,8 +44,11 @@ enum key {
 	K_LOGO_URL,
 	K_IMPRINT_URL,
 	K_FOOTER_TEXT,
-	K_LANGUAGE_DEFAULT,
-	K_LANGUAGES,
+	/*
+	 * The page's languages (the default and those offered) are the
+	 * languages issue's: its keys go here, their values into struct
+	 * bl_policy and GET /api/config's "languages" (lib/health.c).
+	 */
 	K__MAX
 };
 
@@ -73,8 +76,6 @@ static const struct {
 	[K_LOGO_URL] = {"logo_url", "a path on this site, e.g. /assets/logo.svg (up to 255 bytes of URL characters)"},
 	[K_IMPRINT_URL] = {"imprint_url", "an https:// or http:// address, a mailto: link or a path on this site (up to 255 bytes of URL characters)"},
 	[K_FOOTER_TEXT] = {"footer_text", "1 to 255 bytes of text without control characters"},
-	[K_LANGUAGE_DEFAULT] = {"language_default", "a language tag such as en or pt-BR, one of languages"},
-	[K_LANGUAGES] = {"languages", "a comma-separated list of up to 16 language tags such as en, de, pt-BR"},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -241,33 +242,6 @@ parse_url(const char *v, size_t len, int external, char *out)
 	return 0;
 }
 
-/* A language tag: 2-3 letters, then "-" and 1-8 letters or digits, up to 35 bytes. */
-static int
-parse_lang(const char *v, size_t len, char out[BL_LANG_MAX + 1])
-{
-	size_t	 i = 0, part;
-
-	if (len == 0 || len > BL_LANG_MAX)
-		return -1;
-	while (i < len && ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z')))
-		i++;
-	if (i < 2 || i > 3)
-		return -1;
-	while (i < len) {
-		if (v[i++] != '-')
-			return -1;
-		for (part = 0; i < len && v[i] != '-'; i++, part++)
-			if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
-			    (v[i] >= '0' && v[i] <= '9')))
-				return -1;
-		if (part < 1 || part > 8)
-			return -1;
-	}
-	memcpy(out, v, len);
-	out[len] = '\0';
-	return 0;
-}
-
 /* Trims blanks at both ends of [*v, *v + *len). */
 static void
 trim(const char **v, size_t *len)
@@ -319,17 +293,6 @@ expiry_item(struct parse *p, const char *v, size_t len, size_t i)
 	return 0;
 }
 
-static int
-lang_item(struct parse *p, const char *v, size_t len, size_t i)
-{
-	struct bl_policy	*pol = &p->cfg->policy;
-
-	if (parse_lang(v, len, pol->langs[i]) != 0)
-		return -1;
-	pol->nlangs = i + 1;
-	return 0;
-}
-
 /* Reads the value of key k into the policy (or p->num); -1 when it is not allowed. */
 static int
 set_value(struct parse *p, enum key k, const char *v, size_t len)
@@ -341,8 +304,6 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 	switch (k) {
 	case K_EXPIRY_CHOICES:
 		return each_item(p, k, v, len, BL_EXPIRY_CHOICES_MAX, expiry_item);
-	case K_LANGUAGES:
-		return each_item(p, k, v, len, BL_LANGS_MAX, lang_item);
 	case K_EXPIRY_DEFAULT:
 	case K_EXPIRY_MAX:
 		rc = parse_duration(v, len, n);
@@ -393,9 +354,6 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 		break;
 	case K_IMPRINT_URL:
 		rc = parse_url(v, len, 1, pol->imprint);
-		break;
-	case K_LANGUAGE_DEFAULT:
-		rc = parse_lang(v, len, pol->lang_default);
 		break;
 	default:
 		break;
@@ -542,7 +500,6 @@ apply(struct parse *p)
 	struct bl_policy	*pol = &p->cfg->policy;
 	struct bl_limits	*lim = &p->cfg->limits;
 	struct bl_bounds	 b;
-	size_t			 i;
 
 	if (apply_expiry(p) != 0 || apply_views(p) != 0)
 		return -1;
@@ -571,14 +528,6 @@ apply(struct parse *p)
 	}
 	pol->create_accounts = (int)p->num[K_CREATE];
 	pol->signup = p->seen_line[K_SIGNUP] ? (int)p->num[K_SIGNUP] : -1;
-	if (pol->lang_default[0] != '\0' && pol->nlangs > 0) {
-		for (i = 0; i < pol->nlangs; i++)
-			if (strcasecmp(pol->langs[i], pol->lang_default) == 0)
-				break;
-		if (i == pol->nlangs)
-			return conflict(p, K_LANGUAGE_DEFAULT, "language_default: must be one "
-			    "of languages");
-	}
 	return 0;
 }
 

@@ -64,7 +64,6 @@ describe('GET /api/config', () => {
 			},
 			features: { accounts: true, signup: false, notifications: false, requests: false },
 			branding: { siteName: null, accentColor: null, logoUrl: null, imprintUrl: null, footerText: null },
-			languages: { default: null, offered: null },
 		});
 	});
 
@@ -77,7 +76,7 @@ describe('GET /api/config', () => {
 		assert.equal(post.headers.allow, 'GET, HEAD');
 	});
 
-	test('branding, languages and sign-up are reflected', async () => {
+	test('branding and sign-up are reflected', async () => {
 		const env = settings([
 			'# the page',
 			'site_name = Acme secrets',
@@ -85,8 +84,6 @@ describe('GET /api/config', () => {
 			'logo_url = /assets/acme.svg',
 			'imprint_url = https://acme.example/imprint',
 			'footer_text = Run by Acme IT — ask us.',
-			'language_default = de',
-			'languages = en, de, pt-BR',
 			'signup = open',
 			'',
 		].join('\n'));
@@ -95,7 +92,6 @@ describe('GET /api/config', () => {
 			siteName: 'Acme secrets', accentColor: '#0b6e4f', logoUrl: '/assets/acme.svg',
 			imprintUrl: 'https://acme.example/imprint', footerText: 'Run by Acme IT — ask us.',
 		});
-		assert.deepEqual(j.languages, { default: 'de', offered: ['en', 'de', 'pt-BR'] });
 		assert.equal(j.features.signup, true);
 	});
 });
@@ -303,7 +299,7 @@ describe('a settings file that is not allowed', () => {
 test('every setting of conf/burnlink.conf.example is valid once uncommented', async () => {
 	const lines = fs.readFileSync(path.join(ROOT, 'conf/burnlink.conf.example'), 'utf8').split('\n');
 	const keys = lines.filter((l) => /^# [a-z_]+ = /.test(l)).map((l) => l.slice(2));
-	assert.ok(keys.length >= 20, `${keys.length} settings in the example`);
+	assert.ok(keys.length >= 19, `${keys.length} settings in the example`);
 	// views_forced excludes the other views settings: checked on its own
 	const forced = keys.filter((l) => l.startsWith('views_forced'));
 	const rest = keys.filter((l) => !l.startsWith('views_forced'));
