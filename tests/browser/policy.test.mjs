@@ -93,12 +93,36 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 		assert.equal(await p.isVisible('#unlimited'), false);
 		assert.equal(await p.isVisible('#dropzone'), false, 'no file field');
 		assert.equal(await p.$eval('#passphrase', (v) => v.required && v.minLength), 10);
-		// without a passphrase the server's answer names what is needed
+		// without a passphrase the page says what is needed and sends nothing
 		await p.fill('#text', 'needs a passphrase');
 		await p.$eval('#passphrase', (v) => { v.required = false; });	// past the browser's own check
 		await p.click('#create-button');
 		await p.waitForSelector('#form-error:not(:empty)');
-		assert.match(await p.textContent('#form-error'), /passphrase/i);
+		assert.match(await p.textContent('#form-error'), /requires a passphrase.*10 to 256 characters/s);
+		assert.equal((await p.context().requests()).filter((r) => r.method === 'POST').length, 0);
+	});
+
+	test('content and file limits: the meter, the hint and the checks before sending follow the site', async () => {
+		settings('content_max = 1KiB\nfiles_max = 2\nviews_max = 5\n');
+		const p = await createPage();
+		await p.waitForFunction(() => /of 1\.0 KiB used/.test(document.getElementById('size-meter').textContent));
+		assert.equal(await p.textContent('#files-hint'), 'Up to 2 files, 1.0 KiB in total with the text.');
+		const three = [1, 2, 3].map((i) => ({ name: `f${i}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`${i}`) }));
+		await p.setInputFiles('#file-input', three);
+		assert.equal(await p.locator('#file-list li').count(), 2);
+		assert.match(await p.textContent('#form-error'), /f3\.txt.*not added.*at most 2 files/s);
+		await p.setInputFiles('#file-input', []);
+		for (let i = 0; i < 2; i++)
+			await p.click('#file-list li button');
+		await p.fill('#text', 'x'.repeat(1025));
+		await p.click('#create-button');
+		await p.waitForSelector('#form-error:not(:empty)');
+		assert.match(await p.textContent('#form-error'), /too large.*at most 1\.0 KiB/s);
+		await p.fill('#text', 'x');
+		await p.fill('#views', '6');
+		await p.click('#create-button');
+		await p.waitForFunction(() => /from 1 to 5/.test(document.getElementById('form-error').textContent));
+		assert.equal((await p.context().requests()).filter((r) => r.method === 'POST').length, 0, 'nothing sent');
 	});
 
 	test('branding: name, accent colour, footer text and imprint link', async () => {

@@ -10,6 +10,7 @@ import {
 } from './common.js';
 import { csrfToken, showAccount } from './account.js';
 import { newKey, encodeKey, sealCreate } from './wire.js';
+import { policy } from './policy.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -147,9 +148,29 @@ const progressText = $('progress-text');
 let files = []; // File objects, in the order added
 let busy = false;
 
-// The field's own bounds follow the limits (limits.js).
+// The limits checked here: docs/API.md's (limits.js), then this server's
+// once GET api/config answers (policy.js; the operator may tighten them).
+const limits = {
+	content: MAX_PLAINTEXT, files: MAX_FILES, passMin: PASS_MIN, passMax: PASS_MAX,
+	viewsMin: VIEWS_MIN, viewsMax: VIEWS_MAX, passRequired: false,
+};
 views.min = String(VIEWS_MIN);
 views.max = String(VIEWS_MAX);
+policy.then((p) => {
+	if (!p || !p.limits)
+		return;
+	const l = p.limits;
+	Object.assign(limits, {
+		content: l.content.max, files: l.files.max, passMin: l.passphrase.min,
+		passMax: l.passphrase.max, viewsMin: l.maxViews.min, viewsMax: l.maxViews.max,
+		passRequired: l.passphrase.required,
+	});
+	const hint = $('files-hint');
+	if (hint)
+		hint.textContent = `Up to ${plural(limits.files, 'file', 'files')}, ` +
+			`${formatBytes(limits.content)} in total with the text.`;
+	updateMeter();
+});
 
 /* Size meter and files */
 
@@ -163,9 +184,9 @@ function filesBytes() {
 
 function updateMeter() {
 	const used = textBytes() + filesBytes();
-	meter.textContent = `${formatBytes(used)} of 2 MiB used` +
-		(files.length ? ` · ${plural(files.length, 'file', 'files')} of ${MAX_FILES}` : '');
-	meter.classList.toggle('over', used > MAX_PLAINTEXT);
+	meter.textContent = `${formatBytes(used)} of ${formatBytes(limits.content)} used` +
+		(files.length ? ` · ${plural(files.length, 'file', 'files')} of ${limits.files}` : '');
+	meter.classList.toggle('over', used > limits.content);
 	return used;
 }
 
@@ -209,15 +230,15 @@ function addFiles(list) {
 	const refused = [];
 	let reason = '';
 	for (const f of list) {
-		if (files.length >= MAX_FILES) {
+		if (files.length >= limits.files) {
 			refused.push(f);
-			reason = `A secret may carry at most ${MAX_FILES} files.`;
+			reason = `A secret may carry at most ${plural(limits.files, 'file', 'files')} here.`;
 			continue;
 		}
-		const room = MAX_PLAINTEXT - textBytes() - filesBytes();
+		const room = limits.content - textBytes() - filesBytes();
 		if (f.size > room) {
 			refused.push(f);
-			reason = `Text and files may add up to 2 MiB; ${formatBytes(Math.max(0, room))} is left.`;
+			reason = `Text and files may add up to ${formatBytes(limits.content)}; ${formatBytes(Math.max(0, room))} is left.`;
 			continue;
 		}
 		files.push(f);
@@ -308,19 +329,23 @@ function readOptions(text) {
 		f.removeAttribute('aria-invalid');
 	if (text === '' && files.length === 0)
 		return invalid(textArea, 'There is nothing to share yet.', 'Type a secret or add at least one file.');
-	if (utf8Length(text) + filesBytes() > MAX_PLAINTEXT)
-		return invalid(textArea, 'The secret is too large.', 'Text and files together may hold at most 2 MiB.');
+	if (utf8Length(text) + filesBytes() > limits.content)
+		return invalid(textArea, 'The secret is too large.', `Text and files together may hold at most ${formatBytes(limits.content)}.`);
 	let maxViews = null;
 	if (!unlimited.checked) {
 		const v = views.value.trim();
-		if (!/^\d+$/.test(v) || +v < VIEWS_MIN || +v > VIEWS_MAX)
-			return invalid(views, 'Views allowed must be a whole number from 1 to 999.', 'Or tick “Unlimited until it expires”.');
+		if (!/^\d+$/.test(v) || +v < limits.viewsMin || +v > limits.viewsMax)
+			return invalid(views, `Views allowed must be a whole number from ${limits.viewsMin} to ${limits.viewsMax}.`,
+				unlimited.closest('.check').hidden ? '' : 'Or tick “Unlimited until it expires”.');
 		maxViews = parseInt(v, 10);
 	}
 	const pass = passphrase.value;
 	const plen = Array.from(pass).length;
-	if (pass !== '' && (plen < PASS_MIN || plen > PASS_MAX))
-		return invalid(passphrase, `The passphrase must be ${PASS_MIN} to ${PASS_MAX} characters long.`,
+	if (pass === '' && limits.passRequired)
+		return invalid(passphrase, 'This site requires a passphrase.',
+			`Choose one of ${limits.passMin} to ${limits.passMax} characters and tell the recipient separately.`);
+	if (pass !== '' && (plen < limits.passMin || plen > limits.passMax))
+		return invalid(passphrase, `The passphrase must be ${limits.passMin} to ${limits.passMax} characters long.`,
 			`It has ${plen}. Leave it empty for no passphrase.`);
 	return {
 		ttl: parseInt($('ttl').value, 10),
