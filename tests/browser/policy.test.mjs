@@ -125,6 +125,17 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 		assert.equal((await p.context().requests()).filter((r) => r.method === 'POST').length, 0, 'nothing sent');
 	});
 
+	test('create = accounts: signed out, the page says only signed-in users create', async () => {
+		settings('create = accounts\n');
+		const p = await createPage();
+		await p.waitForSelector('#form-error:not([hidden])');
+		assert.match(await p.textContent('#form-error'), /only signed-in users can create secrets.*Sign in/s);
+		settings('');
+		const q = await createPage();
+		await q.waitForFunction(() => document.getElementById('account-nav').childElementCount > 0);
+		assert.equal(await q.isVisible('#form-error'), false, 'anyone may create: no notice');
+	});
+
 	test('branding: name, accent colour, footer text and imprint link', async () => {
 		settings('site_name = Acme secrets\naccent_color = #0b6e4f\nfooter_text = Run by Acme IT.\nimprint_url = https://acme.example/imprint\n');
 		const p = await createPage();

@@ -8,7 +8,7 @@ import {
 	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
 	setMessage, copyText,
 } from './common.js';
-import { csrfToken, showAccount } from './account.js';
+import { csrfToken, session, showAccount } from './account.js';
 import { newKey, encodeKey, sealCreate } from './wire.js';
 import { policy } from './policy.js';
 
@@ -170,6 +170,13 @@ policy.then((p) => {
 		hint.textContent = `Up to ${plural(limits.files, 'file', 'files')}, ` +
 			`${formatBytes(limits.content)} in total with the text.`;
 	updateMeter();
+	// Only signed-in users and API keys may create here: say so before the form is filled.
+	if (p.create === 'accounts')
+		session().then((s) => {
+			if (!s.signedIn)
+				setMessage(formError, 'warn', 'On this site only signed-in users can create secrets.',
+					'Sign in first (the link at the top), or use the command-line tool with an API key.');
+		});
 });
 
 /* Size meter and files */
