@@ -23,13 +23,13 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 	}
 
 	// The create page, once it has applied the server's answer.
-	async function createPage() {
+	async function createPage(state = 'loaded') {
 		const ctx = await newContext(browser);
 		contexts.push(ctx);
 		const p = await ctx.newPage();
 		await p.goto(srv.base + '/');
 		await shown(p, 'create-view');
-		await p.waitForSelector('html[data-policy="loaded"]', { state: 'attached' });
+		await p.waitForSelector(`html[data-policy="${state}"]`, { state: 'attached' });
 		return p;
 	}
 
@@ -45,9 +45,10 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 	});
 
 	after(async () => {
-		// the refused create without a passphrase logs its 400; nothing else is expected
+		// the refused create without a passphrase logs its 400, the broken
+		// settings file its 503s; nothing else is expected
 		for (const c of contexts)
-			assert.deepEqual(c.problems.filter((m) => !/status of 400/.test(m)), [], 'no script error or CSP violation');
+			assert.deepEqual(c.problems.filter((m) => !/status of (400|503)/.test(m)), [], 'no script error or CSP violation');
 		if (browser)
 			await browser.close();
 		if (srv)
@@ -134,6 +135,22 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 		const q = await createPage();
 		await q.waitForFunction(() => document.getElementById('account-nav').childElementCount > 0);
 		assert.equal(await q.isVisible('#form-error'), false, 'anyone may create: no notice');
+	});
+
+	test('a broken settings file: the page keeps its own choices and shows the server\'s 503', async () => {
+		settings('views_max = 5\nno_such_setting = 1\n');
+		try {
+			const p = await createPage('none');
+			assert.equal((await options(p)).length, 10, 'the choices of docs/API.md');
+			await p.fill('#text', 'not stored');
+			await p.click('#create-button');
+			await p.waitForSelector('#form-error:not(:empty)');
+			assert.match(await p.textContent('#form-error'), /settings file is invalid.*burnlink-admin config check/s);
+			const posts = (await p.context().requests()).filter((r) => r.method === 'POST');
+			assert.equal(posts.length, 1);
+		} finally {
+			settings('');
+		}
 	});
 
 	test('branding: name, accent colour, footer text and imprint link', async () => {
