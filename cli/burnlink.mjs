@@ -35,6 +35,7 @@ Usage:
   burnlink get [OPTIONS] LINK         open a secret link: text to stdout, files to a directory
   burnlink status [OPTIONS] RECEIPT   show the state of a secret from its receipt link
   burnlink burn [OPTIONS] LINK        destroy a secret now (receipt link or secret link)
+  burnlink config [--url URL]         what the site allows (its GET /api/config)
 
 Sending:
   With no TEXT (or with "-") the secret is read from standard input, byte for
@@ -47,9 +48,12 @@ Sending:
   To send text that looks like a command (e.g. "get"), write: burnlink -- get
 
   --ttl SECONDS          lifetime: seconds, or a number with s, m, h or d
-                         (1800 to 7776000 s = 30m to 90d; default 1 day)
+                         (1800 to 7776000 s = 30m to 90d; default 1 day;
+                         a site may allow less: burnlink config)
   --views N|unlimited    how many times the link can be opened (1 to 999,
                          default 1); "unlimited" = until it expires
+                         --ttl and --views are checked against the site's
+                         GET /api/config before anything is sent
   -p, --passphrase P     also require passphrase P to open the link
                          ("-" = prompt without echo on the terminal; a
                          passphrase on the command line shows in "ps")
@@ -84,7 +88,7 @@ Receiving (get):
   retrieved, which uses up one view, decrypted, and the text is written to
   standard output exactly as it was sent.
 
-status and burn:
+status, burn and config:
   --json                 print the API's response as JSON
   burn with a secret link that has a passphrase needs it (-p, --passphrase-file
   or the prompt); the receipt link needs none.
@@ -129,6 +133,16 @@ class ApiError extends CliError {
 	}
 }
 
+// A value the site's settings refuse, found before anything was sent (GET /api/config).
+class PolicyError extends CliError {
+	constructor(code, message, hint, site) {
+		super(message);
+		this.code = code;
+		this.hint = hint;
+		this.site = site;
+	}
+}
+
 // Replaces control characters so that a message stays on one line.
 function oneLine(s) {
 	return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
@@ -142,6 +156,9 @@ function formatError(err) {
 		if (err.requestId) line += `; requestId: ${oneLine(err.requestId)}`;
 		return line;
 	}
+	if (err instanceof PolicyError)
+		return `burnlink: error: ${oneLine(err.message)} (${err.code}, checked against ` +
+			`${oneLine(err.site)}/api/config; nothing was sent); hint: ${oneLine(err.hint)}`;
 	if (err instanceof UsageError)
 		return `burnlink: usage: ${oneLine(err.message)} (see burnlink --help)`;
 	return `burnlink: error: ${oneLine(err.message)}`;
@@ -150,7 +167,7 @@ function formatError(err) {
 /* ---------- command line ---------- */
 
 // Every option: its name, whether it takes a value, and the commands that accept it.
-const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn';
+const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn', CONFIG = 'config';
 const OPTIONS = {
 	'ttl':             { value: true,  cmds: [SEND] },
 	'views':           { value: true,  cmds: [SEND] },
@@ -159,14 +176,14 @@ const OPTIONS = {
 	'file':            { value: true,  cmds: [SEND], short: 'f', repeat: true },
 	'undeletable':     { value: false, cmds: [SEND] },
 	'api-key':         { value: true,  cmds: [SEND] },
-	'url':             { value: true,  cmds: [SEND] },
-	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
+	'url':             { value: true,  cmds: [SEND, CONFIG] },
+	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG] },
 	'output-dir':      { value: true,  cmds: [GET], short: 'o' },
 	'force':           { value: false, cmds: [GET] },
 	'raw':             { value: false, cmds: [GET] },
-	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN] },
-	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'h' },
-	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'V' },
+	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN, CONFIG] },
+	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG], short: 'h' },
+	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG], short: 'V' },
 };
 const SHORT = Object.fromEntries(Object.entries(OPTIONS)
 	.filter(([, o]) => o.short).map(([name, o]) => [o.short, name]));
@@ -181,7 +198,7 @@ export function parseArgs(argv) {
 		const a = argv[i];
 		if (endOfOptions || a === '-' || !a.startsWith('-')) {
 			if (cmd === null && !endOfOptions && args.length === 0 &&
-			    [GET, STATUS, BURN].includes(a))
+			    [GET, STATUS, BURN, CONFIG].includes(a))
 				cmd = a;
 			else
 				args.push(a);
@@ -237,7 +254,9 @@ export function parseArgs(argv) {
 		throw new UsageError('give --passphrase or --passphrase-file, not both');
 	if (cmd === SEND && args.length > 1)
 		throw new UsageError('give the secret as one argument (quote it), or on standard input');
-	if (cmd !== SEND && args.length !== 1)
+	if (cmd === CONFIG && args.length !== 0)
+		throw new UsageError('"burnlink config" takes no argument (the site is --url or BURNLINK_URL)');
+	if (cmd !== SEND && cmd !== CONFIG && args.length !== 1)
 		throw new UsageError(`"burnlink ${cmd}" takes exactly one link`);
 	return { cmd, opts, args };
 }
@@ -626,6 +645,102 @@ export function escapeControls(buf) {
 	return { text: Buffer.concat(parts), escaped };
 }
 
+/* ---------- the site's settings (GET /api/config) ---------- */
+
+// "30m", "1h", "7d": seconds in the largest whole unit of --ttl.
+function ttlText(s) {
+	for (const [secs, unit] of [[86400, 'd'], [3600, 'h'], [60, 'm']])
+		if (s % secs === 0)
+			return `${s / secs}${unit}`;
+	return `${s}s`;
+}
+
+// The site's GET /api/config, or null when it has none (an older server) or
+// cannot be reached: the server checks everything again anyway. A site whose
+// settings are broken is an error.
+async function siteConfig(site, timeoutMs) {
+	try {
+		const c = await api('GET', `${site}/api/config`, { timeoutMs });
+		return c && typeof c.limits === 'object' && c.limits ? c : null;
+	} catch (err) {
+		if (err instanceof ApiError && err.code === 'CONFIG_INVALID')
+			throw err;
+		return null;
+	}
+}
+
+// What --ttl and --views accept on this site, as one hint.
+function ttlHint(t) {
+	const offered = Array.isArray(t.choices) && t.choices.length ? `; offered: ${t.choices.map(ttlText).join(', ')}` : '';
+	return `--ttl from ${ttlText(t.min)} to ${ttlText(t.max)} (${t.min} to ${t.max} seconds), ` +
+		`default ${ttlText(t.default)}${offered}`;
+}
+
+function viewsHint(v) {
+	if (v.forced)
+		return `this site allows only --views ${v.max} (leave --views out)`;
+	return `--views from ${v.min} to ${v.max}, default ${v.default}` +
+		(v.unlimited ? ', or unlimited' : '; unlimited is not allowed on this site');
+}
+
+// Throws PolicyError when the body's ttl or maxViews is not what the site allows.
+function checkPolicy(config, body, site) {
+	const { ttl, maxViews } = config.limits;
+	if (ttl && body.ttl !== undefined && (body.ttl < ttl.min || body.ttl > ttl.max))
+		throw new PolicyError('INVALID_TTL', `--ttl ${ttlText(body.ttl)} is not allowed by this site`, ttlHint(ttl), site);
+	if (maxViews && body.maxViews !== undefined) {
+		const v = body.maxViews;
+		if (v === null ? !maxViews.unlimited : (v < maxViews.min || v > maxViews.max))
+			throw new PolicyError('INVALID_MAX_VIEWS',
+				`--views ${v === null ? 'unlimited' : v} is not allowed by this site`, viewsHint(maxViews), site);
+	}
+}
+
+// The site's settings as lines for "burnlink config" and --help.
+function describeConfig(c) {
+	const l = c.limits || {};
+	const rows = [];
+	const row = (k, v) => rows.push(`  ${k.padEnd(14)} ${v}`);
+	if (l.ttl)
+		row('--ttl', ttlHint(l.ttl).replace(/^--ttl /, ''));
+	if (l.maxViews)
+		row('--views', viewsHint(l.maxViews).replace(/^--views /, ''));
+	if (l.passphrase)
+		row('passphrase', `${l.passphrase.required ? 'required' : 'optional'}, ${l.passphrase.min} to ${l.passphrase.max} characters`);
+	if (l.files && l.content)
+		row('files', l.files.allowed ? `at most ${l.files.max}; ${l.content.max} bytes in total with the text` : 'not allowed');
+	row('who creates', c.create === 'accounts' ? 'signed-in users and API keys only (--api-key)' : 'anyone');
+	if (c.features)
+		row('sign-up', c.features.signup ? 'open' : 'closed');
+	if (c.branding && c.branding.siteName)
+		row('site name', oneLine(c.branding.siteName));
+	row('API version', String(c.apiVersion));
+	return rows.join('\n') + '\n';
+}
+
+async function cmdConfig(opts) {
+	const site = siteUrl(opts.url);
+	const c = await api('GET', `${site}/api/config`, { timeoutMs: parseTimeout(opts.timeout) });
+	if (opts.json)
+		return writeOut(JSON.stringify(c, null, 2) + '\n');
+	return writeOut(`${site}:\n${describeConfig(c)}`);
+}
+
+// --help, and with a site configured (--url or BURNLINK_URL) what it allows.
+async function help(opts) {
+	if (opts.url === undefined && !process.env.BURNLINK_URL)
+		return writeOut(HELP);
+	const site = siteUrl(opts.url);
+	let c = null;
+	try {
+		c = await siteConfig(site, 5000);
+	} catch {
+		c = null;
+	}
+	return writeOut(HELP + (c ? `\nThis site (${site}):\n${describeConfig(c)}`
+		: `\nThis site (${site}): its limits could not be read (GET /api/config).\n`));
+}
+
 /* ---------- commands ---------- */
 
 async function cmdSend(opts, args) {
@@ -656,6 +771,13 @@ async function cmdSend(opts, args) {
 		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
 	if ((!text || text.length === 0) && files.length === 0)
 		throw new UsageError('the secret is empty');
+
+	// --ttl and --views against the site's own limits, before anything is sent
+	if (body.ttl !== undefined || body.maxViews !== undefined) {
+		const config = await siteConfig(site, timeoutMs);
+		if (config)
+			checkPolicy(config, body, site);
+	}
 
 	const passphrase = await passphraseFrom(opts, { confirm: true });
 	if (passphrase !== undefined)
@@ -875,10 +997,11 @@ function writeOut(data) {
 export async function main(argv) {
 	const { cmd, opts, args } = parseArgs(argv);
 	if (opts.help)
-		return writeOut(HELP);
+		return help(opts);
 	if (opts.version)
 		return writeOut(`burnlink ${VERSION}\n`);
 	switch (cmd) {
+	case CONFIG: return cmdConfig(opts);
 	case GET: return cmdGet(opts, args);
 	case STATUS: return cmdStatus(opts, args);
 	case BURN: return cmdBurn(opts, args);

@@ -309,13 +309,11 @@ bl_check_csrf(struct bl_req *r, const struct bl_sess *ss)
 	    "header is not this session's; reload the page (GET /api/session) and retry.");
 }
 
-/* 1 if sign-up is open (BURNLINK_SIGNUP=open); closed by default. */
+/* 1 if sign-up is open (the settings' signup, BURNLINK_SIGNUP over it); closed by default. */
 int
 bl_signup_open(const struct bl_req *r)
 {
-	const char	*v = bl_req_env(r, "BURNLINK_SIGNUP");
-
-	return v != NULL && strcmp(v, "open") == 0;
+	return r->ctx->cfg.policy.signup == 1;
 }
 
 /* The string field k of the JSON body: BL_OK with *out, or err with hint. */

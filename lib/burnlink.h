@@ -56,6 +56,8 @@ enum bl_err {
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
+	BL_ERR_CONFIG_INVALID,		/* the settings file (lib/settings.c) */
+	BL_ERR_UNHEALTHY,		/* GET /api/health */
 	BL_ERR__MAX
 };
 
@@ -179,14 +181,46 @@ struct bl_io {
 	void		*ctx;
 };
 
+/*
+ * settings.c: the operator's policy, from the settings file (docs/ADMIN.md,
+ * "The settings file"): what the limits (struct bl_limits) cannot say. A
+ * fixed structure, filled without allocating.
+ */
+#define BL_EXPIRY_CHOICES_MAX	16
+#define BL_SITE_NAME_MAX	64
+#define BL_FOOTER_MAX		255
+#define BL_URL_MAX		255
+
+struct bl_policy {
+	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
+	size_t	 nexpiry;
+	int	 views_unlimited;	/* maxViews null (unlimited) is accepted */
+	int	 views_forced;		/* maxViews.min == max: the only value */
+	int	 passphrase_required;
+	int	 files_allowed;
+	int	 create_accounts;	/* only signed-in users and API keys create */
+	int	 signup;		/* 1 open, 0 closed (BURNLINK_SIGNUP overrides) */
+	char	 site_name[BL_SITE_NAME_MAX + 1];	/* "" when unset, as each below */
+	char	 accent[8];		/* #rgb or #rrggbb */
+	char	 logo[BL_URL_MAX + 1];
+	char	 imprint[BL_URL_MAX + 1];
+	char	 footer[BL_FOOTER_MAX + 1];
+	/* the page's languages: the languages issue adds them here */
+	int	 loaded;		/* a settings file is in force */
+	char	 err[512];		/* "file:line: what is wrong", "" when none */
+};
+
 /* Configuration, from the environment the web server passes (docs/INSTALL.md). */
 struct bl_config {
 	char	*db_path;		/* BURNLINK_DB */
 	char	*limits_path;		/* counters store beside it */
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
+	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
+	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
+	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
 };
 
 struct bl_store;
@@ -231,7 +265,19 @@ extern const struct bl_route bl_route_signup;		/* POST /api/signup */
 extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
+extern const struct bl_route bl_route_config;		/* GET /api/config */
+extern const struct bl_route bl_route_health;		/* GET /api/health */
 int		 bl_serve(const struct bl_route *);
+
+/*
+ * health.c: what GET /api/config and GET /api/health answer, for the
+ * endpoints and for burnlink-admin (config show, health).
+ */
+#define BL_API_VERSION		1	/* docs/API.md */
+#define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
+json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
+int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */
 void		 bl_log_id(const char *id, const char *fmt, ...)
@@ -270,6 +316,7 @@ enum bl_limit {
 	BL_LIM_SIGNIN,		/* sign-in attempts per account name and client IP, per hour */
 	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
 	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
+	BL_LIM_IP_HEALTH,	/* GET /api/health per client IP, per minute */
 	BL_LIM__MAX
 };
 
@@ -357,6 +404,7 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 int		 bl_config_load(struct bl_config *,
 		    const char *(*getenv)(void *, const char *), void *arg);
 int		 bl_config_is_pg(const char *db);
+int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
 

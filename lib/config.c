@@ -57,9 +57,63 @@ bl_config_is_pg(const char *db)
 	    strncmp(db, "postgres:", 9) == 0);
 }
 
+/* name in the directory of path (the current one when path has no '/'), or NULL. */
+static char *
+beside(const char *path, const char *name)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 dlen = slash != NULL ? (size_t)(slash - path) + 1 : 0, nlen = strlen(name);
+	char		*s;
+
+	if ((s = malloc(dlen + nlen + 1)) == NULL)
+		return NULL;
+	memcpy(s, path, dlen);
+	memcpy(s + dlen, name, nlen + 1);
+	return s;
+}
+
+/*
+ * The settings file (BURNLINK_CONFIG, else burnlink.conf beside the SQLite
+ * database or, with PostgreSQL, beside the install secret), and where
+ * cron/cleanup records its last run (x.db -> x-cleanup; with PostgreSQL,
+ * burnlink-cleanup beside the install secret). Then the settings are read:
+ * an error is kept in cfg->policy.err, not returned. -1 when out of memory.
+ */
+static int
+load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), void *arg)
+{
+	const char	*anchor = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
+	const char	*v;
+	size_t		 n;
+	int		 explicit;
+
+	explicit = (cfg->settings_path = dup_env(get, arg, "BURNLINK_CONFIG")) != NULL;
+	if (!explicit && (cfg->settings_path = beside(anchor, "burnlink.conf")) == NULL)
+		return -1;
+	n = strlen(cfg->limits_path);
+	if (bl_config_is_pg(cfg->db_path))
+		cfg->cleanup_stamp = beside(anchor, "burnlink-cleanup");
+	else if (n > 9 && strcmp(cfg->limits_path + n - 9, "-counters") == 0 &&
+	    (cfg->cleanup_stamp = malloc(n)) != NULL) {
+		memcpy(cfg->cleanup_stamp, cfg->limits_path, n - 9);
+		memcpy(cfg->cleanup_stamp + n - 9, "-cleanup", sizeof("-cleanup"));
+	}
+	if (cfg->cleanup_stamp == NULL)
+		return -1;
+	bl_settings_load(cfg, explicit);
+	/* The environment overrides the file. */
+	v = get != NULL ? get(arg, "BURNLINK_SIGNUP") : getenv("BURNLINK_SIGNUP");
+	if (v != NULL && *v != '\0')
+		cfg->policy.signup = strcmp(v, "open") == 0;
+	else if (cfg->policy.signup < 0)
+		cfg->policy.signup = 0;		/* closed by default */
+	return 0;
+}
+
 /*
  * Fills cfg from the variables get returns (the process environment for
- * NULL); 0 on success, -1 when out of memory.
+ * NULL) and the settings file; 0 on success (an invalid settings file too:
+ * cfg->policy.err says why), -1 when out of memory.
  */
 int
 bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), void *arg)
@@ -68,7 +122,6 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	char		*dir, *slash;
 
 	memset(cfg, 0, sizeof(*cfg));
-	/* An instance's own (tighter) limits would be applied here (bl_limits_tighten()). */
 	bl_limits_init(&cfg->limits);
 	if ((cfg->db_path = dup_env(get, arg, "BURNLINK_DB")) == NULL &&
 	    (cfg->db_path = default_db()) == NULL)
@@ -101,6 +154,8 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	}
 	cfg->site_url = dup_env(get, arg, "BURNLINK_SITE_URL");
 	cfg->trusted_proxies = dup_env(get, arg, "BURNLINK_TRUSTED_PROXIES");
+	if (load_settings(cfg, get, arg) != 0)
+		goto fail;
 	return 0;
 fail:
 	bl_config_free(cfg);
@@ -127,6 +182,8 @@ bl_config_free(struct bl_config *cfg)
 	free(cfg->db_path);
 	free(cfg->limits_path);
 	free(cfg->secret_file);
+	free(cfg->settings_path);
+	free(cfg->cleanup_stamp);
 	free(cfg->site_url);
 	free(cfg->trusted_proxies);
 	memset(cfg, 0, sizeof(*cfg));

@@ -128,6 +128,12 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_KEY_LIMIT] = {409, "KEY_LIMIT_REACHED",
 	    "This account has as many API keys as allowed.",
 	    "Revoke a key you no longer use (at most ${keys.max} valid keys per account)."},
+	[BL_ERR_CONFIG_INVALID] = {503, "CONFIG_INVALID",
+	    "The server's settings file is invalid, so nothing is served.",
+	    "Nothing was changed; the operator should run burnlink-admin config check (the error log names the file and line)."},
+	[BL_ERR_UNHEALTHY] = {503, "UNHEALTHY",
+	    "A health check failed.",
+	    "checks names what failed; the operator should look at the error log and burnlink-admin health."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */

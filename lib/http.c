@@ -310,12 +310,13 @@ write_response(struct bl_req *r, int status, const char *body, size_t blen)
 	oprintf(&o, "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
 	    "Content-Length: %zu\r\n"
-	    "Cache-Control: no-store\r\n"
+	    "Cache-Control: %s\r\n"
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
 	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: %s\r\n", status, reason(status), blen, r->id);
+	    "X-Request-Id: %s\r\n", status, reason(status), blen,
+	    status == 200 && r->cache_control != NULL ? r->cache_control : "no-store", r->id);
 	if (r->rl.set)
 		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
 		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,

@@ -188,12 +188,12 @@ void		 bl_create_free(struct bl_create *);
 /*
  * The layers, from the bottom (scripts/layers.sh checks that no unit calls
  * one above its own; the table is scripts/layers.txt):
- *   base     error.c log.c config.c crypto.c validate.c
+ *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
  *   formats  json.c
- *   storage  store.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c
+ *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
+ *   domain   ctx.c limit.c auth.c cleanup.c secret.c account_store.c health.c
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c route.c
+ *   handlers ops.c account.c status.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
@@ -256,6 +256,7 @@ struct bl_req {
 	const char		*allow;		/* Allow header on 405 */
 	char			 hint[256];	/* overrides the table's hint */
 	int			 responded;
+	const char		*cache_control;	/* NULL: no-store */
 	struct bl_store		*store;		/* the context's, once bl_req_store() opened it */
 	char			 set_cookie[192]; /* Set-Cookie value, "" for none */
 	struct bl_sess		 session;	/* the signed-in session, if loaded */
@@ -327,6 +328,13 @@ struct bl_action {
 
 #define BL_ACTIONS_MAX	4
 
+/*
+ * A route counts each request against its limit first and answers 503
+ * CONFIG_INVALID while the settings file is invalid, unless its flags say:
+ */
+#define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
+#define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
+
 struct bl_route {
 	const char	*name;		/* the program, for log lines */
 	enum bl_limit	 limit;		/* the per-IP daily limit counted first */
@@ -336,6 +344,7 @@ struct bl_route {
 	enum bl_err	 bad_item;	/* BL_PATH_ITEM: a "/<id>" that is not one */
 	int		(*open)(const struct bl_req *);	/* NULL: always open */
 	enum bl_err	 closed;	/* when open() says no */
+	unsigned	 flags;		/* BL_ROUTE_* */
 	struct bl_action actions[BL_ACTIONS_MAX];
 };
 
@@ -360,6 +369,10 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+
+/* status.c: what the instance allows, and whether it is healthy. */
+enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
+enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
 enum bl_err	 bl_session_load(struct bl_req *, struct bl_sess *);
 enum bl_err	 bl_check_origin(struct bl_req *);
 enum bl_err	 bl_check_csrf(struct bl_req *, const struct bl_sess *);

@@ -752,6 +752,9 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "files must be an array of {filename, mimeType, data}.");
 	n = json_object_array_length(files);
+	if (n > 0 && !r->ctx->cfg.policy.files_allowed)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "This server does not accept files (files.allowed is false in GET /api/config); send text only.");
 	if ((int64_t)n > r->ctx->cfg.limits.f[BL_F_FILES].max)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "At most %lld files may be attached; %zu were sent.",
@@ -796,6 +799,42 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		bl_json_wipe(f);
 		json_object_array_put_idx(files, i, NULL);
 	}
+	return BL_OK;
+}
+
+/* INVALID_MAX_VIEWS with a hint that names what this server allows. */
+static enum bl_err
+views_fail(struct bl_req *r)
+{
+	const struct bl_bounds	*b = &r->ctx->cfg.limits.f[BL_F_MAX_VIEWS];
+
+	if (r->ctx->cfg.policy.views_forced)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "This server allows only "
+		    "maxViews %lld: send %lld or leave maxViews out.", (long long)b->max,
+		    (long long)b->max);
+	if (!r->ctx->cfg.policy.views_unlimited)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "maxViews must be a whole "
+		    "number from %lld to %lld; this server does not allow unlimited views (null).",
+		    (long long)b->min, (long long)b->max);
+	return BL_ERR_INVALID_MAX_VIEWS;	/* the table's hint says it */
+}
+
+/*
+ * The operator's rules that bounds cannot say (docs/ADMIN.md, "The settings
+ * file"): unlimited views, a required passphrase.
+ */
+static enum bl_err
+policy_check(struct bl_req *r, const struct bl_create *c)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	const struct bl_bounds	*pb = &r->ctx->cfg.limits.f[BL_F_PASSPHRASE];
+
+	if (c->max_views < 0 && !pol->views_unlimited)
+		return views_fail(r);
+	if (c->pass == NULL && pol->passphrase_required)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT, "This server requires "
+		    "a passphrase: send passphrase, a string of %lld to %lld characters.",
+		    (long long)pb->min, (long long)pb->max);
 	return BL_OK;
 }
 
@@ -847,10 +886,13 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 	}
 
 	/* Absent or null: what the table says (the default, unlimited, none). */
-	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK ||
-	    (e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK ||
-	    (e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
-	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK)
+	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK)
+		return e;
+	if ((e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK)
+		return views_fail(r);
+	if ((e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
+	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK ||
+	    (e = policy_check(r, c)) != BL_OK)
 		return e;
 
 	if (text != NULL) {

@@ -29,6 +29,7 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_SIGNIN] = {"signin", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNIN_IP] = {"signin:ip", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNUP] = {"signup", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_HEALTH] = {"ip:health", 60, 60, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *

@@ -121,6 +121,12 @@ bl_op_create(struct bl_req *r)
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
+	if (r->ctx->cfg.policy.create_accounts && r->account_id == 0) {
+		e = bl_req_fail(r, BL_ERR_NOT_SIGNED_IN, "This server lets only signed-in "
+		    "users and API keys create secrets: sign in, or send Authorization: "
+		    "Bearer bl_... with an API key.");
+		goto out;
+	}
 	if ((e = bl_create_parse(r, &c)) != BL_OK)
 		goto out;
 

@@ -86,3 +86,21 @@ const struct bl_route bl_route_mysecrets = {
 		{ BL_MASK(BL_M_DELETE), 1, BL_NEED_SESSION | BL_NEED_CSRF, bl_op_my_burn },
 	},
 };
+
+/* Answers from the settings alone, opening no store: not counted. */
+const struct bl_route bl_route_config = {
+	.name = "config", .limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_config },
+	},
+};
+
+/* Counts itself (BL_LIM_IP_HEALTH): the count is its check that the counters are writable. */
+const struct bl_route bl_route_health = {
+	.name = "health", .limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_PROBE,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_health },
+	},
+};

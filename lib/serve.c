@@ -36,8 +36,13 @@ run(const struct bl_route *rt, struct bl_req *r)
 	unsigned		 n;
 	enum bl_err		 e;
 
+	/* Not half a policy: nothing is served while the settings file is invalid. */
+	if (r->ctx->cfg.policy.err[0] != '\0' && !(rt->flags & BL_ROUTE_PROBE)) {
+		bl_log(r, "settings: %s", r->ctx->cfg.policy.err);
+		return BL_ERR_CONFIG_INVALID;
+	}
 	/* Counted first, so that every answer (a 405 too) carries the rate-limit headers. */
-	if ((e = bl_limit_request(r, rt->limit)) != BL_OK)
+	if (!(rt->flags & BL_ROUTE_UNCOUNTED) && (e = bl_limit_request(r, rt->limit)) != BL_OK)
 		return e;
 	r->allow = item ? rt->allow_item : rt->allow;
 	if ((a = action(rt, r, item)) == NULL)

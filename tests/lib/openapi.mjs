@@ -222,6 +222,8 @@ export function cgiRoute(program, method, pathInfo) {
 	case 'session':
 	case 'signup':
 	case 'password':
+	case 'config':
+	case 'health':
 		return { path: `/api/${program}`, method };
 	default:
 		return null;

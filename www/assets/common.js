@@ -145,6 +145,8 @@ export function describeError(res) {
 	case 'STORE_BUSY':
 	case 'STORE_UNAVAILABLE':
 		return { title: msg('error.busy.title'), detail: msg('error.busy.detail', { reference: ref }) };
+	case 'CONFIG_INVALID':
+		return { title: msg('error.config.title'), detail: msg('error.config.detail', { reference: ref }) };
 	case 'INVALID_CONTENT':
 		return { title: msg('error.empty.title'), detail: msg('error.empty.detail') };
 	case 'INVALID_CONTENT_SIZE':

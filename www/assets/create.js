@@ -8,8 +8,9 @@ import {
 	describeError, showView, announce, setMessage, copyText, msg, localize, localizeAttr,
 } from './common.js';
 import { t, value, bytes, date, rel, currentLocale } from './i18n.js';
-import { csrfToken, showAccount } from './account.js';
+import { csrfToken, session, showAccount } from './account.js';
 import { newKey, encodeKey, sealCreate } from './wire.js';
+import { policy } from './policy.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -147,9 +148,34 @@ const progressText = $('progress-text');
 let files = []; // File objects, in the order added
 let busy = false;
 
-// The field's own bounds follow the limits (limits.js).
+// The limits checked here: docs/API.md's (limits.js), then this server's
+// once GET api/config answers (policy.js; the operator may tighten them).
+const limits = {
+	content: MAX_PLAINTEXT, files: MAX_FILES, passMin: PASS_MIN, passMax: PASS_MAX,
+	viewsMin: VIEWS_MIN, viewsMax: VIEWS_MAX, passRequired: false,
+};
 views.min = String(VIEWS_MIN);
 views.max = String(VIEWS_MAX);
+policy.then((p) => {
+	if (!p || !p.limits)
+		return;
+	const l = p.limits;
+	Object.assign(limits, {
+		content: l.content.max, files: l.files.max, passMin: l.passphrase.min,
+		passMax: l.passphrase.max, viewsMin: l.maxViews.min, viewsMax: l.maxViews.max,
+		passRequired: l.passphrase.required,
+	});
+	const hint = $('files-hint');
+	if (hint)
+		localize(hint, msg('create.filesHint', { count: limits.files, size: bytes(limits.content) }));
+	updateMeter();
+	// Only signed-in users and API keys may create here: say so before the form is filled.
+	if (p.create === 'accounts')
+		session().then((s) => {
+			if (!s.signedIn)
+				setMessage(formError, 'warn', msg('create.accountsOnly'), msg('create.accountsOnlyDetail'));
+		});
+});
 
 /* Size meter and files */
 
@@ -164,9 +190,9 @@ function filesBytes() {
 function updateMeter() {
 	const used = textBytes() + filesBytes();
 	localize(meter, files.length
-		? msg('create.meterFiles', { used: bytes(used), max: bytes(MAX_PLAINTEXT), count: files.length, maxFiles: MAX_FILES })
-		: msg('create.meter', { used: bytes(used), max: bytes(MAX_PLAINTEXT) }));
-	meter.classList.toggle('over', used > MAX_PLAINTEXT);
+		? msg('create.meterFiles', { used: bytes(used), max: bytes(limits.content), count: files.length, maxFiles: limits.files })
+		: msg('create.meter', { used: bytes(used), max: bytes(limits.content) }));
+	meter.classList.toggle('over', used > limits.content);
 	return used;
 }
 
@@ -210,15 +236,15 @@ function addFiles(list) {
 	const refused = [];
 	let reason = '';
 	for (const f of list) {
-		if (files.length >= MAX_FILES) {
+		if (files.length >= limits.files) {
 			refused.push(f);
-			reason = msg('create.tooManyFiles', { count: MAX_FILES });
+			reason = msg('create.tooManyFiles', { count: limits.files });
 			continue;
 		}
-		const room = MAX_PLAINTEXT - textBytes() - filesBytes();
+		const room = limits.content - textBytes() - filesBytes();
 		if (f.size > room) {
 			refused.push(f);
-			reason = msg('create.noRoom', { max: bytes(MAX_PLAINTEXT), left: bytes(Math.max(0, room)) });
+			reason = msg('create.noRoom', { max: bytes(limits.content), left: bytes(Math.max(0, room)) });
 			continue;
 		}
 		files.push(f);
@@ -307,19 +333,23 @@ function readOptions(text) {
 		f.removeAttribute('aria-invalid');
 	if (text === '' && files.length === 0)
 		return invalid(textArea, msg('error.empty.title'), msg('error.empty.detail'));
-	if (utf8Length(text) + filesBytes() > MAX_PLAINTEXT)
-		return invalid(textArea, msg('error.tooLarge.title'), msg('error.tooLarge.detail', { size: bytes(MAX_PLAINTEXT) }));
+	if (utf8Length(text) + filesBytes() > limits.content)
+		return invalid(textArea, msg('error.tooLarge.title'), msg('error.tooLarge.detail', { size: bytes(limits.content) }));
 	let maxViews = null;
 	if (!unlimited.checked) {
 		const v = views.value.trim();
-		if (!/^\d+$/.test(v) || +v < VIEWS_MIN || +v > VIEWS_MAX)
-			return invalid(views, msg('create.badViews', { min: VIEWS_MIN, max: VIEWS_MAX }), msg('create.badViewsDetail'));
+		if (!/^\d+$/.test(v) || +v < limits.viewsMin || +v > limits.viewsMax)
+			return invalid(views, msg('create.badViews', { min: limits.viewsMin, max: limits.viewsMax }),
+				unlimited.closest('.check').hidden ? '' : msg('create.badViewsDetail'));
 		maxViews = parseInt(v, 10);
 	}
 	const pass = passphrase.value;
 	const plen = Array.from(pass).length;
-	if (pass !== '' && (plen < PASS_MIN || plen > PASS_MAX))
-		return invalid(passphrase, msg('error.passphraseLength.title', { min: PASS_MIN, max: PASS_MAX }),
+	if (pass === '' && limits.passRequired)
+		return invalid(passphrase, msg('create.passRequired'),
+			msg('create.passRequiredDetail', { min: limits.passMin, max: limits.passMax }));
+	if (pass !== '' && (plen < limits.passMin || plen > limits.passMax))
+		return invalid(passphrase, msg('error.passphraseLength.title', { min: limits.passMin, max: limits.passMax }),
 			msg('create.passphraseLengthDetail', { count: plen }));
 	return {
 		ttl: parseInt($('ttl').value, 10),
