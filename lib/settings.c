@@ -45,9 +45,8 @@ enum key {
 	K_IMPRINT_URL,
 	K_FOOTER_TEXT,
 	/*
-	 * The page's languages (the default and those offered) are the
-	 * languages issue's: its keys go here, their values into struct
-	 * bl_policy and GET /api/config's "languages" (lib/health.c).
+	 * The page's languages are not settings: the page chooses one before
+	 * any request, from assets/i18n/index.json (INSTALL, section 8).
 	 */
 	K__MAX
 };
