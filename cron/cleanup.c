@@ -29,29 +29,30 @@ become_owner(const char *db)
 int
 main(int argc, char *argv[])
 {
-	struct bl_config	 cfg;
+	struct bl_ctx		 ctx;
 	struct bl_cleanup_stats	 st;
 	char			 err[512] = "";
+	int			 rc = 1;
 
 	if (argc > 1) {
 		fprintf(stderr, "usage: %s   (configured by BURNLINK_DB)\n", argv[0]);
 		return 2;
 	}
-	if (bl_config_load(&cfg, &bl_cgi_io) != 0) {
+	/* The process environment; the domain is used directly, no request. */
+	if (bl_ctx_init(&ctx, NULL, NULL) != 0) {
 		fprintf(stderr, "cleanup: out of memory\n");
 		return 1;
 	}
-	if (become_owner(cfg.db_path) != 0) {
-		bl_config_free(&cfg);
-		return 1;
-	}
-	if (bl_cleanup(&cfg, bl_now_ms(), &st, err, sizeof(err)) != 0) {
-		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&cfg), err);
-		bl_config_free(&cfg);
-		return 1;
+	if (become_owner(ctx.cfg.db_path) != 0)
+		goto out;
+	if (bl_cleanup(&ctx, &st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
+		goto out;
 	}
 	printf("cleanup: %s: removed %lld expired secrets, pruned %lld counter windows\n",
-	    bl_config_db_name(&cfg), (long long)st.removed, (long long)st.counters);
-	bl_config_free(&cfg);
-	return 0;
+	    bl_config_db_name(&ctx.cfg), (long long)st.removed, (long long)st.counters);
+	rc = 0;
+out:
+	bl_ctx_free(&ctx);
+	return rc;
 }

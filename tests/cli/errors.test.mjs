@@ -14,17 +14,28 @@ import { countersPath } from '../lib/counters.mjs';
 
 /* ---------- errors and exit codes ---------- */
 
-test('400 from the API: out-of-range --ttl and --views, short passphrase', async () => {
+test('400 from the API: short passphrase', async () => {
+	assertApiError(await run([...URL_OPT, '--passphrase', 'abc', 'x']), 'INVALID_PASSPHRASE_FORMAT');
+});
+
+// --ttl and --views are checked against the site's GET /api/config first
+// (tests/cli/policy.test.mjs has a site with tighter settings).
+test('out-of-range --ttl and --views: refused before sending, exit 1, the code and the site\'s limits', async () => {
 	const cases = [
-		[[...URL_OPT, '--ttl', '60', 'x'], 'INVALID_TTL'],
-		[[...URL_OPT, '--ttl', '91d', 'x'], 'INVALID_TTL'],
-		[[...URL_OPT, '--views', '0', 'x'], 'INVALID_MAX_VIEWS'],
-		[[...URL_OPT, '--views', '1000', 'x'], 'INVALID_MAX_VIEWS'],
-		[[...URL_OPT, '--passphrase', 'abc', 'x'], 'INVALID_PASSPHRASE_FORMAT'],
+		[[...URL_OPT, '--ttl', '60', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d \(1800 to 7776000 seconds\)/],
+		[[...URL_OPT, '--ttl', '91d', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d/],
+		[[...URL_OPT, '--views', '0', 'x'], 'INVALID_MAX_VIEWS', /--views from 1 to 999/],
+		[[...URL_OPT, '--views', '1000', 'x'], 'INVALID_MAX_VIEWS', /--views from 1 to 999/],
 	];
 	// Independent runs, so run them at once.
 	const results = await Promise.all(cases.map(([args]) => run(args)));
-	results.forEach((r, i) => assertApiError(r, cases[i][1]));
+	results.forEach((r, i) => {
+		assert.equal(r.code, 1, r.err);
+		assert.equal(r.out, '');
+		const line = errorLine(r.err);
+		assert.ok(line.includes(`(${cases[i][1]}, checked against ${srv.base}/api/config; nothing was sent)`), line);
+		assert.match(line, cases[i][2]);
+	});
 });
 
 test('404 NOT_FOUND for an unknown secret, receipt or burn', async () => {
