@@ -8,7 +8,7 @@ import {
 	describeError, retryAfterSeconds, formatBytes, formatDate, formatRelative, formatSeconds,
 	plural, showView, announce, setMessage, copyText,
 } from './common.js';
-import { decodeKey, openAnswer } from './wire.js';
+import { decodeKey, openAnswer, checkKey } from './wire.js';
 
 const GONE = {
 	nokey: {
@@ -20,6 +20,11 @@ const GONE = {
 		title: 'This link is damaged',
 		text: 'The decryption key at the end of the link is not valid: it was probably cut off or changed when the link was copied.',
 		extra: 'Nothing was requested from the server and no view was used. Copy the whole link again, or ask the sender to send it again.',
+	},
+	wrongkey: {
+		title: 'This link’s key does not fit',
+		text: 'The decryption key at the end of the link is not the key of this secret: the link was probably changed when it was copied.',
+		extra: 'No view was used: the secret is still there for the right link. Copy the whole link again, or ask the sender to send it again.',
 	},
 	badpath: {
 		title: 'This link is not valid',
@@ -79,6 +84,11 @@ async function check() {
 	showView('loading-view');
 	const res = await api('GET', secretKey);
 	if (res.ok && res.data.exists && res.data.type === 'secret') {
+		// A key that does not fit is refused here, before a view is spent
+		// (docs/API.md "Key commitment"); a secret without a commitment
+		// can only be checked by decrypting it.
+		if (await checkKey(rawKey, res.data.keyCommitment) === 'mismatch')
+			return gone('wrongkey');
 		meta = res.data;
 		showReady();
 		return;
