@@ -84,9 +84,10 @@ Receiving (get):
   -p, --passphrase P     passphrase, if the secret has one (asked on the
   --passphrase-file F    terminal when missing and a terminal is available)
   --json                 print {text, files, viewsRemaining} as JSON
-  The metadata is checked first (it costs no view); then the secret is
-  retrieved, which uses up one view, decrypted, and the text is written to
-  standard output exactly as it was sent.
+  The metadata is checked first (it costs no view), and with it the link's
+  key: a key that does not fit the secret is refused before any view is
+  used. Then the secret is retrieved, which uses up one view, decrypted, and
+  the text is written to standard output exactly as it was sent.
 
 status, burn and config:
   --json                 print the API's response as JSON
@@ -828,6 +829,10 @@ async function cmdGet(opts, args) {
 	warnIfClear(link.site, "link's id (enough to use up its views) and any passphrase", 'travel');
 
 	const meta = await api('GET', url, { timeoutMs });
+	// A key that does not fit is refused before a view is spent (docs/API.md
+	// "Key commitment"); an older secret without a commitment is not checked.
+	if (await wire.checkKey(key, meta.keyCommitment) === 'mismatch')
+		throw new CliError('the key in the link does not fit this secret (was the link changed when it was copied?); no view was used');
 	let prompted = false;
 	if (meta.hasPassphrase && passphrase === undefined) {
 		passphrase = await askPassphrase(false, 'this secret needs a passphrase: use --passphrase or --passphrase-file');

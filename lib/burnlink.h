@@ -29,6 +29,7 @@ enum bl_err {
 	BL_ERR_INVALID_CIPHERTEXT,
 	BL_ERR_INVALID_IV,
 	BL_ERR_INVALID_ENCRYPTION_MODE,
+	BL_ERR_INVALID_KEY_COMMITMENT,
 	BL_ERR_INVALID_API_KEY,
 	BL_ERR_INVALID_PASSPHRASE,
 	BL_ERR_DELETION_NOT_ALLOWED,
@@ -108,6 +109,7 @@ enum bl_field {
 	BL_F_FILENAME,		/* a plaintext one */
 	BL_F_MIME_TYPE,		/* a plaintext one */
 	BL_F_SEALED_META,	/* an encrypted filename or mimeType */
+	BL_F_KEY_COMMITMENT,	/* 43 url-safe base64 characters (docs/API.md) */
 	BL_F_EMAIL,
 	BL_F_PASSWORD,
 	BL_F_KEY_NAME,
@@ -169,6 +171,8 @@ const char	*bl_error_hint(enum bl_err, const struct bl_limits *, char *buf, size
 #define BL_TAG_BYTES		16
 #define BL_HASH_BYTES		32
 #define BL_PASSHASH_BYTES	48		/* 16-byte salt, 32-byte scrypt */
+#define BL_COMMIT_BYTES		32		/* key commitment: HMAC-SHA-256 */
+#define BL_COMMIT_LEN		43		/* its url-safe base64 */
 
 /*
  * Request I/O. A handler never touches stdin, stdout or environ directly, so the
@@ -430,6 +434,8 @@ int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
 int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);
 int		 bl_ct_equal(const void *, const void *, size_t);
+int		 bl_key_commitment(const unsigned char key[32],
+		    unsigned char out[BL_COMMIT_BYTES]);
 
 /* validate.c: field checks with explicit bounds, the table's fields of a JSON object. */
 int		 bl_key_valid(const char *, size_t);

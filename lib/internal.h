@@ -50,6 +50,8 @@ struct bl_secret {
 	int		 has_pass;
 	unsigned char	 pass_hash[BL_PASSHASH_BYTES];
 	int64_t		 account_id;	/* 0 for anonymous */
+	int		 has_commit;	/* 0: stored before key commitments */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 };
 
 /* What bl_store_insert() writes. */
@@ -63,6 +65,8 @@ struct bl_new_secret {
 	int			 has_pass;
 	unsigned char		 pass_hash[BL_PASSHASH_BYTES];
 	int			 server_side;
+	int			 has_commit;
+	unsigned char		 commit[BL_COMMIT_BYTES];
 	int64_t			 account_id;
 	int64_t			 api_key_id;	/* its last_used_at is set; 0: none */
 	const struct bl_content	*content;
@@ -179,6 +183,8 @@ struct bl_create {
 	int		 deletable;
 	const char	*pass;		/* points into the request JSON */
 	size_t		 pass_len;
+	int		 has_commit;	/* keyCommitment sent, or made from dkey */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 	struct bl_content content;	/* encrypted when parsing is done */
 	unsigned char	 dkey[32];	/* server-side key, wiped after use */
 };

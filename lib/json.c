@@ -570,6 +570,37 @@ mode_of(json_object *v)
 }
 
 /*
+ * Reads keyCommitment (docs/API.md "Key commitment") into c: absent or null
+ * is none; else 43 url-safe base64 characters of 32 bytes, canonical, and
+ * only in client-side mode (in server-side mode the server makes the key and
+ * its commitment).
+ */
+static enum bl_err
+parse_commitment(struct bl_req *r, json_object *o, struct bl_create *c)
+{
+	const char	*s;
+	unsigned char	*raw;
+	size_t		 len, n;
+	enum bl_err	 e;
+
+	if ((e = bl_field_string(&r->ctx->cfg.limits, BL_F_KEY_COMMITMENT, o, &s,
+	    &len)) != BL_OK || s == NULL)
+		return e;
+	if (c->server_side)
+		return bl_req_fail(r, BL_ERR_INVALID_KEY_COMMITMENT, "keyCommitment is "
+		    "for client-side mode only: in server-side mode the server makes the "
+		    "key and its commitment. Leave it out.");
+	if ((raw = bl_b64url_decode(s, len, &n)) == NULL)
+		return errno == ENOMEM ? BL_ERR_INTERNAL : BL_ERR_INVALID_KEY_COMMITMENT;
+	if (n == BL_COMMIT_BYTES) {
+		memcpy(c->commit, raw, BL_COMMIT_BYTES);
+		c->has_commit = 1;
+	}
+	free(raw);
+	return c->has_commit ? BL_OK : BL_ERR_INVALID_KEY_COMMITMENT;
+}
+
+/*
  * Fails with the size error of field f: what is larger than f's bound, as
  * r->ctx->cfg.limits has it.
  */
@@ -892,6 +923,7 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		return views_fail(r);
 	if ((e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
 	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK ||
+	    (e = parse_commitment(r, o, c)) != BL_OK ||
 	    (e = policy_check(r, c)) != BL_OK)
 		return e;
 
@@ -925,8 +957,10 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		return BL_ERR_INVALID_CONTENT_SIZE;
 
 	if (c->server_side) {
-		if (bl_random(c->dkey, sizeof(c->dkey)) != 0)
+		if (bl_random(c->dkey, sizeof(c->dkey)) != 0 ||
+		    bl_key_commitment(c->dkey, c->commit) != 0)
 			return BL_ERR_INTERNAL;
+		c->has_commit = 1;
 		if (c->content.has_text &&
 		    (e = encrypt_item(c->dkey, &c->content.text)) != BL_OK)
 			return e;

@@ -12,6 +12,25 @@ add_views(json_object *o, const char *k, int64_t v)
 	return v < 0 ? bl_json_add_null(o, k) : bl_json_add(o, k, json_object_new_int64(v));
 }
 
+/*
+ * Adds keyCommitment: the secret's key commitment as 43 url-safe base64
+ * characters, or null for a secret stored before commitments (docs/API.md).
+ */
+static int
+add_commitment(json_object *o, const struct bl_secret *s)
+{
+	char	*b64;
+	int	 rc;
+
+	if (!s->has_commit)
+		return bl_json_add_null(o, "keyCommitment");
+	if ((b64 = bl_b64url_encode(s->commit, BL_COMMIT_BYTES, NULL)) == NULL)
+		return -1;
+	rc = bl_json_add(o, "keyCommitment", json_object_new_string(b64));
+	free(b64);
+	return rc;
+}
+
 /* Logs the store's reason for a failure that is the server's fault. */
 static enum bl_err
 store_fail(struct bl_req *r, enum bl_err e)
@@ -135,6 +154,8 @@ bl_op_create(struct bl_req *r)
 	n.max_views = c.max_views;
 	n.deletable = c.deletable;
 	n.server_side = c.server_side;
+	n.has_commit = c.has_commit;
+	memcpy(n.commit, c.commit, sizeof(n.commit));
 	n.content = &c.content;
 	n.account_id = r->account_id;
 	n.api_key_id = r->api_key_id;
@@ -245,6 +266,8 @@ bl_op_metadata(struct bl_req *r)
 	    add_views(o, "maxViews", s.max_views) ||
 	    add_views(o, "viewsRemaining", bl_views_left(&s)) ||
 	    bl_json_add(o, "deletable", json_object_new_boolean(s.deletable)))
+		goto out;
+	if (!s.by_receipt && add_commitment(o, &s))
 		goto out;
 	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
 	    bl_json_add_time(o, "lastViewedAt", s.last_viewed_ms)))

@@ -50,7 +50,13 @@ bl_secret_row(void *arg, const struct bl_row *row)
 		memcpy(r->pass_hash, p, BL_PASSHASH_BYTES);
 	}
 	r->account_id = bl_col_int(row, 9, 0);
-	r->by_receipt = (int)bl_col_int(row, 10, 0);
+	if (bl_col_blob(row, 10, &p, &n) != 0)
+		return -1;
+	if (p != NULL && n == BL_COMMIT_BYTES) {	/* NULL: stored before commitments */
+		r->has_commit = 1;
+		memcpy(r->commit, p, BL_COMMIT_BYTES);
+	}
+	r->by_receipt = (int)bl_col_int(row, BL_ROW_NCOLS, 0);
 	return 0;
 }
 
@@ -173,7 +179,8 @@ insert(struct bl_store *s, const struct bl_new_secret *n)
 	    P_BOOL(n->server_side),
 	    P_INT_OR_NULL(n->account_id > 0, n->account_id),
 	    P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
-	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES)),
+	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
+	    P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES)),
 	    bl_row_id, &id, NULL);
 	for (i = 0; e == BL_OK && i < c->nfiles; i++)
 		e = insert_file(s, id, i, &c->files[i]);
@@ -215,12 +222,12 @@ locked_row(void *arg, const struct bl_row *row)
 		return -1;
 	if (l->c == NULL || l->r->state != BL_ST_ACTIVE || l->r->expires_ms <= l->now)
 		return 0;
-	if (bl_col_blob(row, 11, &p, &n) != 0)
+	if (bl_col_blob(row, BL_ROW_TEXT, &p, &n) != 0)
 		return -1;
 	if (p == NULL)
 		return 0;
 	l->c->has_text = 1;
-	return bl_col_item(row, 11, &l->c->text);
+	return bl_col_item(row, BL_ROW_TEXT, &l->c->text);
 }
 
 /*

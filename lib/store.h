@@ -11,12 +11,12 @@
 enum bl_stmt {
 	ST_INSERT_SECRET,	/* secret_hash, receipt_hash, created, expires,
 				 * max_views, deletable, pass_hash, server_side,
-				 * account_id, text_ct, text_iv -> id */
+				 * account_id, text_ct, text_iv, key_commit -> id */
 	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
 	ST_KEY_USED,		/* key id, now */
 	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
 				 * view_count, last_viewed, deletable, pass_hash,
-				 * account_id), by_receipt */
+				 * account_id, key_commit), by_receipt */
 	ST_LOCK,		/* id -> ROW, 0: the row locked for a change */
 	ST_LOCK_TEXT,		/* id -> ROW, 0, text_ct, text_iv: the same, with the text */
 	ST_SECRET_GET,		/* id -> ROW, 0 (no lock) */
@@ -55,7 +55,9 @@ enum bl_stmt {
 extern const char *const bl_sql[ST__MAX];
 #define BL_SQL_NONE	""
 #define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
-	"last_viewed_at, deletable, pass_hash, account_id"
+	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
+#define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */
+#define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
 
 /* One statement parameter (sqlbox's struct sqlbox_parm): its type, and NULL or a value. */
 enum bl_ptype {

@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { newContext, checkError, sha256hex, sample } from '../lib/cgi.mjs';
+import { newContext, checkError, sha256hex, sample, keyCommitment } from '../lib/cgi.mjs';
 
 const ctx = newContext();
 const PASS = 'open sesame';
@@ -51,7 +51,7 @@ describe('metadata', () => {
 		assert.equal(res.status, 200);
 		assert.deepEqual(res.json, {
 			exists: true, type: 'secret', hasPassphrase: false, expiresAt: s.metadata.expiresAt,
-			maxViews: 3, viewsRemaining: 3, deletable: false,
+			maxViews: 3, viewsRemaining: 3, deletable: false, keyCommitment: keyCommitment(s.key),
 		});
 	});
 	test('by receipt key: the receipt fields, never the secretKey', async () => {

@@ -301,6 +301,11 @@ export function decryptItem(item, key) {
 	return wire.open(key, item);
 }
 
+// The key commitment of key (Buffer): docs/API.md "Key commitment".
+export function keyCommitment(key) {
+	return wire.keyCommitment(key);
+}
+
 export function sha256hex(s) {
 	return crypto.createHash('sha256').update(s).digest('hex');
 }

@@ -14,6 +14,7 @@ export const LIMITS = Object.freeze({
 	filename: Object.freeze({ member: 'filename', type: 'bytes', min: 1, max: 255, default: null, null: 'invalid', code: 'INVALID_FILES' }),
 	mimeType: Object.freeze({ member: 'mimeType', type: 'bytes', min: 0, max: 255, default: null, null: 'default', code: 'INVALID_FILES' }),
 	sealedMeta: Object.freeze({ member: null, type: 'size', min: 0, max: 1024, default: null, null: 'invalid', code: 'INVALID_CONTENT_SIZE' }),
+	keyCommitment: Object.freeze({ member: 'keyCommitment', type: 'bytes', min: 43, max: 43, default: null, null: 'none', code: 'INVALID_KEY_COMMITMENT' }),
 	email: Object.freeze({ member: 'email', type: 'bytes', min: 3, max: 254, default: null, null: 'invalid', code: 'INVALID_EMAIL' }),
 	password: Object.freeze({ member: 'password', type: 'string', min: 8, max: 256, default: null, null: 'invalid', code: 'INVALID_PASSWORD' }),
 	keyName: Object.freeze({ member: 'name', type: 'bytes', min: 1, max: 128, default: null, null: 'invalid', code: 'INVALID_NAME' }),

@@ -8,7 +8,7 @@ import {
 	describeError, retryAfterSeconds, showView, announce, setMessage, copyText, msg, localize,
 	localizeAttr,
 } from './common.js';
-import { decodeKey, openAnswer } from './wire.js';
+import { decodeKey, openAnswer, checkKey } from './wire.js';
 
 const message = msg; // the burn handler has its own "msg", the message box
 import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.js';
@@ -17,6 +17,7 @@ import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.j
 const GONE = {
 	nokey: { title: 'gone.nokey.title', text: 'gone.nokey.text', extra: 'gone.nokey.extra' },
 	badkey: { title: 'gone.badkey.title', text: 'gone.badkey.text', extra: 'gone.badkey.extra' },
+	wrongkey: { title: 'gone.wrongkey.title', text: 'gone.wrongkey.text', extra: 'gone.wrongkey.extra' },
 	badpath: { title: 'gone.badpath.title', text: 'gone.badpath.text', extra: 'gone.badpath.extra' },
 	SECRET_EXPIRED: { title: 'gone.expired.title', text: 'gone.expired.text', extra: 'gone.askAgain' },
 	SECRET_BURNED: { title: 'gone.burned.title', text: 'gone.burned.text', extra: 'gone.askAgain' },
@@ -55,6 +56,11 @@ async function check() {
 	showView('loading-view');
 	const res = await api('GET', secretKey);
 	if (res.ok && res.data.exists && res.data.type === 'secret') {
+		// A key that does not fit is refused here, before a view is spent
+		// (docs/API.md "Key commitment"); a secret without a commitment
+		// can only be checked by decrypting it.
+		if (await checkKey(rawKey, res.data.keyCommitment) === 'mismatch')
+			return gone('wrongkey');
 		meta = res.data;
 		showReady();
 		return;

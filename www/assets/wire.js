@@ -113,6 +113,36 @@ export function decodeKey(value) {
 	return bytes.length === KEY_BYTES ? bytes : null;
 }
 
+/* The key commitment (docs/API.md "Key commitment") */
+
+// AES-GCM is not key-committing: another key fails only once a view is spent.
+// The secret's metadata carries base64url(HMAC-SHA-256(key, this label)), 43
+// characters, so a client can refuse a wrong key before it spends a view.
+export const COMMITMENT_LABEL = 'burnlink key commitment v1';
+export const COMMITMENT_LENGTH = 43;
+
+function encodeCommitment(mac) {
+	return encodeKey(mac);
+}
+
+// The key commitment of raw key bytes: 43 url-safe base64 characters.
+export async function keyCommitment(raw) {
+	const k = await wc.subtle.importKey('raw', toBytes(raw), { name: 'HMAC', hash: 'SHA-256' },
+		false, ['sign']);
+	return encodeCommitment(new Uint8Array(await wc.subtle.sign('HMAC', k, toBytes(COMMITMENT_LABEL))));
+}
+
+// Checks raw key bytes against the keyCommitment of a secret's metadata:
+// 'match', 'mismatch' (the key cannot open the secret: do not spend a view),
+// or 'unchecked' when the metadata has none (a secret stored before
+// commitments, or sent without one): then only decryption can tell.
+export async function checkKey(raw, commitment) {
+	if (commitment === null || commitment === undefined)
+		return 'unchecked';
+	return typeof commitment === 'string' && commitment === await keyCommitment(raw)
+		? 'match' : 'mismatch';
+}
+
 // A WebCrypto key of raw key bytes, for seal() and open() (which also take the bytes).
 export function importKey(raw) {
 	return wc.subtle.importKey('raw', toBytes(raw), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
@@ -176,11 +206,12 @@ export async function openString(key, value, what) {
 
 /* Requests and answers */
 
-// {text?, files?} of a create request, every item sealed under key: text (a
-// string or bytes; left out when empty) and files [{name, type, data}],
-// where data is bytes or an async function giving them (bytes got that way
-// are wiped once sealed); each file's name and type are sealed too (type
-// application/octet-stream when empty). onFile(i) is called before file i.
+// {text?, files?, keyCommitment?} of a create request, every item sealed
+// under key: text (a string or bytes; left out when empty) and files [{name,
+// type, data}], where data is bytes or an async function giving them (bytes
+// got that way are wiped once sealed); each file's name and type are sealed
+// too (type application/octet-stream when empty). onFile(i) is called before
+// file i. keyCommitment when key is raw bytes (a CryptoKey cannot give it).
 export async function sealCreate(key, { text, files = [] }, { onFile } = {}) {
 	const k = await asKey(key);
 	const body = {};
@@ -205,6 +236,8 @@ export async function sealCreate(key, { text, files = [] }, { onFile } = {}) {
 				bytes.fill(0);
 		}
 	}
+	if (k !== key)
+		body.keyCommitment = await keyCommitment(key);
 	return body;
 }
 
@@ -229,13 +262,17 @@ export async function openAnswer(key, answer) {
 /* Synchronous, for callers that cannot wait */
 
 // seal() and open() over node:crypto's AES-256-GCM (pass the module), with
-// the same items: the tests' helpers build request bodies synchronously.
+// the same items, and keyCommitment() over its HMAC: the tests' helpers build
+// request bodies synchronously.
 // Both return and take Buffers; seal takes an IV to repeat one on purpose.
 export function nodeSync(nodeCrypto) {
 	return {
 		seal(key, plain, iv = nodeCrypto.randomBytes(IV_BYTES)) {
 			const c = nodeCrypto.createCipheriv('aes-256-gcm', key, iv);
 			return toItem(iv, NodeBuffer.concat([c.update(toBytes(plain)), c.final(), c.getAuthTag()]));
+		},
+		keyCommitment(key) {
+			return encodeCommitment(nodeCrypto.createHmac('sha256', key).update(COMMITMENT_LABEL).digest());
 		},
 		open(key, item, what) {
 			const { iv, sealed } = fromItem(item, what);
