@@ -359,6 +359,8 @@ int		 bl_config_load(struct bl_config *,
 int		 bl_config_is_pg(const char *db);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+int		 bl_config_become_owner(const struct bl_config *, int *exists,
+		    char *err, size_t errlen);
 
 /* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
 int		 bl_random(void *, size_t);

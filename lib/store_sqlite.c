@@ -453,7 +453,7 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 
 	configure();
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, keepwal());
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, keepwal());
 	if (rc != SQLITE_OK) {
 		e = fail(s, db, rc, path);
 		goto err;

@@ -121,6 +121,7 @@ function responseComplete(out) {
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
+ *   uid, gid     run the program as this user (the tests run as root)
  * A non-zero exit, a signal or no complete CGI header rejects the promise.
  */
 export function runCgi(program, opts = {}) {
@@ -161,7 +162,7 @@ export function runCgi(program, opts = {}) {
 	const started = process.hrtime.bigint();
 
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
 		const out = [], err = [];
 		let killedByUs = false, timedOut = false;
 		let answered = false;
