@@ -4,8 +4,8 @@
 #include "internal.h"
 
 /*
- * Runs one cleanup pass over the context's store at its clock; 0 on success,
- * else -1 with errbuf set.
+ * Runs one cleanup pass over the context's store and its rate-limit counters
+ * at its clock; 0 on success, else -1 with errbuf set.
  */
 int
 bl_cleanup(struct bl_ctx *c, struct bl_cleanup_stats *st, char *errbuf, size_t errlen)
@@ -18,6 +18,13 @@ bl_cleanup(struct bl_ctx *c, struct bl_cleanup_stats *st, char *errbuf, size_t e
 	if ((e = bl_store_cleanup(c->store, c->now_ms, st)) != BL_OK) {
 		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,
 		    bl_store_error(c->store));
+		return -1;
+	}
+	if ((e = bl_ctx_counters(c)) != BL_OK ||
+	    (e = bl_counter_clean(c->counters, c->now_ms / 1000, &st->counters)) != BL_OK) {
+		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,
+		    c->counters != NULL ? bl_store_error(c->counters) :
+		    "cannot open the rate-limit counters");
 		return -1;
 	}
 	return 0;

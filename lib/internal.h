@@ -69,12 +69,14 @@ struct bl_new_secret {
 };
 
 /*
- * The storage interface. A backend implements exactly these; nothing else in
- * the library knows what the store is. Every call that changes a secret runs
- * in one transaction and re-checks the state inside it. lib/store.c forwards
- * each call to the backend BURNLINK_DB names (lib/store.h: SQLite, or
- * PostgreSQL in a make PG=1 build); a new function here needs its line in
- * lib/store.h for each backend and its forwarding function in lib/store.c.
+ * The storage interface. lib/store.c opens the backend BURNLINK_DB names
+ * (lib/store.h: a table of functions and an SQL dialect each, SQLite or, in a
+ * make PG=1 build, PostgreSQL); the functions below are written once above
+ * the backends: the secret lifecycle in lib/secret.c, accounts, keys and
+ * sessions in lib/account_store.c. Every call that changes a secret runs in
+ * one transaction and re-checks the state inside it. A new function is one
+ * statement in enum bl_stmt (lib/store.h), its SQL in each dialect, and the
+ * function here.
  */
 struct bl_store;
 int		 bl_store_is_pg(const char *db);	/* a PostgreSQL conninfo */
@@ -82,22 +84,37 @@ int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
 void		 bl_store_persistent(int);	/* connections kept (FastCGI) */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
-enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
 void		 bl_store_close(struct bl_store *);
+const char	*bl_store_error(const struct bl_store *);
+
+/* secret.c: the lifecycle of a secret (states, views, expiry, tombstones). */
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
 		    int64_t now_ms, struct bl_secret *);
 enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
 		    struct bl_secret *, struct bl_content *);
 enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
-enum bl_err	 bl_store_count(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
+		    struct bl_cleanup_stats *);
+enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
+int64_t		 bl_views_left(const struct bl_secret *);
+
+/*
+ * The rate-limit counters (lib/limit.c): a store of their own, opened with
+ * bl_store_open_counters(); any failure is RATE_LIMIT_UNAVAILABLE.
+ */
+enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
+enum bl_err	 bl_counter_add(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t *count);
-enum bl_err	 bl_store_counter_get(struct bl_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t *count);
-enum bl_err	 bl_store_counter_set(struct bl_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t count /* 0 removes it */);
+enum bl_err	 bl_counter_get(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t *count);
+enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
+enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
+
+/* account_store.c: accounts, API keys, passwords, sessions and an account's secrets. */
+enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
+		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
 enum bl_err	 bl_store_account_create(struct bl_store *, const char *name,
 		    int64_t now_ms, int64_t *id);
 enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *name,
@@ -142,13 +159,8 @@ enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_m
 enum bl_err	 bl_store_session_delete(struct bl_store *, int64_t id);
 enum bl_err	 bl_store_session_prune(struct bl_store *, int64_t seen_before_ms,
 		    int64_t created_before_ms);
-enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
-enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
-		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
-const char	*bl_store_error(const struct bl_store *);
-enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
-		    struct bl_cleanup_stats *);
 
+/* content.c: freeing (and wiping) what a secret's content holds. */
 void		 bl_content_free(struct bl_content *);
 void		 bl_item_free(struct bl_item *);
 

@@ -552,29 +552,6 @@ fail:
 }
 
 void
-bl_item_free(struct bl_item *it)
-{
-	if (it->buf != NULL)
-		bl_free_wipe(it->buf, it->len);
-	memset(it, 0, sizeof(*it));
-}
-
-void
-bl_content_free(struct bl_content *c)
-{
-	size_t	 i;
-
-	bl_item_free(&c->text);
-	for (i = 0; i < c->nfiles; i++) {
-		bl_item_free(&c->files[i].name);
-		bl_item_free(&c->files[i].mime);
-		bl_item_free(&c->files[i].data);
-	}
-	free(c->files);
-	memset(c, 0, sizeof(*c));
-}
-
-void
 bl_create_free(struct bl_create *c)
 {
 	bl_content_free(&c->content);

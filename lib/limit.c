@@ -246,21 +246,28 @@ window(const struct bl_ctx *c, enum bl_limit which, int64_t *start, int64_t *end
 	*end = *start + limits[which].window;
 }
 
+/* What counter() does to a counter in its current window. */
+enum counter_op {
+	COUNT_ADD,	/* one more */
+	COUNT_GET,
+	COUNT_SET	/* to u->count */
+};
+
 /*
- * Counts one more request against a limit for subject: u gets the limit, the
- * count with this one and the end of the window. Whether the count is past
- * the limit is the caller's to judge (bl_limit_take(), lib/http.c).
- * RATE_LIMIT_UNAVAILABLE (logged) when the counter cannot be read or written.
+ * Runs op on the counter of a limit for subject in its current window, through
+ * the counters interface (struct bl_counter_ops): u gets the limit, the count
+ * and the end of the window. RATE_LIMIT_UNAVAILABLE (logged) when the counter
+ * cannot be read or written.
  */
-enum bl_err
-bl_limit_count(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
-    struct bl_usage *u)
+static enum bl_err
+counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
+    enum counter_op op, struct bl_usage *u)
 {
 	unsigned char	 b[BL_HASH_BYTES];
 	int64_t		 start, end;
 	enum bl_err	 e;
 
-	if ((unsigned)which >= BL_LIM__MAX)
+	if ((unsigned)which >= BL_LIM__MAX || (op == COUNT_SET && u->count < 0))
 		return BL_ERR_INTERNAL;
 	if ((e = bucket(c, which, subject, len, b)) != BL_OK ||
 	    (e = bl_ctx_counters(c)) != BL_OK)
@@ -268,11 +275,29 @@ bl_limit_count(struct bl_ctx *c, enum bl_limit which, const void *subject, size_
 	window(c, which, &start, &end);
 	u->limit = limits[which].limit;
 	u->reset = end;
-	if (bl_store_count(c->counters, b, start, end, &u->count) != BL_OK) {
+	if (op == COUNT_ADD)
+		e = bl_counter_add(c->counters, b, start, end, &u->count);
+	else if (op == COUNT_GET)
+		e = bl_counter_get(c->counters, b, start, &u->count);
+	else
+		e = bl_counter_set(c->counters, b, start, end, u->count);
+	if (e != BL_OK) {
 		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;
+}
+
+/*
+ * Counts one more request against a limit for subject: u gets the limit, the
+ * count with this one and the end of the window. Whether the count is past
+ * the limit is the caller's to judge (bl_limit_take(), lib/http.c).
+ */
+enum bl_err
+bl_limit_count(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
+    struct bl_usage *u)
+{
+	return counter(c, which, subject, len, COUNT_ADD, u);
 }
 
 /* An operator's view of one counter in its current window. */
@@ -280,23 +305,7 @@ enum bl_err
 bl_limit_usage(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
     struct bl_usage *u)
 {
-	unsigned char	 b[BL_HASH_BYTES];
-	int64_t		 start, end;
-	enum bl_err	 e;
-
-	if ((unsigned)which >= BL_LIM__MAX)
-		return BL_ERR_INTERNAL;
-	if ((e = bucket(c, which, subject, len, b)) != BL_OK ||
-	    (e = bl_ctx_counters(c)) != BL_OK)
-		return e;
-	window(c, which, &start, &end);
-	u->limit = limits[which].limit;
-	u->reset = end;
-	if (bl_store_counter_get(c->counters, b, start, &u->count) != BL_OK) {
-		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	return BL_OK;
+	return counter(c, which, subject, len, COUNT_GET, u);
 }
 
 /* Sets one counter in its current window (0 clears it): an operator's correction. */
@@ -304,19 +313,9 @@ enum bl_err
 bl_limit_set(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
     int64_t count)
 {
-	unsigned char	 b[BL_HASH_BYTES];
-	int64_t		 start, end;
-	enum bl_err	 e;
+	struct bl_usage	 u;
 
-	if ((unsigned)which >= BL_LIM__MAX || count < 0)
-		return BL_ERR_INTERNAL;
-	if ((e = bucket(c, which, subject, len, b)) != BL_OK ||
-	    (e = bl_ctx_counters(c)) != BL_OK)
-		return e;
-	window(c, which, &start, &end);
-	if (bl_store_counter_set(c->counters, b, start, end, count) != BL_OK) {
-		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	return BL_OK;
+	memset(&u, 0, sizeof(u));
+	u.count = count;
+	return counter(c, which, subject, len, COUNT_SET, &u);
 }

@@ -12,17 +12,6 @@ add_views(json_object *o, const char *k, int64_t v)
 	return v < 0 ? bl_json_add_null(o, k) : bl_json_add(o, k, json_object_new_int64(v));
 }
 
-/* Views left: -1 for unlimited, 0 once the secret is no longer active. */
-static int64_t
-views_left(const struct bl_secret *s)
-{
-	if (s->state != BL_ST_ACTIVE)
-		return s->max_views < 0 ? -1 : 0;
-	if (s->max_views < 0)
-		return -1;
-	return s->max_views > s->view_count ? s->max_views - s->view_count : 0;
-}
-
 /* Logs the store's reason for a failure that is the server's fault. */
 static enum bl_err
 store_fail(struct bl_req *r, enum bl_err e)
@@ -248,7 +237,7 @@ bl_op_metadata(struct bl_req *r)
 	if (bl_json_add(o, "hasPassphrase", json_object_new_boolean(s.has_pass)) ||
 	    bl_json_add_time(o, "expiresAt", s.expires_ms) ||
 	    add_views(o, "maxViews", s.max_views) ||
-	    add_views(o, "viewsRemaining", views_left(&s)) ||
+	    add_views(o, "viewsRemaining", bl_views_left(&s)) ||
 	    bl_json_add(o, "deletable", json_object_new_boolean(s.deletable)))
 		goto out;
 	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
@@ -345,7 +334,7 @@ bl_op_retrieve(struct bl_req *r)
 		    bl_json_add(f, "data", bl_json_item(&c.files[i].data)))
 			goto out;
 	}
-	if (add_views(o, "viewsRemaining", views_left(&s)))
+	if (add_views(o, "viewsRemaining", bl_views_left(&s)))
 		goto out;
 	bl_content_free(&c);	/* the JSON tree holds it now: not three copies at once */
 	bl_respond_json(r, 200, o);

@@ -10,7 +10,10 @@ pkgs_for() {
 	apache)  echo "apache2" ;;
 	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;
 	browser) echo "chromium" ;;
-	bench)   echo "wrk lighttpd" ;;
+	# PrivateBin, the peer of the benchmark (bench/privatebin.sh), runs on
+	# php-cgi (opcache comes with it); php-gd draws its comment icons.
+	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).
+	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
 	pg)      echo "postgresql libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac

@@ -12,6 +12,8 @@
 #   @UPLOADDIR@                   where a server may keep a request body it
 #                                 buffers (a tmpfs directory): BL_UPLOADDIR,
 #                                 else /dev/shm
+#   @OPENAPI@                     the file served at /api/openapi.yaml: BL_OPENAPI,
+#                                 default this tree's docs/openapi.yaml
 # Used by scripts/run.sh, scripts/install.sh and tests/lib/server.mjs.
 set -eu
 
@@ -51,6 +53,7 @@ if [ -n "${BL_USER:-}" ]; then
 fi
 
 BL_UPLOADDIR=${BL_UPLOADDIR:-/dev/shm} \
+BL_OPENAPI=${BL_OPENAPI:-$(cd "$(dirname "$0")/.." && pwd)/docs/openapi.yaml} \
 BL_ENV_LIGHTTPD=${env_lighttpd%"$nl"} \
 BL_ENV_APACHE=${env_apache%"$nl"} \
 BL_ENV_NGINX=${env_nginx%"$nl"} \

@@ -71,7 +71,8 @@ unit() {
 }
 
 npm_deps() {
-	# The browser tests' packages (playwright-core, axe-core) and the page's QR code.
+	# The browser tests' packages (playwright-core, axe-core), the page's QR code
+	# and the response checker of every suite (tests/lib/openapi.mjs: ajv, yaml).
 	[ -f package-lock.json ] || return 0
 	if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
 		npm ci --no-audit --no-fund --loglevel=error || return 1
@@ -84,6 +85,16 @@ conc=""
 node --help 2>/dev/null | grep -q -- '--test-concurrency' && conc="--test-concurrency=4"
 
 valgrind_cmd="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
+
+# Every node suite checks the responses it receives against docs/openapi.yaml
+# with npm packages (tests/lib/openapi.mjs).
+for s in $suites; do
+	case "$s" in
+	unit | fuzz-smoke) ;;
+	*) npm_deps || echo "== npm ci failed: the node suites cannot check responses against docs/openapi.yaml"
+	   break ;;
+	esac
+done
 
 for s in $suites; do
 	case "$s" in

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { startServer, rawRequest } from '../lib/server.mjs';
+import { startServer, rawRequest, checkResponsesOf } from '../lib/server.mjs';
 import { nodeSync, decodeKey } from '../../www/assets/wire.js';
 
 const wire = nodeSync(crypto);
@@ -27,6 +27,8 @@ export async function server(opts = {}) {
 			const uid = fs.statSync(db).uid;
 			if (uid !== 0) user = execFileSync('id', ['-nu', String(uid)], { encoding: 'utf8' }).trim();
 		}
+		// its answers are checked against docs/openapi.yaml like a started server's
+		checkResponsesOf(process.env.BURNLINK_CONFORMANCE_BASE);
 		return {
 			base: process.env.BURNLINK_CONFORMANCE_BASE.replace(/\/$/, ''),
 			db,

@@ -18,6 +18,11 @@
 //   BURNLINK_SLOW   set under valgrind: the heavy tests use fewer processes.
 //   BURNLINK_TEST_TIMEOUT_MS  the per-program time limit (default 60000).
 //   BURNLINK_KEEP_TMP  keep the temporary directories (for debugging).
+//   BURNLINK_OPENAPI_CHECK=0  do not check responses against docs/openapi.yaml.
+//
+// Every complete response of a CGI program is checked against docs/openapi.yaml
+// (tests/lib/openapi.mjs) as the request the web servers would route to that
+// program: a response the description does not allow rejects the request.
 //
 // Run the suite: node --test tests/cgi/
 //   BURNLINK_BIN=build/asan node --test tests/cgi/
@@ -31,20 +36,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeSync, encodeKey } from '../../www/assets/wire.js';
+import { checkResponse, cgiRoute } from './openapi.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
 const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
-const CRON = new Set(['cleanup']);
+// Programs outside cgi-bin/: the cron job and the admin tool.
+const SUBDIR = { cleanup: 'cron', 'burnlink-admin': 'tools' };
 // Passed through from the test's environment so sanitizer builds can be steered.
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ', 'VALGRIND_OPTS'];
 const DEFAULT_TIMEOUT_MS = Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000;
 
-// The path of a program: 'create', 'metadata', 'retrieve', 'delete' or 'cleanup'.
+// The path of a program: a CGI program ('create', 'session', ...), 'cleanup'
+// or 'burnlink-admin'.
 export function programPath(name) {
 	const base = path.resolve(ROOT, process.env.BURNLINK_BIN || '.');
-	const sub = CRON.has(name) ? 'cron' : 'cgi-bin';
+	const sub = SUBDIR[name] || 'cgi-bin';
 	const candidates = [
 		path.join(base, sub, name),
 		path.join(base, name),			// BURNLINK_BIN names cgi-bin/ itself
@@ -121,8 +129,10 @@ function responseComplete(out) {
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
- *   uid, gid     run the program as this user (the tests run as root)
- * A non-zero exit, a signal or no complete CGI header rejects the promise.
+ *   uid, gid     run the program as this user and group
+ *   noSpecCheck  do not check the response against docs/openapi.yaml
+ * A non-zero exit, a signal, no complete CGI header or a response that
+ * docs/openapi.yaml does not allow rejects the promise.
  */
 export function runCgi(program, opts = {}) {
 	const prog = programPath(program);
@@ -162,7 +172,9 @@ export function runCgi(program, opts = {}) {
 	const started = process.hrtime.bigint();
 
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
+		const spawnOpts = { env, stdio: ['pipe', 'pipe', 'pipe'] };
+		if (opts.uid !== undefined) Object.assign(spawnOpts, { uid: opts.uid, gid: opts.gid });
+		const child = spawn(cmd, args, spawnOpts);
 		const out = [], err = [];
 		let killedByUs = false, timedOut = false;
 		let answered = false;
@@ -210,6 +222,14 @@ export function runCgi(program, opts = {}) {
 			try { parsed = parseCgi(raw); } catch (e) {
 				if (opts.allowExit) return resolve({ raw, stderr, code, signal, ms });
 				return reject(new Error(`${e.message}\nstderr:\n${stderr}`));
+			}
+			const route = opts.noSpecCheck ? null : cgiRoute(program, env.REQUEST_METHOD || 'OTHER', env.PATH_INFO);
+			if (route) {
+				try {
+					checkResponse({ ...route, status: parsed.status, headers: parsed.headers, body: parsed.body });
+				} catch (e) {
+					return reject(new Error(`${program} (${method} PATH_INFO ${env.PATH_INFO}): ${e.message}`));
+				}
 			}
 			resolve({ ...parsed, killed: false, complete: true, raw, stderr, code, signal, ms });
 		});
