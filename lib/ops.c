@@ -251,17 +251,20 @@ out:
 }
 
 /*
- * Counts a passphrase attempt (per secret and client, per minute; the 6th is
- * refused) and checks the passphrase in the request body in constant time.
+ * Counts a passphrase attempt, per secret and client (IPv6 per /48) per
+ * minute, then per secret from all clients per hour (docs/API.md,
+ * "Passphrases"; an attempt refused by the first is not counted by the
+ * second), and checks the passphrase in the request body in constant time.
  */
 enum bl_err
 bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
     const unsigned char hash[BL_HASH_BYTES])
 {
-	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)];
+	unsigned char	 msg[BL_HASH_BYTES + BL_IP_TEXT];
+	char		 net[BL_IP_TEXT];
 	json_object	*v = NULL;
-	int64_t		 left;
-	size_t		 iplen = strlen(r->client_ip);
+	int64_t		 left, left_secret;
+	size_t		 iplen;
 	enum bl_err	 e;
 	int		 ok;
 
@@ -270,9 +273,13 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    !json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
 		    "passphrase must be a string.");
+	bl_client_net48(r->client_ip, net);
+	iplen = strlen(net);
 	memcpy(msg, hash, BL_HASH_BYTES);
-	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK)
+	memcpy(msg + BL_HASH_BYTES, net, iplen);
+	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK ||
+	    (e = bl_limit_take(r, BL_LIM_PASSPHRASE_SECRET, hash, BL_HASH_BYTES,
+	    &left_secret)) != BL_OK)
 		return e;
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
@@ -284,6 +291,11 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    s->pass_hash);
 	if (ok < 0)
 		return BL_ERR_INTERNAL;
+	if (!ok && left_secret < left)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
+		    "The passphrase is wrong; %lld attempt%s left this hour for this secret "
+		    "from all addresses. No view was used.",
+		    (long long)left_secret, left_secret == 1 ? "" : "s");
 	if (!ok)
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
 		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",
