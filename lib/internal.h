@@ -394,6 +394,7 @@ int		 bl_store_idle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
+unsigned long	 bl_store_batch_durable(void);
 
 /* prefault.c: a CGI program's code and first heap mapped ahead. */
 void		 bl_prefault(void);
