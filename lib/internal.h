@@ -287,6 +287,8 @@ const char	*bl_req_env(const struct bl_req *, const char *);
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
 int		 bl_respond_json(struct bl_req *, int status, json_object *);
+int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
+char		*bl_json_text(json_object *, size_t *len);
 int		 bl_respond_error(struct bl_req *, enum bl_err);
 int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
 		    const char *hint);

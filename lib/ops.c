@@ -99,7 +99,7 @@ new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
 		return -1;
 	memcpy(key, s, BL_KEY_LEN + 1);
-	free(s);
+	bl_free_wipe(s, BL_KEY_LEN + 1);
 	return bl_sha256(key, BL_KEY_LEN, hash);
 }
 
@@ -115,9 +115,9 @@ bl_op_create(struct bl_req *r)
 	char			 skey[BL_KEY_LEN + 1], rkey[BL_KEY_LEN + 1];
 	char			*site = NULL, *dkey = NULL, *url = NULL, *murl = NULL;
 	json_object		*o = NULL, *m;
-	const char		*js = NULL;
+	char			*js = NULL;
 	enum bl_err		 e;
-	size_t			 dlen = 0, jlen = 0;
+	size_t			 dlen = 0, jlen = 0, ulen;
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
@@ -151,11 +151,12 @@ bl_op_create(struct bl_req *r)
 	 * allocates nothing): a 500 never leaves a stored secret behind.
 	 */
 	e = BL_ERR_INTERNAL;
-	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
-	    dkey ? dkey : "") < 0) {
-		url = NULL;
+	/* In one block of its size: asprintf() grows by realloc, leaving copies of the key. */
+	ulen = strlen(site) + strlen("/secret/") + BL_KEY_LEN + (dkey ? 5 + dlen : 0) + 1;
+	if ((url = malloc(ulen)) == NULL)
 		goto out;
-	}
+	snprintf(url, ulen, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
+	    dkey ? dkey : "");
 	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0) {
 		murl = NULL;
 		goto out;
@@ -171,21 +172,20 @@ bl_op_create(struct bl_req *r)
 	    add_views(m, "maxViews", n.max_views) ||
 	    bl_json_add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
 	    bl_json_add(m, "deletable", json_object_new_boolean(n.deletable)) ||
-	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
+	    (js = bl_json_text(o, &jlen)) == NULL)
 		goto out;
 	if ((e = bl_req_store(r)) != BL_OK ||
 	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
 		goto out;
-	bl_respond_json(r, 200, o);
+	bl_respond_text(r, 200, js, jlen);
 	e = BL_OK;
 out:
 	if (o != NULL) {
 		bl_json_wipe(o);	/* the secretUrl holds the key ... */
-		if (js != NULL)		/* ... and so does its serialisation */
-			bl_wipe((char *)js, jlen);
 		json_object_put(o);
 	}
+	if (js != NULL)			/* ... and so does its serialisation */
+		bl_free_wipe(js, jlen + 1);
 	if (url != NULL)
 		bl_free_wipe(url, strlen(url));
 	if (dkey != NULL)
