@@ -89,7 +89,8 @@ const struct bl_error_info *bl_error_info(enum bl_err);
 #define BL_PASS_MAX		256
 #define BL_META_MAX		255		/* bytes of a plaintext filename or mimeType */
 #define BL_META_SEALED_MAX	1024		/* plaintext bytes of an encrypted one */
-#define BL_ATTEMPTS_PER_MIN	5
+#define BL_ATTEMPTS_PER_MIN	5		/* per secret and client (IPv6 per /48) */
+#define BL_ATTEMPTS_PER_HOUR	20		/* per secret, all clients together */
 
 /*
  * fields.c: the table of validated inputs, one row per field (and per limit a
@@ -308,7 +309,7 @@ enum bl_limit {
 	BL_LIM_IP_METADATA,
 	BL_LIM_IP_RETRIEVE,
 	BL_LIM_IP_BURN,
-	BL_LIM_PASSPHRASE,	/* attempts per secret and client IP, per minute */
+	BL_LIM_PASSPHRASE,	/* attempts per secret and client (IPv6 /48), per minute */
 	BL_LIM_SESSION_HOUR,	/* signed-in creations per account, per hour */
 	BL_LIM_SESSION_DAY,	/* signed-in creations per account, per day */
 	BL_LIM_KEY_HOUR,	/* creations with any API key of an account, per hour */
@@ -321,6 +322,7 @@ enum bl_limit {
 	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
 	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
 	BL_LIM_IP_HEALTH,	/* GET /api/health per client IP, per minute */
+	BL_LIM_PASSPHRASE_SECRET, /* attempts per secret from all clients, per hour */
 	BL_LIM__MAX
 };
 
@@ -344,6 +346,7 @@ const struct bl_limit_info *bl_limit_info(enum bl_limit);
 int		 bl_ip_canon(const char *, char out[BL_IP_TEXT]);
 void		 bl_client_ip(struct bl_ctx *, const char *remote_addr,
 		    const char *forwarded_for, char out[BL_IP_TEXT]);
+void		 bl_client_net48(const char *client_ip, char out[BL_IP_TEXT]);
 enum bl_err	 bl_limit_count(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, struct bl_usage *);
 enum bl_err	 bl_limit_usage(struct bl_ctx *, enum bl_limit, const void *subject,
@@ -411,6 +414,8 @@ int		 bl_config_is_pg(const char *db);
 int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+int		 bl_config_become_owner(const struct bl_config *, int *exists,
+		    char *err, size_t errlen);
 
 /* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
 int		 bl_random(void *, size_t);

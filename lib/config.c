@@ -1,6 +1,7 @@
 /* config.c (layer: base): configuration from the environment, and the per-install secret. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,101 @@ bl_config_db_name(const struct bl_config *cfg)
 	if (strncmp(cfg->db_path, "postgres", 8) == 0)
 		return "the PostgreSQL database";
 	return cfg->db_path;
+}
+
+/*
+ * Refuses a file of the data directory that is a symbolic link (an operator
+ * program must not follow one as root); 0 if path is absent or no link.
+ */
+static int
+refuse_link(const char *path, const char *suffix, char *err, size_t errlen)
+{
+	struct stat	 st;
+	char		*p;
+	int		 rc = 0;
+
+	if ((p = concat(path, suffix)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "%s is a symbolic link: name the file itself", p);
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}
+
+/*
+ * For the programs an operator runs, perhaps as root (cron/cleanup,
+ * burnlink-admin): refuses a database, -wal, -shm, counters or install
+ * secret path that is a symbolic link, and, run as root, becomes the owner of
+ * the data directory (the database's, or the install secret's with
+ * PostgreSQL), found by lstat, so that every file it creates belongs to the
+ * web server's user as if a request had made it (docs/ADMIN.md). When that
+ * directory is root's, the owner of an existing database is taken instead;
+ * when both are root's, the program stays root. *exists is 1 if the database
+ * exists (always for PostgreSQL): a program that only maintains it then
+ * creates nothing. 0 on success, -1 with err set.
+ */
+int
+bl_config_become_owner(const struct bl_config *cfg, int *exists, char *err, size_t errlen)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+	struct stat	 st, db;
+	const char	*data = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
+	char		*dir, *slash;
+	const char	*dname;
+	size_t		 i;
+	int		 rc;
+
+	*exists = 1;
+	if (!bl_config_is_pg(cfg->db_path)) {
+		for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+			if (refuse_link(cfg->db_path, suffixes[i], err, errlen) != 0)
+				return -1;
+		if (refuse_link(cfg->limits_path, "", err, errlen) != 0)
+			return -1;
+		if (lstat(cfg->db_path, &db) != 0) {
+			if (errno != ENOENT) {
+				snprintf(err, errlen, "%s: %s", cfg->db_path, strerror(errno));
+				return -1;
+			}
+			*exists = 0;
+		}
+	}
+	if (refuse_link(cfg->secret_file, "", err, errlen) != 0)
+		return -1;
+	if ((dir = strdup(data)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if ((slash = strrchr(dir, '/')) != NULL)
+		slash[slash == dir ? 1 : 0] = '\0';
+	dname = slash != NULL ? dir : ".";
+	if ((rc = lstat(dname, &st)) != 0)
+		snprintf(err, errlen, "the data directory %s: %s", dname, strerror(errno));
+	else if (S_ISLNK(st.st_mode) && geteuid() == 0) {
+		snprintf(err, errlen, "the data directory %s is a symbolic link: name the "
+		    "directory itself in BURNLINK_DB", dname);
+		rc = -1;
+	}
+	free(dir);
+	if (rc != 0)
+		return -1;
+	if (geteuid() != 0)
+		return 0;
+	if (st.st_uid == 0 && !bl_config_is_pg(cfg->db_path) && *exists)
+		st = db;
+	if (st.st_uid == 0)
+		return 0;
+	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0 ||
+	    setuid(0) == 0) {
+		snprintf(err, errlen, "cannot become the data directory's owner (uid %lu): %s",
+		    (unsigned long)st.st_uid, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -294,6 +294,8 @@ const char	*bl_req_env(const struct bl_req *, const char *);
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
 int		 bl_respond_json(struct bl_req *, int status, json_object *);
+int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
+char		*bl_json_text(json_object *, size_t *len);
 int		 bl_respond_error(struct bl_req *, enum bl_err);
 int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
 		    const char *hint);
@@ -413,6 +415,7 @@ int		 bl_store_idle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
+unsigned long	 bl_store_batch_durable(void);
 
 /* prefault.c: a CGI program's code and first heap mapped ahead. */
 void		 bl_prefault(void);

@@ -298,7 +298,7 @@ add_columns(struct sqlite_store *s, sqlite3 *db)
 {
 	enum bl_err	 e;
 	size_t		 i;
-	int		 found;
+	int		 found = 0;
 
 	for (i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
 		if ((e = has_column(s, db, added_columns[i].table, added_columns[i].column,
@@ -325,7 +325,7 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 
 	configure();
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, keepwal());
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, keepwal());
 	if (rc != SQLITE_OK) {
 		e = fail(s, db, rc, path);
 		goto err;

@@ -664,44 +664,12 @@ cmd_health(struct bl_ctx *c)
 	return healthy ? EX_OK : EX_FAIL;
 }
 
-/*
- * Run as root (from a root shell or crontab), become the owner of the
- * database (or of its directory, before the first request made it) first: a
- * database, -wal or -shm file created by root would lock the web server's
- * programs out. 0 on success or when nothing needs to change.
- */
-static int
-become_owner(const char *db)
-{
-	struct stat	 st;
-	char		*dir, *slash;
-	int		 rc;
-
-	if (geteuid() != 0)
-		return 0;
-	if ((rc = stat(db, &st)) != 0) {
-		/* No database yet: become the owner of its directory instead. */
-		if ((dir = strdup(db)) == NULL)
-			return -1;
-		if ((slash = strrchr(dir, '/')) != NULL)
-			slash[slash == dir ? 1 : 0] = '\0';
-		rc = stat(slash != NULL ? dir : ".", &st);
-		free(dir);
-	}
-	if (rc != 0 || st.st_uid == 0)
-		return 0;
-	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
-		perror("burnlink-admin: cannot become the database's owner");
-		return -1;
-	}
-	return 0;
-}
-
 int
 main(int argc, char *argv[])
 {
 	struct bl_ctx	 ctx;
-	int		 i, j, rc;
+	char		 err[512];
+	int		 i, j, rc, exists;
 
 	/* --json may come anywhere; the other options come before the command. */
 	for (i = j = 1; i < argc; i++)
@@ -747,7 +715,9 @@ main(int argc, char *argv[])
 		fprintf(stderr, "burnlink-admin: out of memory\n");
 		return EX_FAIL;
 	}
-	if (become_owner(ctx.cfg.db_path) != 0) {
+	/* Run as root: as the data directory's owner, never through a link. */
+	if (bl_config_become_owner(&ctx.cfg, &exists, err, sizeof(err)) != 0) {
+		fprintf(stderr, "burnlink-admin: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
 		bl_ctx_free(&ctx);
 		return EX_FAIL;
 	}

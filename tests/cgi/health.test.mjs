@@ -22,8 +22,11 @@ function stampOf(ctx) {
 }
 
 // A context whose cleanup has run.
+// A database made by a first request, then cleaned (before the first
+// request cleanup creates nothing, so it records no run either).
 async function cleaned() {
 	const ctx = newContext();
+	await health(ctx);
 	const r = await ctx.cleanup();
 	assert.equal(r.code, 0, r.stderr);
 	return ctx;
