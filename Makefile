@@ -3,6 +3,8 @@
 
 PORT     ?= 8080
 SERVER   ?= lighttpd
+# sqlite | postgres: the database of `make run` and `make bench`.
+BACKEND  ?= sqlite
 PREFIX   ?= /srv/burnlink
 DESTDIR  ?=
 BUILD    ?= build
@@ -59,11 +61,11 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs $(QRCODE)
+	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
 	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
 
 # The page's languages: www/assets/i18n/index.json lists the catalogues
@@ -90,8 +92,10 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -c -o $@ $<
 
-$(BUILD)/lib/store.o $(BUILD)/lib/store_sqlite.o: lib/store.h
-$(BUILD)/lib/store_pg.o: lib/store.h $(BUILD)/schema-pg.h
+# The units that include the backend interface (lib/store.h).
+STORE_OBJ = store store_sql store_sqlite store_pg counters secret account_store
+$(STORE_OBJ:%=$(BUILD)/lib/%.o): lib/store.h
+$(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
 
 ifneq ($(SECCOMP),0)
 $(BUILD)/lib/sandbox.o: $(BUILD)/seccomp_bpf.h
@@ -109,6 +113,17 @@ $(BUILD)/seccomp_bpf.h: $(BUILD)/seccomp-gen
 $(BUILD)/schema-pg.h: schema-pg.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
 	sh scripts/sql2c.sh bl_schema_pg_sql schema-pg.sql > $@
+
+# The limits of lib/fields.c for the page and the CLI, www/assets/limits.js,
+# are committed: the CLI runs from a clone without make and as the cli/
+# package, the page from www/. tests/cli/limits.test.mjs fails when the file
+# differs from what the table prints; `make limits` rewrites it.
+$(BUILD)/limits-gen: scripts/limits-gen.c lib/fields.c lib/error.c lib/burnlink.h lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -O2 $(WARN) -o $@ scripts/limits-gen.c lib/fields.c lib/error.c
+
+limits: $(BUILD)/limits-gen
+	$(BUILD)/limits-gen > www/assets/limits.js.tmp && mv www/assets/limits.js.tmp www/assets/limits.js
 
 # The schemas are compiled in, so a program needs no file beside it to start.
 $(BUILD)/schema.h: schema.sql scripts/sql2c.sh
@@ -135,10 +150,14 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LIBS)
 
-# Serve the page and API in the foreground (Ctrl-C stops it).
+# Serve the page and API in the foreground (Ctrl-C stops it). BACKEND=postgres
+# (or a postgresql:// BURNLINK_DB) serves PostgreSQL with the programs of
+# `make pg`; without BURNLINK_DB on a throwaway cluster in var/pg.
 run: all
 	@sh scripts/deps.sh run $(if $(filter apache,$(SERVER)),apache)
-	@PORT=$(PORT) SERVER=$(SERVER) sh scripts/run.sh
+	@case "$(BACKEND) $$BURNLINK_DB" in postgres\ * | *\ postgres*) \
+	    [ -n "$$BURNLINK_BIN" ] || $(MAKE) --no-print-directory pg ;; esac
+	@PORT=$(PORT) SERVER=$(SERVER) BACKEND=$(BACKEND) sh scripts/run.sh
 
 # A sanitizer build of every program, in build/asan/ (dynamically linked).
 asan: deps
@@ -155,10 +174,14 @@ dyn: deps
 
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
 
-# The programs with the PostgreSQL backend, in build/pg/ (the pg suite runs them).
+# The programs with the PostgreSQL backend, in build/pg/ (the pg suite runs them),
+# and the unit tests over that library, in build/pg-obj/tests/ (tests/pg/unit.test.mjs
+# runs test_store against a PostgreSQL database).
 pg: deps
 	@sh scripts/deps.sh pg
-	@$(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 programs
+	@$(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 programs units
+
+units: $(UNIT_BIN)
 
 check: all
 	@sh scripts/deps.sh test browser pg
@@ -207,15 +230,17 @@ $(BUILD)/bench/seed: bench/seed.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(LIBS)
 
-# BACKEND=postgres adds the PostgreSQL figures (bench/pg.mjs: the programs of
-# `make pg` on a throwaway cluster, per request and through lighttpd).
-BACKEND ?= sqlite
+# MODE=cgi (default), fastcgi, or "cgi fastcgi" (a result file each).
+# BACKEND=postgres measures the same cases on a throwaway PostgreSQL cluster
+# (the programs of `make pg`, directly and through PgBouncer) beside SQLite.
+# bench/pg.mjs (run by hand) breaks a PostgreSQL CGI request down further.
 bench: all
-	@sh scripts/deps.sh bench
+	@sh scripts/deps.sh bench $(if $(filter postgres,$(BACKEND)),pg)
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
-	@BENCH_HELPERS=$(BUILD)/bench sh bench/run.sh
 	@if [ "$(BACKEND)" = postgres ]; then $(MAKE) --no-print-directory pg && \
-	    BENCH_HELPERS=$(BUILD)/bench node bench/pg.mjs; fi
+	    $(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 build/pg-obj/bench/seed; fi
+	@for m in $(or $(MODE),cgi); do \
+	    BENCH_HELPERS=$(BUILD)/bench MODE=$$m BACKEND=$(BACKEND) sh bench/run.sh || exit 1; done
 
 clean:
 	rm -rf build $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)

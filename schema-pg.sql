@@ -2,7 +2,7 @@
 -- apply this on first use, in one transaction, under an advisory lock, when
 -- burnlink_schema says the database is older than the version below; the
 -- version numbers follow schema.sql (3: secrets, accounts, API keys,
--- passwords and sessions).
+-- passwords and sessions; 4: the secrets' key commitment).
 -- Every statement is idempotent (IF NOT EXISTS), so running the file again
 -- upgrades an older database; a later step that cannot be written that way
 -- needs its own upgrade step in lib/store_pg.c.
@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	server_side	boolean NOT NULL DEFAULT false,
 	account_id	bigint,				-- NULL: anonymous
 	text_ct		bytea,				-- AES-256-GCM ciphertext || tag
-	text_iv		bytea
+	text_iv		bytea,
+	key_commit	bytea				-- version 4: 32-byte key commitment, NULL before
 ) WITH (
 	-- Content rows die young: let autovacuum reclaim (and later overwrite)
 	-- the space of deleted content soon, not after 20% of the table changed.
@@ -107,5 +108,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-INSERT INTO burnlink_schema (id, version) VALUES (1, 3)
+-- Version 4: the key commitment (docs/API.md "Key commitment"); a table
+-- made before gets the column here, its rows keep NULL.
+ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;
+
+INSERT INTO burnlink_schema (id, version) VALUES (1, 4)
 	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

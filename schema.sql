@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	server_side	INTEGER NOT NULL DEFAULT 0,
 	account_id	INTEGER,			-- NULL: anonymous
 	text_ct		BLOB,				-- AES-256-GCM ciphertext || tag
-	text_iv		BLOB
+	text_iv		BLOB,
+	key_commit	BLOB				-- version 4: 32-byte key commitment, NULL before
 );
 CREATE INDEX IF NOT EXISTS secrets_expires ON secrets(expires_at);
 CREATE INDEX IF NOT EXISTS secrets_account ON secrets(account_id) WHERE account_id IS NOT NULL;
@@ -83,4 +84,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-PRAGMA user_version = 3;
+-- Version 4: secrets.key_commit, the key commitment (docs/API.md "Key
+-- commitment"). A table that exists already does not get a column from the
+-- CREATE TABLE above: lib/store_sqlite.c adds it to an older database
+-- (ALTER TABLE, in the same transaction as this file); old rows keep NULL.
+PRAGMA user_version = 4;

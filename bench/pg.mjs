@@ -1,5 +1,6 @@
-// pg.mjs: the PostgreSQL figures of the benchmark (`make bench BACKEND=postgres`,
-// after bench/run.sh). The programs of `make pg` (build/pg, dynamically
+// pg.mjs: a PostgreSQL CGI request broken down, run by hand (`node bench/pg.mjs`
+// after `make pg` and `make bench`; `make bench BACKEND=postgres` measures the
+// cases themselves, bench/run.sh). The programs of `make pg` (build/pg, dynamically
 // linked, both backends) run on a throwaway PostgreSQL cluster
 // (tests/pg/cluster.mjs) that listens on a unix socket and on loopback TCP:
 //   1. per request, each program run directly as a CGI request (bench/drive):

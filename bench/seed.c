@@ -61,7 +61,7 @@ main(int argc, char *argv[])
 	count = arg(argv[1], 1, 10000000);
 	views = arg(argv[2], 0, BL_VIEWS_MAX);
 	size = arg(argv[3], 1, BL_MAX_PLAINTEXT);
-	if (bl_config_load(&cfg, &bl_cgi_io) != 0)
+	if (bl_config_load(&cfg, NULL, NULL) != 0)
 		return 1;
 	if ((e = bl_store_open(&s, &cfg, err, sizeof(err))) != BL_OK) {
 		fprintf(stderr, "seed: %s: %s\n", bl_config_db_name(&cfg), err);

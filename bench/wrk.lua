@@ -8,6 +8,14 @@
 --   BL_KEY_COL    1 (secretKey, default) or 2 (receiptKey) of BL_KEYS
 --   BL_BODY       file whose contents are the JSON request body
 --   BL_THREADS    wrk's -t, so the threads can split BL_KEYS
+--   BL_HEADER     one more request header, "Name:value" (no spaces: PrivateBin's
+--                 "X-Requested-With:JSONHttpRequest")
+--   BL_VARY       a string in BL_BODY: the 16 characters after it are replaced
+--                 by random base64 characters on every request (PrivateBin
+--                 names a paste by its ciphertext and refuses a second one)
+--   BL_EXPECT     a string a good response's body contains: a 200 without it
+--                 counts as bad (PrivateBin answers its errors with 200 and
+--                 "status":1)
 -- Every request carries X-Forwarded-For with a random IPv4 address: the
 -- programs trust 127.0.0.1 as a proxy, so the rate limiter counts every
 -- request (as deployed) without refusing the benchmark after 1000 a day.
@@ -28,6 +36,9 @@ local keys = nil
 local nextkey = 1
 local body = nil
 local headers = {}
+local expect = os.getenv("BL_EXPECT")
+local vary = nil
+local b64chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 bad = 0
 statuses = {}
 
@@ -52,9 +63,20 @@ function init(args)
 		body = f:read("*a")
 		f:close()
 		headers["Content-Type"] = "application/json"
+		local m = os.getenv("BL_VARY")
+		if m then
+			local at = body:find(m, 1, true)
+			assert(at and #body >= at + #m + 16, "BL_VARY: not in the body")
+			vary = at + #m
+		end
 	elseif method ~= "GET" then
 		-- as fetch() sends an empty POST or DELETE (lighttpd answers 411 without)
 		body = ""
+	end
+	local h = os.getenv("BL_HEADER")
+	if h then
+		local n, v = h:match("^([^:]+):%s*(.*)$")
+		headers[n] = v
 	end
 	math.randomseed(os.time() * 100 + id)
 end
@@ -68,15 +90,28 @@ function request()
 	elseif key then
 		p = path .. key
 	end
+	local b = body
+	if vary then
+		local r = {}
+		for i = 1, 16 do
+			local k = math.random(1, 64)
+			r[i] = b64chars:sub(k, k)
+		end
+		b = body:sub(1, vary - 1) .. table.concat(r) .. body:sub(vary + 16)
+	end
 	headers["X-Forwarded-For"] = string.format("10.%d.%d.%d",
 		math.random(0, 255), math.random(0, 255), math.random(1, 254))
-	return wrk.format(method, p, headers, body)
+	return wrk.format(method, p, headers, b)
 end
 
 function response(status, hdrs, b)
 	if status ~= 200 then
 		bad = bad + 1
 		statuses[status] = (statuses[status] or 0) + 1
+	elseif expect and not (b and b:find(expect, 1, true)) then
+		-- reported as status 299: a 200 whose body is not the expected answer
+		bad = bad + 1
+		statuses[299] = (statuses[299] or 0) + 1
 	end
 end
 

@@ -4,5 +4,5 @@
 int
 main(void)
 {
-	return bl_serve(bl_op_create);
+	return bl_serve(&bl_route_create);
 }

@@ -4,5 +4,5 @@
 int
 main(void)
 {
-	return bl_serve(bl_op_keys);
+	return bl_serve(&bl_route_keys);
 }

@@ -4,5 +4,5 @@
 int
 main(void)
 {
-	return bl_serve(bl_op_mysecrets);
+	return bl_serve(&bl_route_mysecrets);
 }

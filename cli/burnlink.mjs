@@ -3,7 +3,6 @@
 // Node.js 18 or later, no dependencies. Encryption happens here; the server
 // only ever sees ciphertext, and the key travels in the link's #fragment.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -11,16 +10,19 @@ import path from 'node:path';
 import tty from 'node:tty';
 import { fileURLToPath } from 'node:url';
 
+// The wire format and the limits (www/assets/wire.js and limits.js): beside
+// this file in the cli/ package (its prepack copies them), else the page's own
+// in a clone of the project.
+const wire = await import(fs.existsSync(new URL('./wire/wire.js', import.meta.url))
+	? './wire/wire.js' : '../www/assets/wire.js');
+
 export const VERSION = '0.1.0';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 const DEFAULT_TIMEOUT_S = 30;
-const MAX_PLAINTEXT = 2 * 1024 * 1024;   // 2 MiB of text and file bytes together
-const MAX_FILES = 20;
+const MAX_PLAINTEXT = wire.LIMITS.content.max;   // text and file bytes together
+const MAX_FILES = wire.LIMITS.files.max;
 const MAX_RESPONSE = 16 * 1024 * 1024;  // a retrieval of 2 MiB is ~3 MiB of JSON
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const KEY_BYTES = 32;
 
 const EXIT_OK = 0;
 const EXIT_FAIL = 1;    // API, network, decryption or file-writing failure
@@ -33,6 +35,7 @@ Usage:
   burnlink get [OPTIONS] LINK         open a secret link: text to stdout, files to a directory
   burnlink status [OPTIONS] RECEIPT   show the state of a secret from its receipt link
   burnlink burn [OPTIONS] LINK        destroy a secret now (receipt link or secret link)
+  burnlink config [--url URL]         what the site allows (its GET /api/config)
 
 Sending:
   With no TEXT (or with "-") the secret is read from standard input, byte for
@@ -45,9 +48,12 @@ Sending:
   To send text that looks like a command (e.g. "get"), write: burnlink -- get
 
   --ttl SECONDS          lifetime: seconds, or a number with s, m, h or d
-                         (1800 to 7776000 s = 30m to 90d; default 1 day)
+                         (1800 to 7776000 s = 30m to 90d; default 1 day;
+                         a site may allow less: burnlink config)
   --views N|unlimited    how many times the link can be opened (1 to 999,
                          default 1); "unlimited" = until it expires
+                         --ttl and --views are checked against the site's
+                         GET /api/config before anything is sent
   -p, --passphrase P     also require passphrase P to open the link
                          ("-" = prompt without echo on the terminal; a
                          passphrase on the command line shows in "ps")
@@ -70,14 +76,20 @@ Receiving (get):
                          name inside DIR; an existing file is never replaced:
                          the new one is saved as "name (1).ext" instead
   --force                replace existing regular files (never follows symlinks)
+  --raw                  write the text to a terminal as it is; by default a
+                         terminal is shown control characters as escapes
+                         (\x1b, \u009b) so that a secret cannot retitle,
+                         clear or drive it (a pipe or a file always gets the
+                         exact bytes)
   -p, --passphrase P     passphrase, if the secret has one (asked on the
   --passphrase-file F    terminal when missing and a terminal is available)
   --json                 print {text, files, viewsRemaining} as JSON
-  The metadata is checked first (it costs no view); then the secret is
-  retrieved, which uses up one view, decrypted, and the text is written to
-  standard output exactly as it was sent.
+  The metadata is checked first (it costs no view), and with it the link's
+  key: a key that does not fit the secret is refused before any view is
+  used. Then the secret is retrieved, which uses up one view, decrypted, and
+  the text is written to standard output exactly as it was sent.
 
-status and burn:
+status, burn and config:
   --json                 print the API's response as JSON
   burn with a secret link that has a passphrase needs it (-p, --passphrase-file
   or the prompt); the receipt link needs none.
@@ -122,6 +134,16 @@ class ApiError extends CliError {
 	}
 }
 
+// A value the site's settings refuse, found before anything was sent (GET /api/config).
+class PolicyError extends CliError {
+	constructor(code, message, hint, site) {
+		super(message);
+		this.code = code;
+		this.hint = hint;
+		this.site = site;
+	}
+}
+
 // Replaces control characters so that a message stays on one line.
 function oneLine(s) {
 	return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
@@ -135,6 +157,9 @@ function formatError(err) {
 		if (err.requestId) line += `; requestId: ${oneLine(err.requestId)}`;
 		return line;
 	}
+	if (err instanceof PolicyError)
+		return `burnlink: error: ${oneLine(err.message)} (${err.code}, checked against ` +
+			`${oneLine(err.site)}/api/config; nothing was sent); hint: ${oneLine(err.hint)}`;
 	if (err instanceof UsageError)
 		return `burnlink: usage: ${oneLine(err.message)} (see burnlink --help)`;
 	return `burnlink: error: ${oneLine(err.message)}`;
@@ -143,7 +168,7 @@ function formatError(err) {
 /* ---------- command line ---------- */
 
 // Every option: its name, whether it takes a value, and the commands that accept it.
-const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn';
+const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn', CONFIG = 'config';
 const OPTIONS = {
 	'ttl':             { value: true,  cmds: [SEND] },
 	'views':           { value: true,  cmds: [SEND] },
@@ -152,13 +177,14 @@ const OPTIONS = {
 	'file':            { value: true,  cmds: [SEND], short: 'f', repeat: true },
 	'undeletable':     { value: false, cmds: [SEND] },
 	'api-key':         { value: true,  cmds: [SEND] },
-	'url':             { value: true,  cmds: [SEND] },
-	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
+	'url':             { value: true,  cmds: [SEND, CONFIG] },
+	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG] },
 	'output-dir':      { value: true,  cmds: [GET], short: 'o' },
 	'force':           { value: false, cmds: [GET] },
-	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN] },
-	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'h' },
-	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'V' },
+	'raw':             { value: false, cmds: [GET] },
+	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN, CONFIG] },
+	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG], short: 'h' },
+	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN, CONFIG], short: 'V' },
 };
 const SHORT = Object.fromEntries(Object.entries(OPTIONS)
 	.filter(([, o]) => o.short).map(([name, o]) => [o.short, name]));
@@ -173,7 +199,7 @@ export function parseArgs(argv) {
 		const a = argv[i];
 		if (endOfOptions || a === '-' || !a.startsWith('-')) {
 			if (cmd === null && !endOfOptions && args.length === 0 &&
-			    [GET, STATUS, BURN].includes(a))
+			    [GET, STATUS, BURN, CONFIG].includes(a))
 				cmd = a;
 			else
 				args.push(a);
@@ -229,7 +255,9 @@ export function parseArgs(argv) {
 		throw new UsageError('give --passphrase or --passphrase-file, not both');
 	if (cmd === SEND && args.length > 1)
 		throw new UsageError('give the secret as one argument (quote it), or on standard input');
-	if (cmd !== SEND && args.length !== 1)
+	if (cmd === CONFIG && args.length !== 0)
+		throw new UsageError('"burnlink config" takes no argument (the site is --url or BURNLINK_URL)');
+	if (cmd !== SEND && cmd !== CONFIG && args.length !== 1)
 		throw new UsageError(`"burnlink ${cmd}" takes exactly one link`);
 	return { cmd, opts, args };
 }
@@ -295,61 +323,39 @@ export function parseLink(link, kinds) {
 	return { site: u.origin + m[1], kind: m[2], id: m[3], fragmentKey };
 }
 
-/* ---------- encoding and encryption ---------- */
-
-function b64url(buf) {
-	return Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+/* ---------- encoding and encryption (www/assets/wire.js) ---------- */
 
 // Decodes the link key: url-safe (or standard) base64 of 32 bytes, padding optional.
 export function decodeKey(s) {
 	if (typeof s !== 'string' || !/^[A-Za-z0-9_\-+/]{43}=?$/.test(s))
 		throw new UsageError('the #key=… part of the link is damaged (expected 43 base64 characters); copy the whole link');
-	const std = s.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/') + '=';
-	const key = Buffer.from(std, 'base64');
-	if (key.length !== KEY_BYTES)
+	const key = wire.decodeKey(s);
+	if (key === null)
 		throw new UsageError('the #key=… part of the link is damaged; copy the whole link');
 	return key;
 }
 
-// Strict base64: only canonical strings decode.
-function b64decode(s, what) {
-	if (typeof s !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0)
-		throw new CliError(`the server sent a malformed ${what}`);
-	return Buffer.from(s, 'base64');
+// A Buffer over the bytes of a Uint8Array (not copied).
+function asBuffer(u8) {
+	return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 }
 
-// AES-256-GCM with a fresh 12-byte IV; the tag is appended (the WebCrypto layout).
-export function seal(key, plain) {
-	const iv = crypto.randomBytes(IV_BYTES);
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
-	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
-}
-
-export function unseal(key, item, what) {
-	if (!item || typeof item !== 'object')
-		throw new CliError(`the server sent a malformed ${what}`);
-	const iv = b64decode(item.iv, `${what} IV`);
-	const data = b64decode(item.ciphertext, what);
-	if (iv.length !== IV_BYTES || data.length < TAG_BYTES)
-		throw new CliError(`the server sent a malformed ${what}`);
+// The content of a retrieval answer, opened with key; the wire module's
+// errors in the CLI's words.
+async function openAnswer(key, res) {
 	try {
-		const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
-		d.setAuthTag(data.subarray(data.length - TAG_BYTES));
-		return Buffer.concat([d.update(data.subarray(0, data.length - TAG_BYTES)), d.final()]);
-	} catch {
-		throw new CliError(`cannot decrypt the ${what}: the key in the link does not match (was the link copied completely?)`);
+		const out = await wire.openAnswer(key, res);
+		return {
+			text: out.text === null ? null : asBuffer(out.text),
+			files: out.files.map(f => ({ ...f, data: asBuffer(f.data) })),
+		};
+	} catch (err) {
+		if (!(err instanceof wire.WireError))
+			throw err;
+		if (err.reason === 'key')
+			throw new CliError(`cannot decrypt the ${err.what}: the key in the link does not match (was the link copied completely?)`);
+		throw new CliError(`the server sent a malformed ${err.what}${err.part === 'iv' ? ' IV' : ''}`);
 	}
-}
-
-// A filename or mimeType on retrieval: a plain string or {ciphertext, iv}.
-function unsealString(key, v, what) {
-	if (typeof v === 'string')
-		return v;
-	if (v === null || v === undefined)
-		return '';
-	return unseal(key, v, what).toString('utf8');
 }
 
 const MIME_TYPES = {
@@ -380,7 +386,7 @@ export function mimeTypeOf(name) {
 export function safeFileName(name, index) {
 	let s = String(name).normalize('NFC');
 	s = s.split(/[/\\]/).pop();
-	s = s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_');
+	s = s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_');
 	s = s.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
 	if (s === '')
 		s = `file-${index + 1}`;
@@ -586,11 +592,154 @@ async function askPassphrase(confirm, noTerminal = 'no terminal to ask for the p
 	return p;
 }
 
-function warnIfClear(url, what) {
+function warnIfClear(url, what, verb = 'travels') {
 	const u = new URL(url);
 	const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(u.hostname);
 	if (u.protocol === 'http:' && !loopback)
-		process.stderr.write(`burnlink: warning: ${u.origin} is not HTTPS; the ${what} travels unencrypted\n`);
+		process.stderr.write(`burnlink: warning: ${u.origin} is not HTTPS; the ${what} ${verb} unencrypted\n`);
+}
+
+// The length of the well-formed UTF-8 character at buf[i], or 0.
+function utf8Length(buf, i) {
+	const b = buf[i];
+	const [len, lo, hi] = b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
+		: b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f]
+		: b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf]
+		: b === 0xf0 ? [4, 0x90, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f]
+		: b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : [0, 0, 0];
+	if (len === 0 || i + len > buf.length || buf[i + 1] < lo || buf[i + 1] > hi)
+		return 0;
+	for (let k = 2; k < len; k++)
+		if ((buf[i + k] & 0xc0) !== 0x80)
+			return 0;
+	return len;
+}
+
+// What a terminal is shown of a secret (docs/CLI.md, "Terminal output"): C0
+// controls but newline and tab (and CR before LF), DEL as \xNN; C1 controls
+// (U+0080-U+009F) as \u00NN; a byte that is not UTF-8 as \xNN. Returns
+// {text, escaped}.
+export function escapeControls(buf) {
+	const hex = (n) => n.toString(16).padStart(2, '0');
+	const parts = [];
+	let start = 0, escaped = 0;
+	for (let i = 0; i < buf.length;) {
+		const b = buf[i];
+		let len = 1, esc = null;
+		if (b < 0x80) {
+			if ((b < 0x20 && b !== 0x0a && b !== 0x09 && !(b === 0x0d && buf[i + 1] === 0x0a)) || b === 0x7f)
+				esc = `\\x${hex(b)}`;
+		} else if ((len = utf8Length(buf, i)) === 0) {
+			len = 1;
+			esc = `\\x${hex(b)}`;
+		} else if (b === 0xc2 && buf[i + 1] <= 0x9f) {
+			esc = `\\u00${hex(buf[i + 1])}`;
+		}
+		if (esc !== null) {
+			parts.push(buf.subarray(start, i), Buffer.from(esc));
+			start = i + len;
+			escaped++;
+		}
+		i += len;
+	}
+	parts.push(buf.subarray(start));
+	return { text: Buffer.concat(parts), escaped };
+}
+
+/* ---------- the site's settings (GET /api/config) ---------- */
+
+// "30m", "1h", "7d": seconds in the largest whole unit of --ttl.
+function ttlText(s) {
+	for (const [secs, unit] of [[86400, 'd'], [3600, 'h'], [60, 'm']])
+		if (s % secs === 0)
+			return `${s / secs}${unit}`;
+	return `${s}s`;
+}
+
+// The site's GET /api/config, or null when it has none (an older server) or
+// cannot be reached: the server checks everything again anyway. A site whose
+// settings are broken is an error.
+async function siteConfig(site, timeoutMs) {
+	try {
+		const c = await api('GET', `${site}/api/config`, { timeoutMs });
+		return c && typeof c.limits === 'object' && c.limits ? c : null;
+	} catch (err) {
+		if (err instanceof ApiError && err.code === 'CONFIG_INVALID')
+			throw err;
+		return null;
+	}
+}
+
+// What --ttl and --views accept on this site, as one hint.
+function ttlHint(t) {
+	const offered = Array.isArray(t.choices) && t.choices.length ? `; offered: ${t.choices.map(ttlText).join(', ')}` : '';
+	return `--ttl from ${ttlText(t.min)} to ${ttlText(t.max)} (${t.min} to ${t.max} seconds), ` +
+		`default ${ttlText(t.default)}${offered}`;
+}
+
+function viewsHint(v) {
+	if (v.forced)
+		return `this site allows only --views ${v.max} (leave --views out)`;
+	return `--views from ${v.min} to ${v.max}, default ${v.default}` +
+		(v.unlimited ? ', or unlimited' : '; unlimited is not allowed on this site');
+}
+
+// Throws PolicyError when the body's ttl or maxViews is not what the site allows.
+function checkPolicy(config, body, site) {
+	const { ttl, maxViews } = config.limits;
+	if (ttl && body.ttl !== undefined && (body.ttl < ttl.min || body.ttl > ttl.max))
+		throw new PolicyError('INVALID_TTL', `--ttl ${ttlText(body.ttl)} is not allowed by this site`, ttlHint(ttl), site);
+	if (maxViews && body.maxViews !== undefined) {
+		const v = body.maxViews;
+		if (v === null ? !maxViews.unlimited : (v < maxViews.min || v > maxViews.max))
+			throw new PolicyError('INVALID_MAX_VIEWS',
+				`--views ${v === null ? 'unlimited' : v} is not allowed by this site`, viewsHint(maxViews), site);
+	}
+}
+
+// The site's settings as lines for "burnlink config" and --help.
+function describeConfig(c) {
+	const l = c.limits || {};
+	const rows = [];
+	const row = (k, v) => rows.push(`  ${k.padEnd(14)} ${v}`);
+	if (l.ttl)
+		row('--ttl', ttlHint(l.ttl).replace(/^--ttl /, ''));
+	if (l.maxViews)
+		row('--views', viewsHint(l.maxViews).replace(/^--views /, ''));
+	if (l.passphrase)
+		row('passphrase', `${l.passphrase.required ? 'required' : 'optional'}, ${l.passphrase.min} to ${l.passphrase.max} characters`);
+	if (l.files && l.content)
+		row('files', l.files.allowed ? `at most ${l.files.max}; ${l.content.max} bytes in total with the text` : 'not allowed');
+	row('who creates', c.create === 'accounts' ? 'signed-in users and API keys only (--api-key)' : 'anyone');
+	if (c.features)
+		row('sign-up', c.features.signup ? 'open' : 'closed');
+	if (c.branding && c.branding.siteName)
+		row('site name', oneLine(c.branding.siteName));
+	row('API version', String(c.apiVersion));
+	return rows.join('\n') + '\n';
+}
+
+async function cmdConfig(opts) {
+	const site = siteUrl(opts.url);
+	const c = await api('GET', `${site}/api/config`, { timeoutMs: parseTimeout(opts.timeout) });
+	if (opts.json)
+		return writeOut(JSON.stringify(c, null, 2) + '\n');
+	return writeOut(`${site}:\n${describeConfig(c)}`);
+}
+
+// --help, and with a site configured (--url or BURNLINK_URL) what it allows.
+async function help(opts) {
+	if (opts.url === undefined && !process.env.BURNLINK_URL)
+		return writeOut(HELP);
+	const site = siteUrl(opts.url);
+	let c = null;
+	try {
+		c = await siteConfig(site, 5000);
+	} catch {
+		c = null;
+	}
+	return writeOut(HELP + (c ? `\nThis site (${site}):\n${describeConfig(c)}`
+		: `\nThis site (${site}): its limits could not be read (GET /api/config).\n`));
 }
 
 /* ---------- commands ---------- */
@@ -624,23 +773,26 @@ async function cmdSend(opts, args) {
 	if ((!text || text.length === 0) && files.length === 0)
 		throw new UsageError('the secret is empty');
 
+	// --ttl and --views against the site's own limits, before anything is sent
+	if (body.ttl !== undefined || body.maxViews !== undefined) {
+		const config = await siteConfig(site, timeoutMs);
+		if (config)
+			checkPolicy(config, body, site);
+	}
+
 	const passphrase = await passphraseFrom(opts, { confirm: true });
 	if (passphrase !== undefined)
 		body.passphrase = passphrase;
 	if (passphrase !== undefined || apiKey)
 		warnIfClear(site, passphrase !== undefined ? 'passphrase' : 'API key');
 
-	const key = crypto.randomBytes(KEY_BYTES);
-	if (text && text.length > 0)
-		body.text = seal(key, text);
-	if (files.length > 0)
-		body.files = files.map(f => ({
-			filename: seal(key, Buffer.from(f.name, 'utf8')),
-			mimeType: seal(key, Buffer.from(mimeTypeOf(f.name), 'utf8')),
-			data: seal(key, f.data),
-		}));
+	const key = wire.newKey();
+	Object.assign(body, await wire.sealCreate(key, {
+		text,
+		files: files.map(f => ({ name: f.name, type: mimeTypeOf(f.name), data: f.data })),
+	}));
 
-	const fragment = `#key=${b64url(key)}`;
+	const fragment = `#key=${wire.encodeKey(key)}`;
 	key.fill(0);
 	const res = await api('POST', `${site}/api/secrets`, { json: body, apiKey, timeoutMs });
 	if (typeof res.secretUrl !== 'string')
@@ -674,8 +826,13 @@ async function cmdGet(opts, args) {
 	}
 	let passphrase = await passphraseFrom(opts, { confirm: false });
 	const url = `${link.site}/api/secrets/${link.id}`;
+	warnIfClear(link.site, "link's id (enough to use up its views) and any passphrase", 'travel');
 
 	const meta = await api('GET', url, { timeoutMs });
+	// A key that does not fit is refused before a view is spent (docs/API.md
+	// "Key commitment"); an older secret without a commitment is not checked.
+	if (await wire.checkKey(key, meta.keyCommitment) === 'mismatch')
+		throw new CliError('the key in the link does not fit this secret (was the link changed when it was copied?); no view was used');
 	let prompted = false;
 	if (meta.hasPassphrase && passphrase === undefined) {
 		passphrase = await askPassphrase(false, 'this secret needs a passphrase: use --passphrase or --passphrase-file');
@@ -697,17 +854,15 @@ async function cmdGet(opts, args) {
 	}
 
 	// Decrypt everything before writing anything.
-	const text = res.text ? unseal(key, res.text, 'text') : null;
-	const files = (Array.isArray(res.files) ? res.files : []).map((f, i) => {
-		const name = unsealString(key, f.filename, 'file name');
-		return {
-			original: name,
-			name: safeFileName(name, i),
-			mimeType: unsealString(key, f.mimeType, 'file type'),
-			data: unseal(key, f.data, 'file'),
-		};
-	});
+	const opened = await openAnswer(key, res);
 	key.fill(0);
+	const text = opened.text;
+	const files = opened.files.map((f, i) => ({
+		original: f.name,
+		name: safeFileName(f.name, i),
+		mimeType: f.type,
+		data: f.data,
+	}));
 
 	const written = files.map(f => {
 		const where = writeFileSafely(outDir, f.name, f.data, !!opts.force);
@@ -719,18 +874,29 @@ async function cmdGet(opts, args) {
 		return { filename: f.original, path: where, mimeType: f.mimeType, size: f.data.length };
 	});
 
+	const terminal = process.stdout.isTTY && !opts.raw;
+	let lineOpen = process.stdout.isTTY && text !== null && text.length > 0 && text[text.length - 1] !== 0x0a;
 	if (opts.json) {
-		await writeOut(JSON.stringify({
+		const json = JSON.stringify({
 			text: text === null ? null : text.toString('utf8'),
 			files: written,
 			viewsRemaining: res.viewsRemaining ?? null,
-		}, null, 2) + '\n');
+		}, null, 2) + '\n';
+		// JSON.stringify escapes C0 controls only; the same value, C1 and DEL escaped too.
+		await writeOut(terminal ? json.replace(/[\u007f-\u009f]/g, c => `\\u00${c.charCodeAt(0).toString(16)}`) : json);
+	} else if (text !== null && terminal) {
+		const shown = escapeControls(text);
+		await writeOut(shown.text);
+		if (shown.escaped > 0)
+			process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${shown.escaped} control character${
+				shown.escaped === 1 ? ' is' : 's are'} shown escaped (\\x1b, \\u009b); use --raw, or redirect to a file, for the exact text\n`);
+		lineOpen = lineOpen && shown.escaped === 0;
 	} else if (text !== null) {
 		await writeOut(text);
 	}
 	if (process.stderr.isTTY && !opts.json) {
 		const left = res.viewsRemaining;
-		process.stderr.write(`${process.stdout.isTTY && text !== null && text.length && text[text.length - 1] !== 0x0a ? '\n' : ''}burnlink: ${
+		process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${
 			left === 0 ? 'that was the last view: the secret is now deleted from the server'
 			: left === null || left === undefined ? 'the link keeps working until it expires'
 			: `${left} more view${left === 1 ? '' : 's'} left`}\n`);
@@ -812,6 +978,7 @@ async function cmdBurn(opts, args) {
 	const link = parseLink(args[0], ['receipt', 'secret']);
 	const url = `${link.site}/api/secrets/${link.id}`;
 	let passphrase = await passphraseFrom(opts, { confirm: false });
+	warnIfClear(link.site, "link's id and any passphrase", 'travel');
 	if (link.kind === 'secret' && passphrase === undefined) {
 		const meta = await api('GET', url, { timeoutMs });
 		if (meta.hasPassphrase) {
@@ -835,10 +1002,11 @@ function writeOut(data) {
 export async function main(argv) {
 	const { cmd, opts, args } = parseArgs(argv);
 	if (opts.help)
-		return writeOut(HELP);
+		return help(opts);
 	if (opts.version)
 		return writeOut(`burnlink ${VERSION}\n`);
 	switch (cmd) {
+	case CONFIG: return cmdConfig(opts);
 	case GET: return cmdGet(opts, args);
 	case STATUS: return cmdStatus(opts, args);
 	case BURN: return cmdBurn(opts, args);

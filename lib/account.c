@@ -1,4 +1,4 @@
-/* account.c: sign-up, sign-in, browser sessions and CSRF, the dashboard's API keys and "my secrets". */
+/* account.c (layer: handlers): sign-up, sign-in, browser sessions and CSRF, the dashboard's API keys and "my secrets". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +15,6 @@
 #define COOKIE_DEV	"burnlink_session"
 #define SID_LEN		43		/* url-safe base64 of 32 random bytes */
 #define TOUCH_MS	60000		/* last-seen is written at most once a minute */
-
-/* The request's session, when it sent a cookie of a live one. */
-struct sess {
-	int			 found;
-	struct bl_session	 s;
-	unsigned char		 hash[BL_HASH_BYTES];	/* SHA-256 of the session id */
-	struct bl_account	 account;
-};
 
 static int
 add_int(json_object *o, const char *k, int64_t v)
@@ -50,17 +42,23 @@ https_on(const struct bl_req *r)
 }
 
 /*
- * 1 for plain-http development on the loopback interface: HTTPS is off and
- * HTTP_HOST is 127.0.0.1, localhost or [::1], with or without a port.
+ * 1 for plain-http development on the loopback interface: HTTPS is off,
+ * BURNLINK_SITE_URL (if set) is not https:// and HTTP_HOST is 127.0.0.1,
+ * localhost or [::1], with or without a port. An https:// site URL means a
+ * TLS-terminating proxy may forward plain http with any Host: the cookie
+ * stays Secure then (docs/SECURITY.md, "Accounts and CSRF").
  */
 static int
 loopback_dev(const struct bl_req *r)
 {
 	static const char *const hosts[] = {"127.0.0.1", "localhost", "[::1]"};
 	const char	*h = bl_req_env(r, "HTTP_HOST");
+	const char	*site = r->ctx->cfg.site_url;
 	size_t		 i, n, j;
 
 	if (https_on(r) || h == NULL)
+		return 0;
+	if (site != NULL && strncasecmp(site, "https:", 6) == 0)
 		return 0;
 	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
 		n = strlen(hosts[i]);
@@ -150,8 +148,8 @@ session_end(const struct bl_session *s)
  * an unknown, ended or expired session (an expired one is deleted and its
  * cookie removed); else found 1 with the account, and last-seen updated.
  */
-static enum bl_err
-session_load(struct bl_req *r, struct sess *ss)
+enum bl_err
+bl_session_load(struct bl_req *r, struct bl_sess *ss)
 {
 	char		 sid[SID_LEN + 1];
 	enum bl_err	 e;
@@ -190,23 +188,12 @@ session_load(struct bl_req *r, struct sess *ss)
 	return BL_OK;
 }
 
-/* session_load(), and 401 NOT_SIGNED_IN without a live session. */
-static enum bl_err
-session_require(struct bl_req *r, struct sess *ss)
-{
-	enum bl_err	 e;
-
-	if ((e = session_load(r, ss)) != BL_OK)
-		return e;
-	return ss->found ? BL_OK : BL_ERR_NOT_SIGNED_IN;
-}
-
 /*
  * Starts a new session for an account: 32 random bytes as the cookie's id,
  * only their SHA-256 stored. Ended sessions of every account are pruned first.
  */
 static enum bl_err
-session_start(struct bl_req *r, const struct bl_account *a, struct sess *ss)
+session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
 {
 	unsigned char	 raw[32];
 	char		*sid = NULL;
@@ -243,7 +230,7 @@ out:
 
 /* The CSRF token of a session: HMAC-SHA-256(install secret, "csrf" NUL session hash), url-safe base64. */
 static enum bl_err
-csrf_token(struct bl_req *r, const struct sess *ss, char out[SID_LEN + 1])
+csrf_token(struct bl_req *r, const struct bl_sess *ss, char out[SID_LEN + 1])
 {
 	unsigned char	 msg[5 + BL_HASH_BYTES], mac[BL_HASH_BYTES];
 	char		*s;
@@ -253,7 +240,7 @@ csrf_token(struct bl_req *r, const struct sess *ss, char out[SID_LEN + 1])
 		return BL_ERR_STORE_UNAVAILABLE;
 	memcpy(msg, "csrf", 5);
 	memcpy(msg + 5, ss->hash, BL_HASH_BYTES);
-	if (bl_hmac_sha256(r->install_key, sizeof(r->install_key), msg, sizeof(msg), mac) != 0 ||
+	if (bl_hmac_sha256(r->ctx->install_key, sizeof(r->ctx->install_key), msg, sizeof(msg), mac) != 0 ||
 	    (s = bl_b64url_encode(mac, sizeof(mac), &len)) == NULL)
 		return BL_ERR_INTERNAL;
 	if (len != SID_LEN) {
@@ -269,7 +256,7 @@ csrf_token(struct bl_req *r, const struct sess *ss, char out[SID_LEN + 1])
 static int
 same_origin(struct bl_req *r, const char *origin, size_t len)
 {
-	const char	*site = r->cfg.site_url, *host = bl_req_env(r, "HTTP_HOST"), *p;
+	const char	*site = r->ctx->cfg.site_url, *host = bl_req_env(r, "HTTP_HOST"), *p;
 	const char	*scheme = https_on(r) ? "https://" : "http://";
 	size_t		 n, sl;
 
@@ -290,8 +277,8 @@ same_origin(struct bl_req *r, const char *origin, size_t len)
  * Sec-Fetch-Site other than same-origin (or none, typed by the user), or an
  * Origin that is not this site's.
  */
-static enum bl_err
-check_origin(struct bl_req *r)
+enum bl_err
+bl_check_origin(struct bl_req *r)
 {
 	const char	*sfs = bl_req_env(r, "HTTP_SEC_FETCH_SITE");
 	const char	*origin = bl_req_env(r, "HTTP_ORIGIN");
@@ -307,15 +294,15 @@ check_origin(struct bl_req *r)
 }
 
 /* The origin check, and the session's token in X-CSRF-Token (constant-time compare). */
-static enum bl_err
-check_csrf(struct bl_req *r, const struct sess *ss)
+enum bl_err
+bl_check_csrf(struct bl_req *r, const struct bl_sess *ss)
 {
 	const char	*sent = bl_req_env(r, "HTTP_X_CSRF_TOKEN");
 	char		 want[SID_LEN + 1];
 	enum bl_err	 e;
 	int		 ok;
 
-	if ((e = check_origin(r)) != BL_OK)
+	if ((e = bl_check_origin(r)) != BL_OK)
 		return e;
 	if (sent == NULL || strlen(sent) != SID_LEN)
 		return bl_req_fail(r, BL_ERR_CSRF_REJECTED, "Signed-in changes need the "
@@ -328,13 +315,11 @@ check_csrf(struct bl_req *r, const struct sess *ss)
 	    "header is not this session's; reload the page (GET /api/session) and retry.");
 }
 
-/* 1 if sign-up is open (BURNLINK_SIGNUP=open); closed by default. */
-static int
-signup_open(const struct bl_req *r)
+/* 1 if sign-up is open (the settings' signup, BURNLINK_SIGNUP over it); closed by default. */
+int
+bl_signup_open(const struct bl_req *r)
 {
-	const char	*v = bl_req_env(r, "BURNLINK_SIGNUP");
-
-	return v != NULL && strcmp(v, "open") == 0;
+	return r->ctx->cfg.policy.signup == 1;
 }
 
 /* The string field k of the JSON body: BL_OK with *out, or err with hint. */
@@ -352,15 +337,6 @@ body_string(struct bl_req *r, const char *k, const char **out, size_t *len, enum
 	if (strlen(*out) != *len)
 		return bl_req_fail(r, err, "%s", hint);
 	return BL_OK;
-}
-
-/* 1 if a password has 8 to 256 characters (code points) of valid UTF-8. */
-static int
-password_valid(const char *p, size_t len)
-{
-	size_t	 n = bl_utf8_codepoints(p, len);
-
-	return n != (size_t)-1 && n >= BL_PASSWORD_MIN && n <= BL_PASSWORD_MAX;
 }
 
 /*
@@ -458,7 +434,7 @@ account_json(const struct bl_account *a)
  * when signed in, account, csrfToken and expiresAt; success: true when asked.
  */
 static enum bl_err
-respond_session(struct bl_req *r, const struct sess *ss, int success)
+respond_session(struct bl_req *r, const struct bl_sess *ss, int success)
 {
 	char		 token[SID_LEN + 1] = "";
 	json_object	*o;
@@ -469,7 +445,7 @@ respond_session(struct bl_req *r, const struct sess *ss, int success)
 	e = BL_ERR_INTERNAL;
 	if ((success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
 	    bl_json_add(o, "signedIn", json_object_new_boolean(ss->found)) ||
-	    bl_json_add(o, "signup", json_object_new_string(signup_open(r) ? "open" : "closed")))
+	    bl_json_add(o, "signup", json_object_new_string(bl_signup_open(r) ? "open" : "closed")))
 		goto out;
 	if (ss->found) {
 		if ((e = csrf_token(r, ss, token)) != BL_OK)
@@ -490,21 +466,19 @@ out:
 }
 
 /* POST /api/session: signs in with {email, password}. */
-static enum bl_err
-sign_in(struct bl_req *r)
+enum bl_err
+bl_op_sign_in(struct bl_req *r)
 {
 	const char		*email, *pw;
 	char			 norm[BL_EMAIL_MAX + 1];
 	size_t			 elen, plen, i;
 	struct bl_account	 a;
-	struct sess		 old, ss;
+	struct bl_sess		 old, ss;
 	enum bl_err		 e;
 	int			 ok;
 	static const char	 hint[] = "Send {\"email\": \"...\", \"password\": \"...\"}, both strings.";
 
-	if ((e = check_origin(r)) != BL_OK ||
-	    (e = bl_req_read_body(r, 1)) != BL_OK ||
-	    (e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
+	if ((e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
 	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_JSON, hint)) != BL_OK)
 		return e;
 	if (elen > BL_EMAIL_MAX || plen > BL_PASSWORD_MAX * 4)
@@ -527,7 +501,7 @@ sign_in(struct bl_req *r)
 	if (!ok)
 		return BL_ERR_INVALID_CREDENTIALS;
 	/* A session the browser still had is replaced, never reused. */
-	if ((e = session_load(r, &old)) != BL_OK)
+	if ((e = bl_session_load(r, &old)) != BL_OK)
 		return e;
 	if (old.found && (e = logged(r, bl_store_session_delete(r->store, old.s.id))) != BL_OK)
 		return e;
@@ -536,22 +510,19 @@ sign_in(struct bl_req *r)
 	return respond_session(r, &ss, 1);
 }
 
-/* DELETE /api/session: signs out (the token is needed while the session lives). */
-static enum bl_err
-sign_out(struct bl_req *r)
+/*
+ * DELETE /api/session: signs out. The preamble loaded the session and, while
+ * it lives, checked its CSRF token.
+ */
+enum bl_err
+bl_op_sign_out(struct bl_req *r)
 {
-	struct sess	 ss;
 	json_object	*o;
 	enum bl_err	 e;
 
-	if ((e = session_load(r, &ss)) != BL_OK)
+	if (r->session.found &&
+	    (e = logged(r, bl_store_session_delete(r->store, r->session.s.id))) != BL_OK)
 		return e;
-	if (ss.found) {
-		if ((e = check_csrf(r, &ss)) != BL_OK)
-			return e;
-		if ((e = logged(r, bl_store_session_delete(r->store, ss.s.id))) != BL_OK)
-			return e;
-	}
 	set_cookie(r, NULL);
 	if ((o = json_object_new_object()) == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
@@ -564,27 +535,14 @@ sign_out(struct bl_req *r)
 	return BL_OK;
 }
 
-/* /api/session: GET (who is signed in, the CSRF token), POST (sign in), DELETE (sign out). */
+/* GET /api/session: who is signed in, and the CSRF token. */
 enum bl_err
-bl_op_session(struct bl_req *r)
+bl_op_session_get(struct bl_req *r)
 {
-	struct sess	 ss;
-	enum bl_err	 e;
-
-	if ((e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD) |
-	    BL_MASK(BL_M_POST) | BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_SESSION)) != BL_OK)
-		return e;
-	if (r->method == BL_M_POST)
-		return sign_in(r);
-	if (r->method == BL_M_DELETE)
-		return sign_out(r);
-	if ((e = session_load(r, &ss)) != BL_OK)
-		return e;
-	return respond_session(r, &ss, 0);
+	return respond_session(r, &r->session, 0);
 }
 
-/* POST /api/signup: creates an account {email, password} and signs it in, when sign-up is open. */
+/* POST /api/signup: creates an account {email, password} and signs it in (the route is closed unless sign-up is open). */
 enum bl_err
 bl_op_signup(struct bl_req *r)
 {
@@ -593,25 +551,18 @@ bl_op_signup(struct bl_req *r)
 	unsigned char		 hash[BL_PASSHASH_BYTES];
 	size_t			 elen, plen;
 	struct bl_account	 a;
-	struct sess		 ss;
+	struct bl_sess		 ss;
 	int64_t			 id;
 	enum bl_err		 e;
 
-	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_SIGNUP)) != BL_OK ||
-	    (e = check_origin(r)) != BL_OK)
-		return e;
-	if (!signup_open(r))
-		return BL_ERR_SIGNUP_CLOSED;
-	if ((e = bl_req_read_body(r, 1)) != BL_OK ||
-	    (e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_EMAIL,
+	if ((e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_EMAIL,
 	    "email must be an address such as name@example.org, at most 254 bytes.")) != BL_OK ||
 	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_PASSWORD,
 	    "password must be a string of 8 to 256 characters.")) != BL_OK)
 		return e;
 	if (!email_normalise(email, elen, norm))
 		return BL_ERR_INVALID_EMAIL;
-	if (!password_valid(pw, plen))
+	if (!bl_password_valid(pw, plen))
 		return BL_ERR_INVALID_PASSWORD;
 	if ((e = bl_limit_request(r, BL_LIM_SIGNUP)) != BL_OK ||
 	    (e = bl_req_store(r)) != BL_OK)
@@ -634,26 +585,6 @@ bl_op_signup(struct bl_req *r)
 	return respond_session(r, &ss, 1);
 }
 
-/* Sets an account's password (8-256 characters) and ends its sessions; for burnlink-admin too. */
-enum bl_err
-bl_account_set_password(struct bl_req *r, int64_t account_id, const char *pw, size_t len)
-{
-	unsigned char		 hash[BL_PASSHASH_BYTES];
-	struct bl_account	 a;
-	enum bl_err		 e;
-
-	if (!password_valid(pw, len))
-		return BL_ERR_INVALID_PASSWORD;
-	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = logged(r, bl_store_account_get(r->store, account_id, NULL, &a))) != BL_OK)
-		return e;
-	if (bl_pass_hash(pw, len, hash) != 0)
-		return BL_ERR_INTERNAL;
-	e = bl_store_password_set(r->store, account_id, hash, r->now_ms);
-	bl_wipe(hash, sizeof(hash));
-	return logged(r, e);
-}
-
 /*
  * POST /api/password: {currentPassword, newPassword}. Ends every session of
  * the account and signs this browser in again with a new one.
@@ -661,58 +592,28 @@ bl_account_set_password(struct bl_req *r, int64_t account_id, const char *pw, si
 enum bl_err
 bl_op_password(struct bl_req *r)
 {
-	const char	*cur, *pw;
-	size_t		 clen, plen;
-	struct sess	 ss, fresh;
-	enum bl_err	 e;
-	int		 ok;
+	const struct bl_sess	*ss = &r->session;
+	const char		*cur, *pw;
+	size_t			 clen, plen;
+	struct bl_sess		 fresh;
+	enum bl_err		 e;
+	int			 ok;
 	static const char hint[] = "Send {\"currentPassword\": \"...\", \"newPassword\": \"...\"}, both strings.";
 
-	if ((e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_PASSWORD)) != BL_OK ||
-	    (e = session_require(r, &ss)) != BL_OK ||
-	    (e = check_csrf(r, &ss)) != BL_OK ||
-	    (e = bl_req_read_body(r, 1)) != BL_OK ||
-	    (e = body_string(r, "currentPassword", &cur, &clen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
+	if ((e = body_string(r, "currentPassword", &cur, &clen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
 	    (e = body_string(r, "newPassword", &pw, &plen, BL_ERR_INVALID_PASSWORD, hint)) != BL_OK)
 		return e;
-	if (!password_valid(pw, plen))
+	if (!bl_password_valid(pw, plen))
 		return BL_ERR_INVALID_PASSWORD;
-	if ((e = count_attempt(r, ss.account.name)) != BL_OK ||
-	    (e = password_check(r, ss.account.id, cur, clen, &ok)) != BL_OK)
+	if ((e = count_attempt(r, ss->account.name)) != BL_OK ||
+	    (e = password_check(r, ss->account.id, cur, clen, &ok)) != BL_OK)
 		return e;
 	if (!ok)
 		return BL_ERR_INVALID_CREDENTIALS;
-	if ((e = bl_account_set_password(r, ss.account.id, pw, plen)) != BL_OK ||
-	    (e = session_start(r, &ss.account, &fresh)) != BL_OK)
+	if ((e = bl_account_set_password(r->ctx, ss->account.id, pw, plen)) != BL_OK ||
+	    (e = session_start(r, &ss->account, &fresh)) != BL_OK)
 		return e;
 	return respond_session(r, &fresh, 1);
-}
-
-/* Parses PATH_INFO "/<id>" (a positive decimal without a leading zero); 0 if it is not one. */
-static int64_t
-path_id(const struct bl_req *r)
-{
-	const char	*p = bl_req_env(r, "PATH_INFO");
-	int64_t		 v = 0;
-
-	if (p == NULL || p[0] != '/' || p[1] < '1' || p[1] > '9')
-		return 0;
-	for (p++; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (*p - '0');
-	}
-	return v;
-}
-
-/* 1 if the request names an item (any PATH_INFO other than "" or "/"). */
-static int
-path_item(const struct bl_req *r)
-{
-	const char	*p = bl_req_env(r, "PATH_INFO");
-
-	return p != NULL && p[0] != '\0' && strcmp(p, "/") != 0;
 }
 
 /* {id, name, prefix, createdAt, lastUsedAt, revokedAt, active} of an API key. */
@@ -767,9 +668,10 @@ respond_one(struct bl_req *r, int success, const char *k, json_object *v)
 }
 
 /* POST /api/keys: issues a named key; the key is in this response only. */
-static enum bl_err
-key_create(struct bl_req *r, const struct sess *ss)
+enum bl_err
+bl_op_key_create(struct bl_req *r)
 {
+	const struct bl_sess	*ss = &r->session;
 	const char		*name;
 	char			 key[BL_API_KEY_LEN + 1];
 	size_t			 nlen;
@@ -777,15 +679,14 @@ key_create(struct bl_req *r, const struct sess *ss)
 	json_object		*o = NULL;
 	enum bl_err		 e;
 
-	if ((e = bl_req_read_body(r, 1)) != BL_OK ||
-	    (e = body_string(r, "name", &name, &nlen, BL_ERR_INVALID_NAME,
+	if ((e = body_string(r, "name", &name, &nlen, BL_ERR_INVALID_NAME,
 	    "Send {\"name\": \"...\"}: 1 to 128 bytes without control characters.")) != BL_OK)
 		return e;
 	if (!bl_name_valid(name, 0))
 		return BL_ERR_INVALID_NAME;
 	if (ss->account.keys_active >= BL_KEYS_MAX)
 		return BL_ERR_KEY_LIMIT;
-	if ((e = bl_key_issue(r, ss->account.id, name, key, &k)) != BL_OK)
+	if ((e = bl_key_issue(r->ctx, ss->account.id, name, key, &k)) != BL_OK)
 		return e;
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_object()) == NULL ||
@@ -805,10 +706,12 @@ out:
 }
 
 /* DELETE /api/keys/<id>: revokes one of the account's valid keys. */
-static enum bl_err
-key_revoke(struct bl_req *r, const struct sess *ss, int64_t id)
+enum bl_err
+bl_op_key_revoke(struct bl_req *r)
 {
+	const struct bl_sess	*ss = &r->session;
 	struct bl_api_key	 k;
+	int64_t			 id = r->item_id;
 	enum bl_err		 e;
 
 	e = logged(r, bl_store_key_get(r->store, id, &k));
@@ -817,44 +720,23 @@ key_revoke(struct bl_req *r, const struct sess *ss, int64_t id)
 		return BL_ERR_KEY_NOT_FOUND;
 	if (e != BL_OK)
 		return e;
-	if ((e = bl_key_revoke(r, id)) == BL_ERR_NOT_FOUND)
+	if ((e = bl_key_revoke(r->ctx, id)) == BL_ERR_NOT_FOUND)
 		return BL_ERR_KEY_NOT_FOUND;	/* revoked meanwhile */
 	if (e != BL_OK || (e = logged(r, bl_store_key_get(r->store, id, &k))) != BL_OK)
 		return e;
 	return respond_one(r, 1, "apiKey", key_json(&k));
 }
 
-/* /api/keys: GET lists, POST creates; /api/keys/<id>: DELETE revokes. */
+/* GET /api/keys: the account's keys. */
 enum bl_err
-bl_op_keys(struct bl_req *r)
+bl_op_keys_list(struct bl_req *r)
 {
-	struct sess	 ss;
 	json_object	*arr;
 	enum bl_err	 e;
-	int		 item = path_item(r);
-	int64_t		 id = path_id(r);
 
-	if ((e = item ? bl_req_method(r, BL_MASK(BL_M_DELETE), "DELETE") :
-	    bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD) | BL_MASK(BL_M_POST),
-	    "GET, HEAD, POST")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_KEYS)) != BL_OK ||
-	    (e = session_require(r, &ss)) != BL_OK)
-		return e;
-	if (item) {
-		if (id == 0)
-			return BL_ERR_KEY_NOT_FOUND;
-		if ((e = check_csrf(r, &ss)) != BL_OK)
-			return e;
-		return key_revoke(r, &ss, id);
-	}
-	if (r->method == BL_M_POST) {
-		if ((e = check_csrf(r, &ss)) != BL_OK)
-			return e;
-		return key_create(r, &ss);
-	}
 	if ((arr = json_object_new_array()) == NULL)
 		return BL_ERR_INTERNAL;
-	if ((e = bl_key_list(r, ss.account.id, list_key, arr)) != BL_OK) {
+	if ((e = bl_key_list(r->ctx, r->session.account.id, list_key, arr)) != BL_OK) {
 		json_object_put(arr);
 		return e;
 	}
@@ -919,7 +801,7 @@ usage_json(struct bl_req *r, enum bl_limit which, int64_t account_id, enum bl_er
 	json_object	*o;
 	int64_t		 used;
 
-	if ((*e = bl_limit_usage(r, which, id, (size_t)n, &u)) != BL_OK)
+	if ((*e = bl_limit_usage(r->ctx, which, id, (size_t)n, &u)) != BL_OK)
 		return NULL;
 	*e = BL_ERR_INTERNAL;
 	used = u.count < u.limit ? u.count : u.limit;
@@ -935,9 +817,10 @@ usage_json(struct bl_req *r, enum bl_limit which, int64_t account_id, enum bl_er
 }
 
 /* GET /api/my/secrets: the account's receipts and its usage against the limits. */
-static enum bl_err
-my_list(struct bl_req *r, const struct sess *ss)
+enum bl_err
+bl_op_my_list(struct bl_req *r)
 {
+	const struct bl_sess	*ss = &r->session;
 	struct list_ctx	 lc = { r, NULL };
 	json_object	*o, *usage, *u;
 	enum bl_err	 e;
@@ -974,9 +857,11 @@ out:
  * DELETE /api/my/secrets/<id>: burns one of the account's secrets. Another
  * account's row and a missing row are the same 404.
  */
-static enum bl_err
-my_burn(struct bl_req *r, const struct sess *ss, int64_t id)
+enum bl_err
+bl_op_my_burn(struct bl_req *r)
 {
+	const struct bl_sess	*ss = &r->session;
+	int64_t			 id = r->item_id;
 	struct bl_secret	 s;
 	json_object		*o;
 	enum bl_err		 e;
@@ -994,49 +879,45 @@ my_burn(struct bl_req *r, const struct sess *ss, int64_t id)
 	return respond_one(r, 1, "state", o);
 }
 
-/* /api/my/secrets: GET lists; /api/my/secrets/<id>: DELETE burns. */
+/*
+ * The API key of the request, if it sent one (bl_key_check(), lib/auth.c):
+ * *account_id and *key_id are 0 for an anonymous request.
+ */
 enum bl_err
-bl_op_mysecrets(struct bl_req *r)
+bl_auth_request(struct bl_req *r, int64_t *account_id, int64_t *key_id)
 {
-	struct sess	 ss;
+	const char	*hint = NULL;
 	enum bl_err	 e;
-	int		 item = path_item(r);
-	int64_t		 id = path_id(r);
 
-	if ((e = item ? bl_req_method(r, BL_MASK(BL_M_DELETE), "DELETE") :
-	    bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD), "GET, HEAD")) != BL_OK ||
-	    (e = bl_limit_request(r, BL_LIM_IP_MYSECRETS)) != BL_OK ||
-	    (e = session_require(r, &ss)) != BL_OK)
-		return e;
-	if (!item)
-		return my_list(r, &ss);
-	if (id == 0)
-		return BL_ERR_NOT_FOUND;
-	if ((e = check_csrf(r, &ss)) != BL_OK)
-		return e;
-	return my_burn(r, &ss, id);
+	e = bl_key_check(r->ctx, bl_req_env(r, "HTTP_AUTHORIZATION"), account_id, key_id, &hint);
+	if (hint != NULL)
+		return bl_req_fail(r, e, "%s", hint);
+	return e;
 }
 
 /*
- * The account a creation without an API key is attributed to: the signed-in
- * session's, once its CSRF token and origin check out (403 otherwise); 0 when
- * the request has no live session.
+ * Who creates (the preamble's BL_NEED_CREATOR): the account of the API key,
+ * else the signed-in session's, once its CSRF token and origin check out (403
+ * otherwise), else anonymous; then the creation is counted against that
+ * account's limits. Sets r->account_id and r->api_key_id.
  */
 enum bl_err
-bl_session_creator(struct bl_req *r, int64_t *account_id)
+bl_req_creator(struct bl_req *r)
 {
-	struct sess	 ss;
 	char		 sid[SID_LEN + 1];
 	enum bl_err	 e;
 
-	*account_id = 0;
-	if (!cookie_sid(r, sid))
-		return BL_OK;
-	bl_wipe(sid, sizeof(sid));
-	if ((e = session_load(r, &ss)) != BL_OK || !ss.found)
+	if ((e = bl_auth_request(r, &r->account_id, &r->api_key_id)) != BL_OK)
 		return e;
-	if ((e = check_csrf(r, &ss)) != BL_OK)
-		return e;
-	*account_id = ss.account.id;
-	return BL_OK;
+	if (r->account_id == 0 && cookie_sid(r, sid)) {
+		bl_wipe(sid, sizeof(sid));
+		if ((e = bl_session_load(r, &r->session)) != BL_OK)
+			return e;
+		if (r->session.found) {
+			if ((e = bl_check_csrf(r, &r->session)) != BL_OK)
+				return e;
+			r->account_id = r->session.account.id;
+		}
+	}
+	return bl_limit_creator(r, r->account_id, r->api_key_id != 0);
 }

@@ -1,4 +1,4 @@
-/* auth.c: API keys (the Authorization header) and the accounts they belong to. */
+/* auth.c (layer: domain): accounts, their passwords and API keys (the Authorization header). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +28,16 @@ key_shape(const char *s, size_t len)
 }
 
 /*
- * The account of the request's API key. No Authorization header, or one with
- * another scheme (Basic, for a server's own password protection), is
- * anonymous: *account_id and *key_id are 0. "Bearer <key>" (or a bare "bl_...")
- * with a key that is malformed, unknown or revoked is 401 INVALID_API_KEY.
+ * The account of the API key in an Authorization header h (NULL: none). No
+ * header, or one with another scheme (Basic, for a server's own password
+ * protection), is anonymous: *account_id and *key_id are 0. "Bearer <key>"
+ * (or a bare "bl_...") with a key that is malformed, unknown or revoked is 401
+ * INVALID_API_KEY, with *hint saying which.
  */
 enum bl_err
-bl_auth_request(struct bl_req *r, int64_t *account_id, int64_t *key_id)
+bl_key_check(struct bl_ctx *c, const char *h, int64_t *account_id, int64_t *key_id,
+    const char **hint)
 {
-	const char		*h = bl_req_env(r, "HTTP_AUTHORIZATION");
 	unsigned char		 hash[BL_HASH_BYTES];
 	struct bl_api_key	 k;
 	size_t			 len;
@@ -57,25 +58,31 @@ bl_auth_request(struct bl_req *r, int64_t *account_id, int64_t *key_id)
 	len = strlen(h);
 	while (len > 0 && (h[len - 1] == ' ' || h[len - 1] == '\t'))
 		len--;
-	if (!key_shape(h, len))
-		return bl_req_fail(r, BL_ERR_INVALID_API_KEY, "API keys look like bl_ "
-		    "followed by 43 characters; send Authorization: Bearer <key>, or no "
-		    "Authorization header to create anonymously.");
+	if (!key_shape(h, len)) {
+		*hint = "API keys look like bl_ followed by 43 characters; send "
+		    "Authorization: Bearer <key>, or no Authorization header to create "
+		    "anonymously.";
+		return BL_ERR_INVALID_API_KEY;
+	}
 	if (bl_sha256(h, len, hash) != 0)
 		return BL_ERR_INTERNAL;
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
-	e = bl_store_key_find(r->store, hash, &k);
-	if (e == BL_ERR_NOT_FOUND)
-		return bl_req_fail(r, BL_ERR_INVALID_API_KEY, "This API key is unknown; "
-		    "check it, or send no Authorization header to create anonymously.");
+	e = bl_store_key_find(c->store, hash, &k);
+	if (e == BL_ERR_NOT_FOUND) {
+		*hint = "This API key is unknown; check it, or send no Authorization "
+		    "header to create anonymously.";
+		return BL_ERR_INVALID_API_KEY;
+	}
 	if (e != BL_OK) {
-		bl_log(r, "database: %s", bl_store_error(r->store));
+		bl_log_id(c->log_id, "database: %s", bl_store_error(c->store));
 		return e;
 	}
-	if (k.revoked_ms >= 0)
-		return bl_req_fail(r, BL_ERR_INVALID_API_KEY, "This API key was revoked; "
-		    "ask for a new one, or send no Authorization header to create anonymously.");
+	if (k.revoked_ms >= 0) {
+		*hint = "This API key was revoked; ask for a new one, or send no "
+		    "Authorization header to create anonymously.";
+		return BL_ERR_INVALID_API_KEY;
+	}
 	*account_id = k.account_id;
 	*key_id = k.id;
 	return BL_OK;
@@ -98,26 +105,26 @@ bl_name_valid(const char *s, int allow_empty)
 
 /* Logs a store failure and passes e on. */
 static enum bl_err
-logged(struct bl_req *r, enum bl_err e)
+logged(struct bl_ctx *c, enum bl_err e)
 {
-	if (e != BL_OK && e != BL_ERR_NOT_FOUND && e != BL_ERR_EXISTS && r->store != NULL)
-		bl_log(r, "database: %s", bl_store_error(r->store));
+	if (e != BL_OK && e != BL_ERR_NOT_FOUND && e != BL_ERR_EXISTS && c->store != NULL)
+		bl_log_id(c->log_id, "database: %s", bl_store_error(c->store));
 	return e;
 }
 
 /* Creates an account; BL_ERR_EXISTS if the name is taken, INVALID_TEXT if invalid. */
 enum bl_err
-bl_account_create(struct bl_req *r, const char *name, struct bl_account *a)
+bl_account_create(struct bl_ctx *c, const char *name, struct bl_account *a)
 {
 	int64_t		 id;
 	enum bl_err	 e;
 
 	if (!bl_name_valid(name, 0))
 		return BL_ERR_INVALID_TEXT;
-	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = logged(r, bl_store_account_create(r->store, name, r->now_ms, &id))) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK ||
+	    (e = logged(c, bl_store_account_create(c->store, name, c->now_ms, &id))) != BL_OK)
 		return e;
-	return logged(r, bl_store_account_get(r->store, id, NULL, a));
+	return logged(c, bl_store_account_get(c->store, id, NULL, a));
 }
 
 /* Parses a positive decimal id; 0 if s is not one. */
@@ -138,27 +145,27 @@ parse_id(const char *s)
 
 /* Finds an account by its id (all digits) or its name; NOT_FOUND if none. */
 enum bl_err
-bl_account_find(struct bl_req *r, const char *s, struct bl_account *a)
+bl_account_find(struct bl_ctx *c, const char *s, struct bl_account *a)
 {
 	int64_t		 id = parse_id(s);
 	enum bl_err	 e;
 
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
-	if (id > 0 && (e = logged(r, bl_store_account_get(r->store, id, NULL, a))) !=
+	if (id > 0 && (e = logged(c, bl_store_account_get(c->store, id, NULL, a))) !=
 	    BL_ERR_NOT_FOUND)
 		return e;
-	return logged(r, bl_store_account_get(r->store, 0, s, a));
+	return logged(c, bl_store_account_get(c->store, 0, s, a));
 }
 
 enum bl_err
-bl_account_list(struct bl_req *r, int (*cb)(void *, const struct bl_account *), void *arg)
+bl_account_list(struct bl_ctx *c, int (*cb)(void *, const struct bl_account *), void *arg)
 {
 	enum bl_err	 e;
 
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
-	return logged(r, bl_store_account_list(r->store, cb, arg));
+	return logged(c, bl_store_account_list(c->store, cb, arg));
 }
 
 /*
@@ -167,7 +174,7 @@ bl_account_list(struct bl_req *r, int (*cb)(void *, const struct bl_account *), 
  * only its SHA-256 is stored.
  */
 enum bl_err
-bl_key_issue(struct bl_req *r, int64_t account_id, const char *label,
+bl_key_issue(struct bl_ctx *c, int64_t account_id, const char *label,
     char key[BL_API_KEY_LEN + 1], struct bl_api_key *k)
 {
 	unsigned char	 raw[32], hash[BL_HASH_BYTES];
@@ -192,11 +199,11 @@ bl_key_issue(struct bl_req *r, int64_t account_id, const char *label,
 	memcpy(k->prefix, key, BL_API_KEY_PREFIX);
 	k->prefix[BL_API_KEY_PREFIX] = '\0';
 	snprintf(k->label, sizeof(k->label), "%s", label);
-	k->created_ms = r->now_ms;
+	k->created_ms = c->now_ms;
 	k->last_used_ms = -1;
 	k->revoked_ms = -1;
-	if ((e = bl_req_store(r)) == BL_OK)
-		e = logged(r, bl_store_key_insert(r->store, hash, k));
+	if ((e = bl_ctx_store(c)) == BL_OK)
+		e = logged(c, bl_store_key_insert(c->store, hash, k));
 out:
 	if (e != BL_OK)
 		bl_wipe(key, BL_API_KEY_LEN + 1);
@@ -208,42 +215,71 @@ out:
 
 /* Finds a key by its id, or by the whole key ("bl_..."); NOT_FOUND if none. */
 enum bl_err
-bl_key_find(struct bl_req *r, const char *s, struct bl_api_key *k)
+bl_key_find(struct bl_ctx *c, const char *s, struct bl_api_key *k)
 {
 	unsigned char	 hash[BL_HASH_BYTES];
 	int64_t		 id;
 	enum bl_err	 e;
 
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
 	if (key_shape(s, strlen(s))) {
 		if (bl_sha256(s, strlen(s), hash) != 0)
 			return BL_ERR_INTERNAL;
-		return logged(r, bl_store_key_find(r->store, hash, k));
+		return logged(c, bl_store_key_find(c->store, hash, k));
 	}
 	if ((id = parse_id(s)) == 0)
 		return BL_ERR_NOT_FOUND;
-	return logged(r, bl_store_key_get(r->store, id, k));
+	return logged(c, bl_store_key_get(c->store, id, k));
 }
 
 enum bl_err
-bl_key_list(struct bl_req *r, int64_t account_id,
+bl_key_list(struct bl_ctx *c, int64_t account_id,
     int (*cb)(void *, const struct bl_api_key *), void *arg)
 {
 	enum bl_err	 e;
 
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
-	return logged(r, bl_store_key_list(r->store, account_id, cb, arg));
+	return logged(c, bl_store_key_list(c->store, account_id, cb, arg));
 }
 
 /* Revokes a key; NOT_FOUND if there is no valid key with that id. */
 enum bl_err
-bl_key_revoke(struct bl_req *r, int64_t key_id)
+bl_key_revoke(struct bl_ctx *c, int64_t key_id)
 {
 	enum bl_err	 e;
 
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
-	return logged(r, bl_store_key_revoke(r->store, key_id, r->now_ms));
+	return logged(c, bl_store_key_revoke(c->store, key_id, c->now_ms));
+}
+
+/* 1 if a password has 8 to 256 characters (code points) of valid UTF-8. */
+int
+bl_password_valid(const char *p, size_t len)
+{
+	size_t	 n = bl_utf8_codepoints(p, len);
+
+	return n != (size_t)-1 && n >= BL_PASSWORD_MIN && n <= BL_PASSWORD_MAX;
+}
+
+/* Sets an account's password (8-256 characters) and ends its sessions. */
+enum bl_err
+bl_account_set_password(struct bl_ctx *c, int64_t account_id, const char *pw, size_t len)
+{
+	unsigned char		 hash[BL_PASSHASH_BYTES];
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if (!bl_password_valid(pw, len))
+		return BL_ERR_INVALID_PASSWORD;
+	if ((e = bl_ctx_store(c)) != BL_OK ||
+	    (e = logged(c, bl_store_account_get(c->store, account_id, NULL, &a))) != BL_OK)
+		return e;
+	if (bl_pass_hash(pw, len, hash) != 0)
+		return BL_ERR_INTERNAL;
+	e = bl_store_password_set(c->store, account_id, hash, c->now_ms);
+	bl_wipe(hash, sizeof(hash));
+	return logged(c, e);
 }

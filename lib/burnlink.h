@@ -29,6 +29,7 @@ enum bl_err {
 	BL_ERR_INVALID_CIPHERTEXT,
 	BL_ERR_INVALID_IV,
 	BL_ERR_INVALID_ENCRYPTION_MODE,
+	BL_ERR_INVALID_KEY_COMMITMENT,
 	BL_ERR_INVALID_API_KEY,
 	BL_ERR_INVALID_PASSPHRASE,
 	BL_ERR_DELETION_NOT_ALLOWED,
@@ -56,6 +57,8 @@ enum bl_err {
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
+	BL_ERR_CONFIG_INVALID,		/* the settings file (lib/settings.c) */
+	BL_ERR_UNHEALTHY,		/* GET /api/health */
 	BL_ERR__MAX
 };
 
@@ -68,23 +71,109 @@ struct bl_error_info {
 
 const struct bl_error_info *bl_error_info(enum bl_err);
 
-/* Limits of SPEC.md, with the sizes of DECISIONS.md. */
+/*
+ * Limits of docs/API.md. lib/fields.c lists each with the field it bounds:
+ * validation runs from that table, the error hints are formatted from it and
+ * www/assets/limits.js (the page's and the CLI's) is generated from it.
+ */
 #define BL_MAX_PLAINTEXT	2097152		/* 2 MiB of text and file bytes */
 #define BL_MAX_BODY		4194304		/* 4 MiB of JSON body */
 #define BL_TTL_MIN		1800
 #define BL_TTL_MAX		7776000
 #define BL_TTL_DEFAULT		86400
+#define BL_VIEWS_MIN		1
 #define BL_VIEWS_MAX		999
+#define BL_VIEWS_DEFAULT	1
 #define BL_MAX_FILES		20
 #define BL_PASS_MIN		4
 #define BL_PASS_MAX		256
-#define BL_ATTEMPTS_PER_MIN	5
+#define BL_META_MAX		255		/* bytes of a plaintext filename or mimeType */
+#define BL_META_SEALED_MAX	1024		/* plaintext bytes of an encrypted one */
+#define BL_ATTEMPTS_PER_MIN	5		/* per secret and client (IPv6 per /48) */
+#define BL_ATTEMPTS_PER_HOUR	20		/* per secret, all clients together */
+
+/*
+ * fields.c: the table of validated inputs, one row per field (and per limit a
+ * hint names): its JSON type, bounds, default, what null means and its error.
+ * The table holds the limits of docs/API.md; struct bl_limits holds the ones
+ * a request enforces (r->cfg.limits: the table's, tightened in one place,
+ * bl_limits_tighten(), by whatever configures an instance).
+ */
+enum bl_field {
+	BL_F_CONTENT = 0,	/* text and file plaintext together */
+	BL_F_BODY,		/* the JSON request body */
+	BL_F_TTL,
+	BL_F_MAX_VIEWS,
+	BL_F_PASSPHRASE,
+	BL_F_DELETABLE,
+	BL_F_FILES,
+	BL_F_FILENAME,		/* a plaintext one */
+	BL_F_MIME_TYPE,		/* a plaintext one */
+	BL_F_SEALED_META,	/* an encrypted filename or mimeType */
+	BL_F_KEY_COMMITMENT,	/* 43 url-safe base64 characters (docs/API.md) */
+	BL_F_EMAIL,
+	BL_F_PASSWORD,
+	BL_F_KEY_NAME,
+	BL_F_ATTEMPTS,		/* passphrase attempts per secret and client, a minute */
+	BL_F_KEYS,		/* valid API keys per account */
+	BL_F_SESSION_IDLE,
+	BL_F_SESSION_MAX,
+	BL_F__MAX
+};
+
+/* What a field is in JSON, and what its bounds count. */
+enum bl_ftype {
+	BL_FT_INTEGER = 0,	/* a number with an integral value; bounds the value */
+	BL_FT_STRING,		/* a string; bounds count Unicode code points */
+	BL_FT_BYTES,		/* a string; bounds count UTF-8 bytes */
+	BL_FT_BOOLEAN,
+	BL_FT_ARRAY,		/* bounds count items */
+	BL_FT_SIZE,		/* not a member: a size in bytes */
+	BL_FT_COUNT,		/* not a member: a number of things */
+	BL_FT_SECONDS		/* not a member: a duration */
+};
+
+/* What a JSON null (or an absent member) means. */
+enum bl_fnull {
+	BL_NULL_INVALID = 0,	/* null is refused; absent is the default */
+	BL_NULL_DEFAULT,	/* null and absent are the default */
+	BL_NULL_UNLIMITED,	/* null means no limit (-1); absent is the default */
+	BL_NULL_NONE		/* null and absent mean "none" */
+};
+
+struct bl_bounds {
+	int64_t		 min;
+	int64_t		 max;
+	int64_t		 dflt;
+};
+
+struct bl_field_info {
+	const char	*id;		/* its name in hints and www/assets/limits.js */
+	const char	*member;	/* the JSON member, NULL for a limit without one */
+	enum bl_ftype	 type;
+	struct bl_bounds spec;		/* docs/API.md */
+	enum bl_fnull	 null;
+	enum bl_err	 err;
+};
+
+struct bl_limits {
+	struct bl_bounds f[BL_F__MAX];
+};
+
+const struct bl_field_info *bl_field_info(enum bl_field);
+void		 bl_limits_init(struct bl_limits *);
+int		 bl_limits_tighten(struct bl_limits *, enum bl_field, const struct bl_bounds *);
+size_t		 bl_hint_format(const struct bl_limits *, const char *tmpl, char *buf,
+		    size_t len);
+const char	*bl_error_hint(enum bl_err, const struct bl_limits *, char *buf, size_t len);
 #define BL_KEY_LEN		22		/* url-safe base64 of 16 bytes */
 #define BL_DKEY_LEN		43		/* url-safe base64 of 32 bytes */
 #define BL_IV_BYTES		12
 #define BL_TAG_BYTES		16
 #define BL_HASH_BYTES		32
 #define BL_PASSHASH_BYTES	48		/* 16-byte salt, 32-byte scrypt */
+#define BL_COMMIT_BYTES		32		/* key commitment: HMAC-SHA-256 */
+#define BL_COMMIT_LEN		43		/* its url-safe base64 */
 
 /*
  * Request I/O. A handler never touches stdin, stdout or environ directly, so the
@@ -97,101 +186,130 @@ struct bl_io {
 	void		*ctx;
 };
 
-extern const struct bl_io bl_cgi_io;	/* stdin, stdout and the environment */
+/*
+ * settings.c: the operator's policy, from the settings file (docs/ADMIN.md,
+ * "The settings file"): what the limits (struct bl_limits) cannot say. A
+ * fixed structure, filled without allocating.
+ */
+#define BL_EXPIRY_CHOICES_MAX	16
+#define BL_SITE_NAME_MAX	64
+#define BL_FOOTER_MAX		255
+#define BL_URL_MAX		255
 
-/* Configuration, from the environment the web server passes (DECISIONS.md). */
+struct bl_policy {
+	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
+	size_t	 nexpiry;
+	int	 views_unlimited;	/* maxViews null (unlimited) is accepted */
+	int	 views_forced;		/* maxViews.min == max: the only value */
+	int	 passphrase_required;
+	int	 files_allowed;
+	int	 create_accounts;	/* only signed-in users and API keys create */
+	int	 signup;		/* 1 open, 0 closed (BURNLINK_SIGNUP overrides) */
+	char	 site_name[BL_SITE_NAME_MAX + 1];	/* "" when unset, as each below */
+	char	 accent[8];		/* #rgb or #rrggbb */
+	char	 logo[BL_URL_MAX + 1];
+	char	 imprint[BL_URL_MAX + 1];
+	char	 footer[BL_FOOTER_MAX + 1];
+	/* the page's languages: the languages issue adds them here */
+	int	 loaded;		/* a settings file is in force */
+	char	 err[512];		/* "file:line: what is wrong", "" when none */
+};
+
+/* Configuration, from the environment the web server passes (docs/INSTALL.md). */
 struct bl_config {
 	char	*db_path;		/* BURNLINK_DB */
 	char	*limits_path;		/* counters store beside it */
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
+	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
+	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
-};
-
-/* The rate-limit window that the response headers describe. */
-struct bl_ratelimit {
-	int		set;
-	int64_t		limit;
-	int64_t		remaining;
-	int64_t		reset;		/* Unix seconds */
+	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
+	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
 };
 
 struct bl_store;
 
-enum bl_method {
-	BL_M_OTHER = 0,
-	BL_M_GET,
-	BL_M_HEAD,
-	BL_M_POST,
-	BL_M_DELETE
-};
-
-/* Everything one request owns; freed (and wiped) by bl_req_free(). */
-struct bl_req {
-	const struct bl_io	*io;
+/*
+ * ctx.c: what serving holds apart from any one request: the configuration,
+ * the stores opened for it, the install secret and the clock. The serve layer
+ * owns one for each request it serves (a FastCGI responder lends it the stores
+ * kept from the last request) and the request borrows it; burnlink-admin and
+ * cron/cleanup set up their own and call the domain functions with it.
+ */
+struct bl_ctx {
 	struct bl_config	 cfg;
-	char			 id[25];	/* "req_" + 20 url-safe base64 */
-	enum bl_method		 method;
-	char			 key[BL_KEY_LEN + 1]; /* from PATH_INFO, "" if none */
-	char			*body;		/* NUL-terminated, wiped on free */
-	size_t			 body_len;
-	json_object		*json;		/* parsed body, or NULL */
-	char			 client_ip[64];	/* textual, after proxy rules */
-	int64_t			 now_ms;	/* fixed at the start */
-	struct bl_ratelimit	 rl;
-	long			 retry_after;	/* seconds, 0 for none */
-	const char		*allow;		/* Allow header on 405 */
-	char			 hint[256];	/* overrides the table's hint */
-	int			 responded;
 	struct bl_store		*store;		/* opened on first use */
 	struct bl_store		*counters;	/* the rate limiter's, opened on first use */
-	unsigned char		 install_key[32]; /* HMAC key for client IPs */
+	unsigned char		 install_key[32]; /* HMAC key of buckets and CSRF tokens */
 	int			 have_install_key;
-	char			 set_cookie[192]; /* Set-Cookie value, "" for none */
+	int64_t			 now_ms;	/* fixed when it is set up */
+	char			 log_id[25];	/* the request id of log lines; "" outside one */
 };
 
-/* cgi.c: request set-up, input and the one output path. */
-enum bl_err	 bl_req_init(struct bl_req *, const struct bl_io *);
-void		 bl_req_free(struct bl_req *);
-#define BL_MASK(m)	(1u << (m))
-enum bl_err	 bl_req_method(struct bl_req *, unsigned mask, const char *allow);
-enum bl_err	 bl_req_key(struct bl_req *);
-enum bl_err	 bl_req_read_body(struct bl_req *, int required);
-const char	*bl_req_env(const struct bl_req *, const char *);
-int		 bl_respond_json(struct bl_req *, int status, json_object *);
-int		 bl_respond_error(struct bl_req *, enum bl_err);
-enum bl_err	 bl_req_fail(struct bl_req *, enum bl_err, const char *fmt, ...)
-		    __attribute__((format(printf, 3, 4)));
-void		 bl_log(const struct bl_req *, const char *fmt, ...)
-		    __attribute__((format(printf, 2, 3)));
-int		 bl_serve(enum bl_err (*handler)(struct bl_req *));
+/* getenv NULL: the process environment. 0 on success, -1 out of memory. */
+int		 bl_ctx_init(struct bl_ctx *, const char *(*getenv)(void *, const char *),
+		    void *arg);
+void		 bl_ctx_free(struct bl_ctx *);
+enum bl_err	 bl_ctx_store(struct bl_ctx *);
+enum bl_err	 bl_ctx_counters(struct bl_ctx *);
+enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 
-/* The four operations; each writes its own success response. */
-enum bl_err	 bl_op_create(struct bl_req *);
-enum bl_err	 bl_op_metadata(struct bl_req *);
-enum bl_err	 bl_op_retrieve(struct bl_req *);
-enum bl_err	 bl_op_burn(struct bl_req *);
+/*
+ * route.c: the endpoints, one per program of cgi-bin/, each declared once
+ * (struct bl_route in lib/internal.h). serve.c runs one: as a CGI request, or
+ * as a FastCGI responder when the web server started it as one.
+ */
+struct bl_route;
+extern const struct bl_route bl_route_create;		/* POST /api/secrets */
+extern const struct bl_route bl_route_metadata;	/* GET /api/secrets/<key> */
+extern const struct bl_route bl_route_retrieve;	/* POST /api/secrets/<key> */
+extern const struct bl_route bl_route_delete;		/* DELETE /api/secrets/<key> */
+extern const struct bl_route bl_route_session;		/* /api/session */
+extern const struct bl_route bl_route_signup;		/* POST /api/signup */
+extern const struct bl_route bl_route_password;	/* POST /api/password */
+extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
+extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
+extern const struct bl_route bl_route_config;		/* GET /api/config */
+extern const struct bl_route bl_route_health;		/* GET /api/health */
+int		 bl_serve(const struct bl_route *);
+
+/*
+ * health.c: what GET /api/config and GET /api/health answer, for the
+ * endpoints and for burnlink-admin (config show, health).
+ */
+#define BL_API_VERSION		1	/* docs/API.md */
+#define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
+json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
+int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
+
+/* log.c: one line to stderr, with the request id ("-" outside a request). */
+void		 bl_log_id(const char *id, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
 
 /* cleanup.c: what cron/cleanup does; fills the counts, returns 0 on success. */
 struct bl_cleanup_stats {
 	int64_t	removed;	/* rows past expiresAt, with their attachments */
 	int64_t	counters;	/* ended counter windows pruned */
 };
-int		 bl_cleanup(const struct bl_config *, int64_t now_ms,
-		    struct bl_cleanup_stats *, char *errbuf, size_t errlen);
+int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
+		    size_t errlen);
 
 /*
  * limit.c: rate limits. Each limit counts one thing in fixed UTC windows (the
  * day, the hour, the minute) through bl_store_count(); the subject (client IP,
  * account id, secret and IP) is stored only as HMAC-SHA-256 under the install
- * secret. The tightest window that applied is reported in r->rl.
+ * secret. The domain functions here take the context; a request counts
+ * through bl_limit_take() (lib/http.c), which also keeps the tightest window
+ * for the X-RateLimit-* headers.
  */
 enum bl_limit {
 	BL_LIM_IP_CREATE = 0,	/* requests per client IP and operation, per day */
 	BL_LIM_IP_METADATA,
 	BL_LIM_IP_RETRIEVE,
 	BL_LIM_IP_BURN,
-	BL_LIM_PASSPHRASE,	/* attempts per secret and client IP, per minute */
+	BL_LIM_PASSPHRASE,	/* attempts per secret and client (IPv6 /48), per minute */
 	BL_LIM_SESSION_HOUR,	/* signed-in creations per account, per hour */
 	BL_LIM_SESSION_DAY,	/* signed-in creations per account, per day */
 	BL_LIM_KEY_HOUR,	/* creations with any API key of an account, per hour */
@@ -203,6 +321,8 @@ enum bl_limit {
 	BL_LIM_SIGNIN,		/* sign-in attempts per account name and client IP, per hour */
 	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
 	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
+	BL_LIM_IP_HEALTH,	/* GET /api/health per client IP, per minute */
+	BL_LIM_PASSPHRASE_SECRET, /* attempts per secret from all clients, per hour */
 	BL_LIM__MAX
 };
 
@@ -224,9 +344,14 @@ struct bl_usage {
 
 const struct bl_limit_info *bl_limit_info(enum bl_limit);
 int		 bl_ip_canon(const char *, char out[BL_IP_TEXT]);
-enum bl_err	 bl_limit_usage(struct bl_req *, enum bl_limit, const void *subject,
+void		 bl_client_ip(struct bl_ctx *, const char *remote_addr,
+		    const char *forwarded_for, char out[BL_IP_TEXT]);
+void		 bl_client_net48(const char *client_ip, char out[BL_IP_TEXT]);
+enum bl_err	 bl_limit_count(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, struct bl_usage *);
-enum bl_err	 bl_limit_set(struct bl_req *, enum bl_limit, const void *subject,
+enum bl_err	 bl_limit_usage(struct bl_ctx *, enum bl_limit, const void *subject,
+		    size_t len, struct bl_usage *);
+enum bl_err	 bl_limit_set(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, int64_t count);
 
 /* auth.c: accounts and API keys ("bl_" + 43 url-safe base64, stored as SHA-256). */
@@ -254,16 +379,20 @@ struct bl_api_key {
 };
 
 int		 bl_name_valid(const char *, int allow_empty);
-enum bl_err	 bl_account_create(struct bl_req *, const char *name, struct bl_account *);
-enum bl_err	 bl_account_find(struct bl_req *, const char *id_or_name, struct bl_account *);
-enum bl_err	 bl_account_list(struct bl_req *,
+enum bl_err	 bl_account_create(struct bl_ctx *, const char *name, struct bl_account *);
+enum bl_err	 bl_account_find(struct bl_ctx *, const char *id_or_name, struct bl_account *);
+enum bl_err	 bl_account_list(struct bl_ctx *,
 		    int (*cb)(void *, const struct bl_account *), void *);
-enum bl_err	 bl_key_issue(struct bl_req *, int64_t account_id, const char *label,
+enum bl_err	 bl_account_set_password(struct bl_ctx *, int64_t account_id,
+		    const char *password, size_t len);
+enum bl_err	 bl_key_issue(struct bl_ctx *, int64_t account_id, const char *label,
 		    char key[BL_API_KEY_LEN + 1], struct bl_api_key *);
-enum bl_err	 bl_key_find(struct bl_req *, const char *id_or_key, struct bl_api_key *);
-enum bl_err	 bl_key_list(struct bl_req *, int64_t account_id /* 0: all */,
+enum bl_err	 bl_key_find(struct bl_ctx *, const char *id_or_key, struct bl_api_key *);
+enum bl_err	 bl_key_list(struct bl_ctx *, int64_t account_id /* 0: all */,
 		    int (*cb)(void *, const struct bl_api_key *), void *);
-enum bl_err	 bl_key_revoke(struct bl_req *, int64_t key_id);
+enum bl_err	 bl_key_revoke(struct bl_ctx *, int64_t key_id);
+enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
+		    int64_t *account_id, int64_t *key_id, const char **hint);
 
 /*
  * account.c: sign-up, sign-in, sessions, the dashboard's API keys and "my
@@ -277,18 +406,16 @@ enum bl_err	 bl_key_revoke(struct bl_req *, int64_t key_id);
 #define BL_KEYS_MAX		100		/* valid API keys per account */
 #define BL_MY_SECRETS_MAX	1000		/* rows "my secrets" lists */
 
-enum bl_err	 bl_op_session(struct bl_req *);	/* GET, POST, DELETE /api/session */
-enum bl_err	 bl_op_signup(struct bl_req *);		/* POST /api/signup */
-enum bl_err	 bl_op_password(struct bl_req *);	/* POST /api/password */
-enum bl_err	 bl_op_keys(struct bl_req *);		/* /api/keys[/<id>] */
-enum bl_err	 bl_op_mysecrets(struct bl_req *);	/* /api/my/secrets[/<id>] */
-enum bl_err	 bl_account_set_password(struct bl_req *, int64_t account_id,
-		    const char *password, size_t len);
 
-/* config.c */
-int		 bl_config_load(struct bl_config *, const struct bl_io *);
+/* config.c: getenv NULL reads the process environment. */
+int		 bl_config_load(struct bl_config *,
+		    const char *(*getenv)(void *, const char *), void *arg);
+int		 bl_config_is_pg(const char *db);
+int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+int		 bl_config_become_owner(const struct bl_config *, int *exists,
+		    char *err, size_t errlen);
 
 /* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
 int		 bl_random(void *, size_t);
@@ -312,9 +439,17 @@ int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
 int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);
 int		 bl_ct_equal(const void *, const void *, size_t);
+int		 bl_key_commitment(const unsigned char key[32],
+		    unsigned char out[BL_COMMIT_BYTES]);
 
-/* validate.c: field checks with explicit bounds. */
+/* validate.c: field checks with explicit bounds, the table's fields of a JSON object. */
 int		 bl_key_valid(const char *, size_t);
+enum bl_err	 bl_field_int(const struct bl_limits *, enum bl_field, json_object *,
+		    int64_t *out);
+enum bl_err	 bl_field_bool(const struct bl_limits *, enum bl_field, json_object *,
+		    int *out);
+enum bl_err	 bl_field_string(const struct bl_limits *, enum bl_field, json_object *,
+		    const char **out, size_t *len);
 size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);

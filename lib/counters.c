@@ -1,4 +1,4 @@
-/* counters.c: the rate-limit counters of the SQLite backend: a fixed-size table in one file. */
+/* counters.c (layer: storage): the rate-limit counters beside a SQLite database: a fixed-size table in one file (struct bl_counter_ops). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,7 +26,9 @@
  *
  * Capacity: CTR_SLOTS entries, 4 MiB. A window's entries are free again once it
  * ends. Should all CTR_PROBE slots of a home be taken by live windows (many
- * more live entries than slots), the one ending first is given up and logged.
+ * more live entries than slots), a new entry is refused, logged, and the
+ * request answered 503 RATE_LIMIT_UNAVAILABLE: a live count is never given up,
+ * or enough addresses could wipe the counts that limit them (docs/ADMIN.md).
  */
 #define CTR_MAGIC	"BLCTR01\n"
 #define CTR_HEADER	4096
@@ -37,9 +39,12 @@
 #define CTR_WAIT_MS	5000
 
 struct bl_counters {
-	int		 fd;
+	int		 fd;		/* -1 until first use */
 	int		 checked;	/* the header was found right */
+	int		 kept;		/* kept from an earlier request (FastCGI) */
+	char		*path;		/* a copy: a kept store outlives its request */
 	char		 err[256];
+	char		 msg[512];	/* the path and err, for the log */
 };
 
 /* One slot as stored (little-endian integers). */
@@ -104,10 +109,13 @@ fail(struct bl_counters *c, const char *what, int err)
 	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 }
 
-const char *
-bl_counters_error(const struct bl_counters *c)
+static const char *
+ctr_error(void *arg)
 {
-	return c != NULL ? c->err : "out of memory";
+	struct bl_counters	*c = arg;
+
+	snprintf(c->msg, sizeof(c->msg), "%s: %s", c->path, c->err);
+	return c->msg;
 }
 
 /* Takes the file's lock, polling for up to CTR_WAIT_MS. */
@@ -138,28 +146,25 @@ unlock(struct bl_counters *c)
 	flock(c->fd, LOCK_UN);
 }
 
+/* The result of a pread() or pwrite() of len bytes: a short one is EIO (read) or ENOSPC (write). */
+static enum bl_err
+done(struct bl_counters *c, ssize_t n, size_t len, const char *what, int shortly)
+{
+	if (n == (ssize_t)len)
+		return BL_OK;
+	return fail(c, what, n >= 0 ? shortly : errno);
+}
+
 static enum bl_err
 readall(struct bl_counters *c, void *buf, size_t len, off_t off)
 {
-	ssize_t	 n;
-
-	if ((n = pread(c->fd, buf, len, off)) == (ssize_t)len)
-		return BL_OK;
-	if (n >= 0)
-		errno = EIO;
-	return fail(c, "read", errno);
+	return done(c, pread(c->fd, buf, len, off), len, "read", EIO);
 }
 
 static enum bl_err
 writeall(struct bl_counters *c, const void *buf, size_t len, off_t off)
 {
-	ssize_t	 n;
-
-	if ((n = pwrite(c->fd, buf, len, off)) == (ssize_t)len)
-		return BL_OK;
-	if (n >= 0)
-		errno = ENOSPC;
-	return fail(c, "write", errno);
+	return done(c, pwrite(c->fd, buf, len, off), len, "write", ENOSPC);
 }
 
 /*
@@ -203,13 +208,50 @@ check(struct bl_counters *c)
 	return writeall(c, want, sizeof(want), 0);
 }
 
+/*
+ * 1 if the path no longer names the open file (an operator deleted or
+ * replaced it to reset the counters).
+ */
+static int
+stale(const struct bl_counters *c)
+{
+	struct stat	 a, b;
+
+	if (fstat(c->fd, &a) != 0 || lstat(c->path, &b) != 0)
+		return 1;
+	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+/*
+ * Opens (creating, mode 0600) the file on first use. A store kept from an
+ * earlier request (FastCGI) first checks that it is still the one at the
+ * path, and opens it again if not.
+ */
+static enum bl_err
+ready(struct bl_counters *c)
+{
+	if (c->fd >= 0 && c->kept) {
+		c->kept = 0;
+		if (stale(c)) {
+			close(c->fd);
+			c->fd = -1;
+			c->checked = 0;
+		}
+	}
+	if (c->fd >= 0)
+		return BL_OK;
+	if ((c->fd = open(c->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		return fail(c, "open", errno);
+	return BL_OK;
+}
+
 /* Takes the lock; the first time, checks (or writes) the header under it. */
 static enum bl_err
 lock(struct bl_counters *c)
 {
 	enum bl_err	 e;
 
-	if ((e = acquire(c)) != BL_OK || c->checked)
+	if ((e = ready(c)) != BL_OK || (e = acquire(c)) != BL_OK || c->checked)
 		return e;
 	if ((e = check(c)) != BL_OK) {
 		unlock(c);
@@ -219,42 +261,45 @@ lock(struct bl_counters *c)
 	return BL_OK;
 }
 
-/* Opens (creating, mode 0600) the counters file at path. */
-enum bl_err
-bl_counters_open(struct bl_counters **out, const char *path)
+/* The counters of cfg: the file at its limits_path, opened on first use. */
+static enum bl_err
+ctr_open(void **out, const struct bl_config *cfg)
 {
 	struct bl_counters	*c;
 
 	if ((*out = c = calloc(1, sizeof(*c))) == NULL)
 		return BL_ERR_INTERNAL;
-	if ((c->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
-		return fail(c, "open", errno);
+	c->fd = -1;
+	if ((c->path = strdup(cfg->limits_path)) == NULL) {
+		free(c);
+		*out = NULL;
+		return BL_ERR_INTERNAL;
+	}
+	umask(077);
 	return BL_OK;
 }
 
-/*
- * 1 if path no longer names the open file (an operator deleted or replaced it
- * to reset the counters): a kept store (FastCGI) then opens it again.
- */
-int
-bl_counters_stale(const struct bl_counters *c, const char *path)
+/* Readies the counters kept for the next request (FastCGI): see ready(). */
+static int
+ctr_idle(void *arg)
 {
-	struct stat	 a, b;
+	struct bl_counters	*c = arg;
 
-	if (c == NULL || c->fd < 0)
-		return 1;
-	if (fstat(c->fd, &a) != 0 || lstat(path, &b) != 0)
-		return 1;
-	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+	c->err[0] = '\0';
+	c->kept = 1;
+	return 0;
 }
 
-void
-bl_counters_close(struct bl_counters *c)
+static void
+ctr_close(void *arg)
 {
+	struct bl_counters	*c = arg;
+
 	if (c == NULL)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	free(c->path);
 	free(c);
 }
 
@@ -274,15 +319,14 @@ t32(int64_t t)
 
 /*
  * The operation on one entry: reads its slots under the lock; *found is the
- * index of its slot or -1, *fresh the slot a new entry would take (a free one,
- * else the one whose window ends first) and *evict 1 if that one is live.
+ * index of its slot or -1, *fresh the first free slot a new entry would take
+ * (empty, damaged or ended), or -1 when every slot holds a live entry.
  */
 struct probe {
 	unsigned char	 buf[CTR_PROBE * CTR_SLOT];
 	uint32_t	 first;
 	int		 found;
 	int		 fresh;
-	int		 evict;
 	struct slot	 s;
 };
 
@@ -291,35 +335,25 @@ find(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES], uint32_t 
     int64_t now, struct probe *p)
 {
 	struct slot	 s;
-	uint32_t	 oldest = UINT32_MAX;
 	enum bl_err	 e;
 	int		 i;
 
 	p->first = home(bucket, start);
 	p->found = p->fresh = -1;
-	p->evict = 0;
 	if ((e = readall(c, p->buf, sizeof(p->buf),
 	    CTR_HEADER + (off_t)p->first * CTR_SLOT)) != BL_OK)
 		return e;
 	for (i = 0; i < CTR_PROBE; i++) {
 		decode(p->buf + i * CTR_SLOT, &s);
 		if (!valid(&s) || (int64_t)s.end <= now) {
-			if (p->fresh < 0 || p->evict) {
+			if (p->fresh < 0)
 				p->fresh = i;
-				p->evict = 0;
-				oldest = 0;
-			}
 			continue;
 		}
 		if (s.start == start && memcmp(s.bucket, bucket, 16) == 0) {
 			p->found = i;
 			p->s = s;
 			return BL_OK;
-		}
-		if (s.end < oldest) {
-			oldest = s.end;
-			p->fresh = i;
-			p->evict = 1;
 		}
 	}
 	return BL_OK;
@@ -364,13 +398,12 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 		if (n == 0)
 			goto out;
 		if ((i = p.fresh) < 0) {
-			e = fail(c, "no slot", ENOSPC);
+			snprintf(c->err, sizeof(c->err), "counters table full: the %d slots "
+			    "from slot %u hold live counts; refused rather than drop one",
+			    CTR_PROBE, p.first);
+			e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
 			goto out;
 		}
-		if (p.evict)
-			fprintf(stderr, "burnlink: rate limiter: counters table full "
-			    "near slot %u: a live counter was given up\n",
-			    p.first + (uint32_t)i);
 		memcpy(p.s.bucket, bucket, 16);
 		p.s.start = start;
 		p.s.end = end;
@@ -384,24 +417,28 @@ out:
 	return e;
 }
 
-enum bl_err
-bl_counters_add(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t expires, int64_t *count)
+/* Adds one to the counter of bucket in a window; the new count in *count. */
+static enum bl_err
+ctr_add(void *c, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t *count)
 {
 	return update(c, bucket, window_start, expires, 1, 1, count);
 }
 
-enum bl_err
-bl_counters_set(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t expires, int64_t count)
+/* Sets the count of bucket in a window (an operator's correction); 0 removes it. */
+static enum bl_err
+ctr_set(void *c, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t count)
 {
 	return update(c, bucket, window_start, expires, count, 0, NULL);
 }
 
-enum bl_err
-bl_counters_get(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t *count)
+/* The count of bucket in the window starting at window_start (0 if none). */
+static enum bl_err
+ctr_get(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t *count)
 {
+	struct bl_counters	*c = arg;
 	struct probe	 p;
 	uint32_t	 start = t32(window_start);
 	enum bl_err	 e;
@@ -418,9 +455,10 @@ bl_counters_get(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES]
 }
 
 /* Clears every ended (or damaged) entry; their number in *removed. */
-enum bl_err
-bl_counters_clean(struct bl_counters *c, int64_t now, int64_t *removed)
+static enum bl_err
+ctr_clean(void *arg, int64_t now, int64_t *removed)
 {
+	struct bl_counters	*c = arg;
 	static unsigned char	 buf[65536];
 	struct slot		 s;
 	off_t			 off;
@@ -451,3 +489,8 @@ bl_counters_clean(struct bl_counters *c, int64_t now, int64_t *removed)
 	unlock(c);
 	return e;
 }
+
+
+const struct bl_counter_ops bl_counters_file_ops = {
+	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, ctr_idle, ctr_error, ctr_close
+};

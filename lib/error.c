@@ -1,6 +1,14 @@
-/* error.c: the error table: HTTP status, machine code, message and hint. */
+/* error.c (layer: base): the error table (HTTP status, machine code, message, hint); the errors of states. */
 #include "internal.h"
 
+#define BL_STR_(x)	#x
+#define BL_STR(x)	BL_STR_(x)
+
+/*
+ * A hint may name a limit as ${id.bound} or ${id.bound:format} (lib/fields.c,
+ * bl_hint_format()): the number comes from the limits the request enforces,
+ * never from the text here.
+ */
 static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_OK] = {200, "OK", "OK", ""},
 	[BL_ERR_INVALID_JSON] = {400, "INVALID_JSON",
@@ -14,31 +22,34 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Send a non-empty text, or at least one file."},
 	[BL_ERR_INVALID_CONTENT_SIZE] = {400, "INVALID_CONTENT_SIZE",
 	    "The secret is too large.",
-	    "Text and files together may hold at most 2 MiB (2097152 bytes) of plaintext."},
+	    "Text and files together may hold at most ${content.max:size} (${content.max} bytes) of plaintext."},
 	[BL_ERR_INVALID_TTL] = {400, "INVALID_TTL",
 	    "The ttl is invalid.",
-	    "ttl must be a whole number of seconds from 1800 to 7776000 (30 minutes to 90 days)."},
+	    "ttl must be a whole number of seconds from ${ttl.min} to ${ttl.max} (${ttl.min:time} to ${ttl.max:time})."},
 	[BL_ERR_INVALID_MAX_VIEWS] = {400, "INVALID_MAX_VIEWS",
 	    "maxViews is invalid.",
-	    "maxViews must be a whole number from 1 to 999, or null for unlimited views until expiry."},
+	    "maxViews must be a whole number from ${maxViews.min} to ${maxViews.max}, or null for unlimited views until expiry."},
 	[BL_ERR_INVALID_PASSPHRASE_FORMAT] = {400, "INVALID_PASSPHRASE_FORMAT",
 	    "The passphrase is invalid.",
-	    "passphrase must be a string of 4 to 256 characters."},
+	    "passphrase must be a string of ${passphrase.min} to ${passphrase.max} characters without NUL."},
 	[BL_ERR_INVALID_DELETABLE] = {400, "INVALID_DELETABLE",
 	    "deletable is invalid.",
 	    "deletable must be true or false."},
 	[BL_ERR_INVALID_FILES] = {400, "INVALID_FILES",
 	    "The files field is invalid.",
-	    "files must be an array of at most 20 items, each {filename, mimeType, data}."},
+	    "files must be an array of at most ${files.max} items, each {filename, mimeType, data}."},
 	[BL_ERR_INVALID_CIPHERTEXT] = {400, "INVALID_CIPHERTEXT",
 	    "A ciphertext is invalid.",
-	    "ciphertext must be canonical standard base64 (with padding) of the AES-256-GCM output including its 16-byte tag."},
+	    "ciphertext must be canonical standard base64 (with padding) of the AES-256-GCM output including its " BL_STR(BL_TAG_BYTES) "-byte tag."},
 	[BL_ERR_INVALID_IV] = {400, "INVALID_IV",
 	    "An IV is invalid.",
-	    "iv must be canonical standard base64 of exactly 12 bytes."},
+	    "iv must be canonical standard base64 of exactly " BL_STR(BL_IV_BYTES) " bytes."},
 	[BL_ERR_INVALID_ENCRYPTION_MODE] = {400, "INVALID_ENCRYPTION_MODE",
 	    "The request mixes encryption modes.",
 	    "Send every item either as plaintext (server-side mode) or as {ciphertext, iv} (client-side mode), not both."},
+	[BL_ERR_INVALID_KEY_COMMITMENT] = {400, "INVALID_KEY_COMMITMENT",
+	    "The keyCommitment is invalid.",
+	    "keyCommitment must be ${keyCommitment.max} url-safe base64 characters without padding: HMAC-SHA-256 keyed with the 32-byte key over \"burnlink key commitment v1\" (docs/API.md), in client-side mode only; or leave it out."},
 	[BL_ERR_INVALID_API_KEY] = {401, "INVALID_API_KEY",
 	    "The API key is invalid or revoked.",
 	    "Send Authorization: Bearer bl_... with an active key, or no Authorization header to create anonymously."},
@@ -56,7 +67,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "See the Allow header for the methods this path accepts."},
 	[BL_ERR_PAYLOAD_TOO_LARGE] = {413, "PAYLOAD_TOO_LARGE",
 	    "The request body is too large.",
-	    "The JSON body may be at most 4 MiB (4194304 bytes)."},
+	    "The JSON body may be at most ${body.max:size} (${body.max} bytes)."},
 	[BL_ERR_UNSUPPORTED_MEDIA_TYPE] = {415, "UNSUPPORTED_MEDIA_TYPE",
 	    "The request body must be JSON.",
 	    "Send the body with Content-Type: application/json."},
@@ -74,7 +85,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Wait until the time in X-RateLimit-Reset (see Retry-After) and try again."},
 	[BL_ERR_TOO_MANY_ATTEMPTS] = {429, "TOO_MANY_ATTEMPTS",
 	    "Too many passphrase attempts.",
-	    "At most 5 attempts a minute are allowed for one secret; wait for the seconds in Retry-After."},
+	    "At most ${attempts.max} attempts a minute are allowed for one secret; wait for the seconds in Retry-After."},
 	[BL_ERR_INTERNAL] = {500, "INTERNAL_ERROR",
 	    "Internal server error.",
 	    "Try again later; if it persists, give the operator the requestId."},
@@ -92,19 +103,19 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Choose another name."},
 	[BL_ERR_INVALID_EMAIL] = {400, "INVALID_EMAIL",
 	    "The e-mail address is invalid.",
-	    "email must be an address such as name@example.org, at most 254 bytes."},
+	    "email must be an address such as name@example.org, at most ${email.max} bytes."},
 	[BL_ERR_INVALID_PASSWORD] = {400, "INVALID_PASSWORD",
 	    "The password is invalid.",
-	    "A password must be a string of 8 to 256 characters."},
+	    "A password must be a string of ${password.min} to ${password.max} characters."},
 	[BL_ERR_INVALID_NAME] = {400, "INVALID_NAME",
 	    "The name is invalid.",
-	    "name must be a string of 1 to 128 bytes without control characters."},
+	    "name must be a string of ${keyName.min} to ${keyName.max} bytes without control characters."},
 	[BL_ERR_INVALID_CREDENTIALS] = {401, "INVALID_CREDENTIALS",
 	    "The e-mail address or the password is wrong.",
 	    "Check both and try again; attempts are limited per account and address."},
 	[BL_ERR_NOT_SIGNED_IN] = {401, "NOT_SIGNED_IN",
 	    "You are not signed in.",
-	    "Sign in on the dashboard; sessions end after 2 hours without use and 12 hours after sign-in."},
+	    "Sign in on the dashboard; sessions end after ${sessionIdle.max:time} without use and ${sessionMax.max:time} after sign-in."},
 	[BL_ERR_CSRF_REJECTED] = {403, "CSRF_REJECTED",
 	    "The request did not come from this site's pages.",
 	    "Send the X-CSRF-Token header from GET /api/session, from a page of this site (same Origin)."},
@@ -119,7 +130,13 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "The key id is not one of your valid keys; list them with GET /api/keys."},
 	[BL_ERR_KEY_LIMIT] = {409, "KEY_LIMIT_REACHED",
 	    "This account has as many API keys as allowed.",
-	    "Revoke a key you no longer use (at most 100 valid keys per account)."},
+	    "Revoke a key you no longer use (at most ${keys.max} valid keys per account)."},
+	[BL_ERR_CONFIG_INVALID] = {503, "CONFIG_INVALID",
+	    "The server's settings file is invalid, so nothing is served.",
+	    "Nothing was changed; the operator should run burnlink-admin config check (the error log names the file and line)."},
+	[BL_ERR_UNHEALTHY] = {503, "UNHEALTHY",
+	    "A health check failed.",
+	    "checks names what failed; the operator should look at the error log and burnlink-admin health."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */
@@ -129,4 +146,43 @@ bl_error_info(enum bl_err e)
 	if ((unsigned)e >= BL_ERR__MAX || errors[e].code == NULL)
 		return &errors[BL_ERR_INTERNAL];
 	return &errors[e];
+}
+
+/* The error of a state that is not active (BL_OK for an active one). */
+enum bl_err
+bl_state_err(enum bl_state st)
+{
+	switch (st) {
+	case BL_ST_EXPIRED:
+		return BL_ERR_SECRET_EXPIRED;
+	case BL_ST_BURNED:
+		return BL_ERR_SECRET_BURNED;
+	case BL_ST_EXHAUSTED:
+		return BL_ERR_MAX_VIEWS_REACHED;
+	default:
+		return BL_OK;
+	}
+}
+
+/* The name of a state as the API shows it. */
+const char *
+bl_state_name(enum bl_state st)
+{
+	static const char *const names[] = {"active", "expired", "burned", "exhausted"};
+
+	return (unsigned)st < 4 ? names[st] : "unknown";
+}
+
+/* The hint of e with the limits of lim in it, written to buf; returns buf. */
+const char *
+bl_error_hint(enum bl_err e, const struct bl_limits *lim, char *buf, size_t len)
+{
+	struct bl_limits	 spec;
+
+	if (lim == NULL) {
+		bl_limits_init(&spec);
+		lim = &spec;
+	}
+	bl_hint_format(lim, bl_error_info(e)->hint, buf, len);
+	return buf;
 }

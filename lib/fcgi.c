@@ -1,4 +1,4 @@
-/* fcgi.c: FastCGI mode: the same programs as FastCGI responders, over libfcgi. */
+/* fcgi.c (layer: serve): FastCGI mode: the same programs as FastCGI responders, over libfcgi. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -63,8 +63,13 @@ static struct slot	*committed_upto;
 static int
 commit_batch(struct bl_keep *keep)
 {
-	if (keep->store != NULL && bl_store_batch_commit(keep->store) != BL_OK) {
-		bl_log(NULL, "database: %s", bl_store_error(keep->store));
+	struct bl_store	*s = keep->store;
+
+	/* While a request runs, the batch's store is lent to its context (serve.c). */
+	if (s == NULL && keep->lent != NULL)
+		s = keep->lent->store;
+	if (s != NULL && bl_store_batch_commit(s) != BL_OK) {
+		bl_log(NULL, "database: %s", bl_store_error(s));
 		keep->batch_failed = 1;
 	}
 	return keep->batch_failed ? -1 : 0;
@@ -299,9 +304,9 @@ same_db(struct slot *a, struct slot *b)
 
 /*
  * Serves requests until the web server closes the socket: each request gets
- * its own struct bl_req (set up, answered, wiped and freed as under CGI);
- * OpenSSL and the database connections stay from one request to the next
- * (keep_lend(), keep_take() in cgi.c).
+ * its own context and struct bl_req (set up, answered, wiped and freed as
+ * under CGI); OpenSSL and the database connections stay from one request to
+ * the next (keep_lend(), keep_take() in serve.c).
  *
  * Group commit: the responder takes every request that is already waiting
  * (up to BATCH), answers them in turn with their write transactions joined
@@ -324,33 +329,44 @@ same_db(struct slot *a, struct slot *b)
 #define HELD_MAX	(8 * 1024 * 1024)
 
 static void
-serve_batch(enum bl_err (*handler)(struct bl_req *), struct bl_keep *keep,
+serve_batch(const struct bl_route *rt, struct bl_keep *keep,
     struct slot *sl, int n)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
+	unsigned long	 flushes;
 	size_t		 held;
-	int		 i, j, lost;
+	int		 i, j, lost, durable;
 
 	for (i = 0; i < n; i = j) {
 		keep->batch = 1;
 		keep->batch_failed = 0;
 		committed_upto = NULL;
+		durable = i;
 		for (j = i, held = 0; j < n && held <= HELD_MAX; j++) {
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
-			bl_serve_one(handler, &io, keep, 1);
+			flushes = bl_store_batch_durable();
+			bl_serve_one(rt, &io, keep, 1);
+			/*
+			 * A flush during this request (a passphrase's scrypt)
+			 * made the writes of the ones before it durable; its
+			 * own answer rests on what it wrote after.
+			 */
+			if (bl_store_batch_durable() != flushes)
+				durable = j;
 			held += sl[j].len;
 		}
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
-			finish(&sl[i], lost && (committed_upto == NULL || &sl[i] > committed_upto));
+			finish(&sl[i], lost && i >= durable &&
+			    (committed_upto == NULL || &sl[i] > committed_upto));
 	}
 }
 
 int
-bl_fcgi_serve(enum bl_err (*handler)(struct bl_req *))
+bl_fcgi_serve(const struct bl_route *rt)
 {
 	static struct slot	 slots[BATCH];
 	struct bl_keep		 keep;
@@ -379,7 +395,7 @@ bl_fcgi_serve(enum bl_err (*handler)(struct bl_req *))
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n && same_db(&slots[i], &slots[j]); j++)
 				;
-			serve_batch(handler, &keep, slots + i, j - i);
+			serve_batch(rt, &keep, slots + i, j - i);
 		}
 	}
 	bl_keep_free(&keep);

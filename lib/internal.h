@@ -4,6 +4,8 @@
 
 #include "burnlink.h"
 
+struct bl_req;
+
 /* States of a secret row. */
 enum bl_state {
 	BL_ST_ACTIVE = 0,
@@ -48,6 +50,8 @@ struct bl_secret {
 	int		 has_pass;
 	unsigned char	 pass_hash[BL_PASSHASH_BYTES];
 	int64_t		 account_id;	/* 0 for anonymous */
+	int		 has_commit;	/* 0: stored before key commitments */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 };
 
 /* What bl_store_insert() writes. */
@@ -61,18 +65,22 @@ struct bl_new_secret {
 	int			 has_pass;
 	unsigned char		 pass_hash[BL_PASSHASH_BYTES];
 	int			 server_side;
+	int			 has_commit;
+	unsigned char		 commit[BL_COMMIT_BYTES];
 	int64_t			 account_id;
 	int64_t			 api_key_id;	/* its last_used_at is set; 0: none */
 	const struct bl_content	*content;
 };
 
 /*
- * The storage interface. A backend implements exactly these; nothing else in
- * the library knows what the store is. Every call that changes a secret runs
- * in one transaction and re-checks the state inside it. lib/store.c forwards
- * each call to the backend BURNLINK_DB names (lib/store.h: SQLite, or
- * PostgreSQL in a make PG=1 build); a new function here needs its line in
- * lib/store.h for each backend and its forwarding function in lib/store.c.
+ * The storage interface. lib/store.c opens the backend BURNLINK_DB names
+ * (lib/store.h: a table of functions and an SQL dialect each, SQLite or, in a
+ * make PG=1 build, PostgreSQL); the functions below are written once above
+ * the backends: the secret lifecycle in lib/secret.c, accounts, keys and
+ * sessions in lib/account_store.c. Every call that changes a secret runs in
+ * one transaction and re-checks the state inside it. A new function is one
+ * statement in enum bl_stmt (lib/store.h), its SQL in each dialect, and the
+ * function here.
  */
 struct bl_store;
 int		 bl_store_is_pg(const char *db);	/* a PostgreSQL conninfo */
@@ -80,22 +88,37 @@ int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
 void		 bl_store_persistent(int);	/* connections kept (FastCGI) */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
-enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
 void		 bl_store_close(struct bl_store *);
+const char	*bl_store_error(const struct bl_store *);
+
+/* secret.c: the lifecycle of a secret (states, views, expiry, tombstones). */
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
 		    int64_t now_ms, struct bl_secret *);
 enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
 		    struct bl_secret *, struct bl_content *);
 enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms);
-enum bl_err	 bl_store_count(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
+		    struct bl_cleanup_stats *);
+enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
+int64_t		 bl_views_left(const struct bl_secret *);
+
+/*
+ * The rate-limit counters (lib/limit.c): a store of their own, opened with
+ * bl_store_open_counters(); any failure is RATE_LIMIT_UNAVAILABLE.
+ */
+enum bl_err	 bl_store_open_counters(struct bl_store **, const struct bl_config *);
+enum bl_err	 bl_counter_add(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t *count);
-enum bl_err	 bl_store_counter_get(struct bl_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t *count);
-enum bl_err	 bl_store_counter_set(struct bl_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t count /* 0 removes it */);
+enum bl_err	 bl_counter_get(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t *count);
+enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
+		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
+enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
+
+/* account_store.c: accounts, API keys, passwords, sessions and an account's secrets. */
+enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
+		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
 enum bl_err	 bl_store_account_create(struct bl_store *, const char *name,
 		    int64_t now_ms, int64_t *id);
 enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *name,
@@ -140,13 +163,8 @@ enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_m
 enum bl_err	 bl_store_session_delete(struct bl_store *, int64_t id);
 enum bl_err	 bl_store_session_prune(struct bl_store *, int64_t seen_before_ms,
 		    int64_t created_before_ms);
-enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
-enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
-		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
-const char	*bl_store_error(const struct bl_store *);
-enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
-		    struct bl_cleanup_stats *);
 
+/* content.c: freeing (and wiping) what a secret's content holds. */
 void		 bl_content_free(struct bl_content *);
 void		 bl_item_free(struct bl_item *);
 
@@ -165,11 +183,239 @@ struct bl_create {
 	int		 deletable;
 	const char	*pass;		/* points into the request JSON */
 	size_t		 pass_len;
+	int		 has_commit;	/* keyCommitment sent, or made from dkey */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 	struct bl_content content;	/* encrypted when parsing is done */
 	unsigned char	 dkey[32];	/* server-side key, wiped after use */
 };
 enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
 void		 bl_create_free(struct bl_create *);
+
+/*
+ * The layers, from the bottom (scripts/layers.sh checks that no unit calls
+ * one above its own; the table is scripts/layers.txt):
+ *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
+ *   formats  json.c
+ *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
+ *   domain   ctx.c limit.c auth.c cleanup.c secret.c account_store.c health.c
+ *   http     http.c: the request in, the one output path
+ *   handlers ops.c account.c status.c route.c
+ *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
+ */
+
+/* error.c: the error of a state that is not active, and the state's name. */
+enum bl_err	 bl_state_err(enum bl_state);
+const char	*bl_state_name(enum bl_state);
+
+/* config.c: the per-install secret; err says why it could not be had. */
+enum bl_err	 bl_config_install_key(const struct bl_config *, unsigned char key[32],
+		    char *err, size_t errlen);
+
+/* auth.c: a sign-in password has 8 to 256 characters of valid UTF-8. */
+int		 bl_password_valid(const char *, size_t);
+
+enum bl_method {
+	BL_M_OTHER = 0,
+	BL_M_GET,
+	BL_M_HEAD,
+	BL_M_POST,
+	BL_M_DELETE
+};
+#define BL_MASK(m)	(1u << (m))
+
+/* The rate-limit window that the response headers describe. */
+struct bl_ratelimit {
+	int		set;
+	int64_t		limit;
+	int64_t		remaining;
+	int64_t		reset;		/* Unix seconds */
+};
+
+/* The request's browser session (lib/account.c); found 0 without a live one. */
+struct bl_sess {
+	int			 found;
+	struct bl_session	 s;
+	unsigned char		 hash[BL_HASH_BYTES];	/* SHA-256 of the session id */
+	struct bl_account	 account;
+};
+
+/*
+ * Everything one request owns; freed (and wiped) by bl_req_free(). What lives
+ * longer (configuration, stores, install secret, clock) is the context it
+ * borrows. The preamble (lib/serve.c) fills key, item_id, session and the
+ * creator before the handler runs.
+ */
+struct bl_req {
+	const struct bl_io	*io;
+	struct bl_ctx		*ctx;		/* borrowed from the serve layer */
+	char			 id[25];	/* "req_" + 20 url-safe base64 */
+	enum bl_method		 method;
+	char			 key[BL_KEY_LEN + 1]; /* from PATH_INFO, "" if none */
+	int64_t			 item_id;	/* /<id> of a collection, 0 if none */
+	char			*body;		/* NUL-terminated, wiped on free */
+	size_t			 body_len;
+	json_object		*json;		/* parsed body, or NULL */
+	char			 client_ip[BL_IP_TEXT]; /* textual, after proxy rules */
+	int64_t			 now_ms;	/* the context's clock */
+	struct bl_ratelimit	 rl;
+	long			 retry_after;	/* seconds, 0 for none */
+	const char		*allow;		/* Allow header on 405 */
+	char			 hint[256];	/* overrides the table's hint */
+	int			 responded;
+	const char		*cache_control;	/* NULL: no-store */
+	struct bl_store		*store;		/* the context's, once bl_req_store() opened it */
+	char			 set_cookie[192]; /* Set-Cookie value, "" for none */
+	struct bl_sess		 session;	/* the signed-in session, if loaded */
+	int64_t			 account_id;	/* the creator's account (0: anonymous) */
+	int64_t			 api_key_id;	/* the creator's API key (0: none) */
+};
+
+/* log.c: the log line of a request, and the hint of the error it will answer. */
+void		 bl_log(const struct bl_req *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+enum bl_err	 bl_req_fail(struct bl_req *, enum bl_err, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/*
+ * http.c: the request in (method, key, body) and the one output path. It
+ * never opens, commits or checkpoints a store itself: bl_req_store() and the
+ * limits go through the context (lib/ctx.c).
+ */
+extern const struct bl_io bl_cgi_io;	/* stdin, stdout and the environment */
+enum bl_err	 bl_req_init(struct bl_req *, const struct bl_io *, struct bl_ctx *);
+void		 bl_req_free(struct bl_req *);
+enum bl_err	 bl_req_method(struct bl_req *, unsigned mask, const char *allow);
+enum bl_err	 bl_req_key(struct bl_req *);
+int		 bl_req_item(const struct bl_req *);
+int64_t		 bl_req_item_id(const struct bl_req *);
+enum bl_err	 bl_req_read_body(struct bl_req *, int required);
+void		 bl_req_drain(struct bl_req *);
+const char	*bl_req_env(const struct bl_req *, const char *);
+enum bl_err	 bl_req_store(struct bl_req *);
+enum bl_err	 bl_req_install_key(struct bl_req *);
+int		 bl_respond_json(struct bl_req *, int status, json_object *);
+int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
+char		*bl_json_text(json_object *, size_t *len);
+int		 bl_respond_error(struct bl_req *, enum bl_err);
+int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
+		    const char *hint);
+enum bl_err	 bl_limit_take(struct bl_req *, enum bl_limit, const void *subject,
+		    size_t len, int64_t *remaining);
+enum bl_err	 bl_limit_request(struct bl_req *, enum bl_limit);
+enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
+
+/*
+ * An endpoint, declared once (lib/route.c), and what each of its methods
+ * needs before its handler runs. The preamble (lib/serve.c) does it in one
+ * order for every endpoint: count the request against the route's per-IP
+ * limit (so every answer, a 405 too, carries X-RateLimit-*), the method
+ * (405), who asks (creator, session: 401), what the path names (404), the
+ * origin and CSRF checks (403), whether the endpoint is open (403), the body
+ * (400, 413, 415); then the handler.
+ */
+enum bl_path {
+	BL_PATH_NONE = 0,	/* PATH_INFO is not read */
+	BL_PATH_KEY,		/* "/<22-character key>", else 404 NOT_FOUND */
+	BL_PATH_ITEM		/* the collection, or "/<id>" of one of its items */
+};
+
+#define BL_NEED_CREATOR		0x01u	/* API key, else session + CSRF; creator limits */
+#define BL_NEED_SESSION		0x02u	/* a live session, else 401 NOT_SIGNED_IN */
+#define BL_NEED_SESSION_OPT	0x04u	/* the session, if the browser has one */
+#define BL_NEED_ORIGIN		0x08u	/* a browser request from this site only */
+#define BL_NEED_CSRF		0x10u	/* origin and the session's X-CSRF-Token */
+#define BL_NEED_BODY		0x20u	/* a JSON body, required */
+#define BL_NEED_BODY_OPT	0x40u	/* a JSON body, if one was sent */
+
+struct bl_action {
+	unsigned	 methods;	/* BL_MASK() of the methods it answers */
+	int		 item;		/* BL_PATH_ITEM: 1 for "/<id>", 0 for the collection */
+	unsigned	 needs;		/* BL_NEED_* */
+	enum bl_err	(*handler)(struct bl_req *);
+};
+
+#define BL_ACTIONS_MAX	4
+
+/*
+ * A route counts each request against its limit first and answers 503
+ * CONFIG_INVALID while the settings file is invalid, unless its flags say:
+ */
+#define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
+#define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
+
+struct bl_route {
+	const char	*name;		/* the program, for log lines */
+	enum bl_limit	 limit;		/* the per-IP daily limit counted first */
+	enum bl_path	 path;
+	const char	*allow;		/* the Allow header of a 405 */
+	const char	*allow_item;	/* BL_PATH_ITEM: the Allow header for "/<id>" */
+	enum bl_err	 bad_item;	/* BL_PATH_ITEM: a "/<id>" that is not one */
+	int		(*open)(const struct bl_req *);	/* NULL: always open */
+	enum bl_err	 closed;	/* when open() says no */
+	unsigned	 flags;		/* BL_ROUTE_* */
+	struct bl_action actions[BL_ACTIONS_MAX];
+};
+
+/* ops.c: the four secret handlers; each writes its own success response. */
+enum bl_err	 bl_op_create(struct bl_req *);
+enum bl_err	 bl_op_metadata(struct bl_req *);
+enum bl_err	 bl_op_retrieve(struct bl_req *);
+enum bl_err	 bl_op_burn(struct bl_req *);
+enum bl_err	 bl_check_passphrase(struct bl_req *, const struct bl_secret *,
+		    const unsigned char secret_hash[BL_HASH_BYTES]);
+int		 bl_site_url(struct bl_req *, char **out);
+
+/* account.c: the account handlers, and the preamble's session and CSRF steps. */
+enum bl_err	 bl_op_session_get(struct bl_req *);	/* GET, HEAD /api/session */
+enum bl_err	 bl_op_sign_in(struct bl_req *);	/* POST /api/session */
+enum bl_err	 bl_op_sign_out(struct bl_req *);	/* DELETE /api/session */
+enum bl_err	 bl_op_signup(struct bl_req *);		/* POST /api/signup */
+enum bl_err	 bl_op_password(struct bl_req *);	/* POST /api/password */
+enum bl_err	 bl_op_keys_list(struct bl_req *);	/* GET /api/keys */
+enum bl_err	 bl_op_key_create(struct bl_req *);	/* POST /api/keys */
+enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
+enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
+enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
+int		 bl_signup_open(const struct bl_req *);
+
+/* status.c: what the instance allows, and whether it is healthy. */
+enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
+enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
+enum bl_err	 bl_session_load(struct bl_req *, struct bl_sess *);
+enum bl_err	 bl_check_origin(struct bl_req *);
+enum bl_err	 bl_check_csrf(struct bl_req *, const struct bl_sess *);
+enum bl_err	 bl_auth_request(struct bl_req *, int64_t *account_id, int64_t *key_id);
+enum bl_err	 bl_req_creator(struct bl_req *);
+
+/*
+ * serve.c, fcgi.c: process lifetimes. The stores a FastCGI responder keeps
+ * open from one request to the next, with the paths they were opened for (a
+ * request whose configuration names other files gets its own).
+ */
+struct bl_keep {
+	struct bl_store	*store;
+	char		*db_path;
+	struct bl_store	*counters;
+	char		*limits_path;
+	struct bl_ctx	*lent;		/* the context they are lent to, during a request */
+	int		 batch;		/* requests share one commit (fcgi.c) */
+	int		 batch_failed;	/* the batch's store was lost before it */
+};
+void		 bl_serve_one(const struct bl_route *, const struct bl_io *,
+		    struct bl_keep *, int confined);
+void		 bl_keep_free(struct bl_keep *);
+int		 bl_fcgi_listening(void);
+int		 bl_fcgi_serve(const struct bl_route *);
+
+/*
+ * The store's lifetime calls the serve layer makes (lib/store.c); a handler
+ * about to spend long without the database (scrypt) flushes the batch.
+ */
+int		 bl_store_idle(struct bl_store *);
+void		 bl_store_batch(struct bl_store *);
+enum bl_err	 bl_store_batch_commit(struct bl_store *);
+void		 bl_store_batch_flush(struct bl_store *);
+unsigned long	 bl_store_batch_durable(void);
 
 /* prefault.c: a CGI program's code and first heap mapped ahead. */
 void		 bl_prefault(void);
@@ -178,52 +424,5 @@ void		 bl_prefault(void);
 int		 bl_sandbox(void);
 int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);
-
-/*
- * FastCGI mode (fcgi.c): the stores a process keeps open from one request to
- * the next, with the paths they were opened for (a request whose configuration
- * names other files gets its own).
- */
-struct bl_keep {
-	struct bl_store	*store;
-	char		*db_path;
-	struct bl_store	*counters;
-	char		*limits_path;
-	int		 batch;		/* requests share one commit (fcgi.c) */
-	int		 batch_failed;	/* the batch's store was lost before it */
-};
-int		 bl_fcgi_listening(void);
-int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
-		    const char *hint);
-int		 bl_fcgi_serve(enum bl_err (*)(struct bl_req *));
-void		 bl_serve_one(enum bl_err (*)(struct bl_req *), const struct bl_io *,
-		    struct bl_keep *, int confined);
-void		 bl_keep_free(struct bl_keep *);
-int		 bl_store_idle(struct bl_store *);
-void		 bl_store_batch(struct bl_store *);
-enum bl_err	 bl_store_batch_commit(struct bl_store *);
-void		 bl_store_batch_flush(struct bl_store *);
-
-/* state and helpers used by the operations */
-enum bl_err	 bl_req_store(struct bl_req *);
-enum bl_err	 bl_req_install_key(struct bl_req *);
-enum bl_err	 bl_state_err(enum bl_state);
-const char	*bl_state_name(enum bl_state);
-enum bl_err	 bl_check_passphrase(struct bl_req *, const struct bl_secret *,
-		    const unsigned char secret_hash[BL_HASH_BYTES]);
-int		 bl_site_url(struct bl_req *, char **out);
-
-/* limit.c: the client address and the counting of requests. */
-void		 bl_client_ip(struct bl_req *);
-enum bl_err	 bl_limit_take(struct bl_req *, enum bl_limit, const void *subject,
-		    size_t len, int64_t *remaining);
-enum bl_err	 bl_limit_request(struct bl_req *, enum bl_limit);
-enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
-
-/* auth.c: the API key of a request, if it sent one. */
-enum bl_err	 bl_auth_request(struct bl_req *, int64_t *account_id, int64_t *key_id);
-
-/* account.c: the signed-in session's account for a creation (0: none). */
-enum bl_err	 bl_session_creator(struct bl_req *, int64_t *account_id);
 
 #endif /* BL_INTERNAL_H */

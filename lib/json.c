@@ -22,11 +22,22 @@
  * the tokener reads the body (a large body is released as it is read), so
  * the scan also meets text that is not JSON: it always moves forward and
  * stops 64 deep, and its count is used only when the tokener accepted it.
+ *
+ * A key is repeated when two keys of one object are the same as json-c keeps
+ * them: after unescaping ("pass\u0070hrase" is "passphrase"; a lone surrogate
+ * is U+FFFD) and up to a NUL (json-c's keys are C strings). Every key of an
+ * object is compared, however many: they are sorted, then neighbours compared.
  */
+struct scan_key {
+	const char	*p;	/* the raw inside of the key's string */
+	size_t		 n;
+};
+
 struct scan {
 	const char	*s;
 	size_t		 len, i, values;
-	int		 repeated;
+	int		 repeated, nomem;
+	struct scan_key	 first;	/* the first key found repeated */
 };
 
 static int
@@ -49,12 +60,124 @@ scan_string(struct scan *sc, size_t *a, size_t *b)
 	sc->i++;
 }
 
+/* The value of the 4 hex digits at p[*i, *i + 4), or -1; *i moves past them. */
+static long
+key_hex4(const struct scan_key *k, size_t *i)
+{
+	long	 v = 0;
+	size_t	 j;
+	char	 c;
+
+	if (k->n - *i < 4)
+		return -1;
+	for (j = 0; j < 4; j++) {
+		c = k->p[*i + j];
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v = v * 16 + (c - 'A' + 10);
+		else
+			return -1;
+	}
+	*i += 4;
+	return v;
+}
+
+/*
+ * The code point of the next character of a key as json-c decodes it, from
+ * k->p[*i]: raw UTF-8 and escapes alike. -1 at the end of the key or at a NUL.
+ */
+static long
+key_next(const struct scan_key *k, size_t *i)
+{
+	unsigned char	 c;
+	long		 cp, lo;
+	size_t		 save, len, j;
+
+	if (*i >= k->n)
+		return -1;
+	c = (unsigned char)k->p[(*i)++];
+	if (c == '\\' && *i < k->n) {
+		c = (unsigned char)k->p[(*i)++];
+		switch (c) {
+		case 'b': return '\b';
+		case 'f': return '\f';
+		case 'n': return '\n';
+		case 'r': return '\r';
+		case 't': return '\t';
+		case 'u': break;
+		default: return c;	/* \" \\ \/ */
+		}
+		if ((cp = key_hex4(k, i)) < 0)
+			return -1;	/* not JSON: the tokener refuses it */
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			save = *i;
+			if (k->n - *i >= 6 && k->p[*i] == '\\' && k->p[*i + 1] == 'u') {
+				*i += 2;
+				lo = key_hex4(k, i);
+				if (lo >= 0xdc00 && lo <= 0xdfff)
+					return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			*i = save;
+			return 0xfffd;
+		}
+		if (cp >= 0xdc00 && cp <= 0xdfff)
+			return 0xfffd;
+		return cp == 0 ? -1 : cp;
+	}
+	if (c == 0)
+		return -1;
+	if (c < 0x80)
+		return c;
+	/* Raw UTF-8 (the tokener checks it is well-formed). */
+	len = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+	cp = c & (0x3f >> len);
+	for (j = 0; j < len && *i < k->n; j++)
+		cp = (cp << 6) | ((unsigned char)k->p[(*i)++] & 0x3f);
+	return cp;
+}
+
+/* Orders two keys by their decoded characters. */
+static int
+key_cmp(const void *va, const void *vb)
+{
+	const struct scan_key	*a = va, *b = vb;
+	size_t			 i = 0, j = 0;
+	long			 ca, cb;
+
+	do {
+		ca = key_next(a, &i);
+		cb = key_next(b, &j);
+	} while (ca == cb && ca >= 0);
+	return ca < cb ? -1 : ca > cb;
+}
+
+/* Notes whether two keys of the object are the same (it sorts keys[]). */
+static void
+scan_repeats(struct scan *sc, struct scan_key *keys, size_t nkeys)
+{
+	size_t	 k;
+
+	if (sc->repeated || nkeys < 2)
+		return;
+	qsort(keys, nkeys, sizeof(keys[0]), key_cmp);
+	for (k = 1; k < nkeys; k++)
+		if (key_cmp(&keys[k - 1], &keys[k]) == 0) {
+			sc->repeated = 1;
+			sc->first = keys[k];
+			return;
+		}
+}
+
 /* Counts the value at sc->i and everything inside it. */
 static void
 scan_value(struct scan *sc, int depth)
 {
-	size_t	 keys[32][2], nkeys = 0, a, b, k, start;
-	char	 open;
+	struct scan_key	 stack[32], *keys = stack, *grown;
+	size_t		 nkeys = 0, cap = 32, a, b, start;
+	char		 open;
 
 	while (sc->i < sc->len && scan_space(sc->s[sc->i]))
 		sc->i++;
@@ -83,17 +206,25 @@ scan_value(struct scan *sc, int depth)
 		}
 		if (sc->s[sc->i] == '}' || sc->s[sc->i] == ']') {
 			sc->i++;
-			return;
+			break;
 		}
 		if (open == '{') {
 			scan_string(sc, &a, &b);
-			for (k = 0; k < nkeys; k++)
-				if (keys[k][1] - keys[k][0] == b - a &&
-				    memcmp(sc->s + keys[k][0], sc->s + a, b - a) == 0)
-					sc->repeated = 1;
-			if (nkeys < 32) {
-				keys[nkeys][0] = a;
-				keys[nkeys++][1] = b;
+			if (nkeys == cap && !sc->nomem) {
+				/* At most one key in 4 bytes of body: this ends. */
+				grown = reallocarray(keys == stack ? NULL : keys, cap * 2, sizeof(*keys));
+				if (grown == NULL)
+					sc->nomem = 1;
+				else {
+					if (keys == stack)
+						memcpy(grown, stack, sizeof(stack));
+					keys = grown;
+					cap *= 2;
+				}
+			}
+			if (nkeys < cap) {
+				keys[nkeys].p = sc->s + a;
+				keys[nkeys++].n = b - a;
 			}
 			while (sc->i < sc->len && sc->s[sc->i] != ':')
 				sc->i++;
@@ -104,6 +235,9 @@ scan_value(struct scan *sc, int depth)
 		if (sc->i == start)
 			sc->i++;	/* not JSON, which the tokener reports */
 	}
+	scan_repeats(sc, keys, nkeys);
+	if (keys != stack)
+		free(keys);
 }
 
 /* The number of values in a parsed tree, itself included. */
@@ -168,6 +302,25 @@ release_read(char *body, size_t *done, size_t upto)
 			madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	}
 	*done = upto;
+}
+
+/* Refuses the body for a repeated key, naming it when it is short printable ASCII. */
+static void
+repeated_key(struct bl_req *r, const struct scan_key *k)
+{
+	char	 name[41];
+	size_t	 i = 0, n = 0;
+	long	 c;
+
+	while ((c = key_next(k, &i)) >= 0x20 && c < 0x7f && n < sizeof(name) - 1)
+		name[n++] = (char)c;
+	name[n] = '\0';
+	if (c < 0 && n > 0)
+		bl_req_fail(r, BL_ERR_INVALID_JSON, "The key \"%s\" appears twice in one object "
+		    "(keys are compared after unescaping); send each key once.", name);
+	else
+		bl_req_fail(r, BL_ERR_INVALID_JSON, "A key appears twice in one object "
+		    "(keys are compared after unescaping); send each key once.");
 }
 
 /*
@@ -262,7 +415,12 @@ bl_json_parse(struct bl_req *r)
 	}
 	if (sc.values != tree_values(o)) {
 		if (sc.repeated) {
-			bl_req_fail(r, e, "A key appears twice in one object; send each key once.");
+			repeated_key(r, &sc.first);
+			goto out;
+		}
+		if (sc.nomem) {
+			bl_log(r, "cannot allocate the list of an object's keys (out of memory)");
+			e = BL_ERR_INTERNAL;
 			goto out;
 		}
 		bl_log(r, "the JSON parser lost a value (out of memory?)");
@@ -394,29 +552,6 @@ fail:
 }
 
 void
-bl_item_free(struct bl_item *it)
-{
-	if (it->buf != NULL)
-		bl_free_wipe(it->buf, it->len);
-	memset(it, 0, sizeof(*it));
-}
-
-void
-bl_content_free(struct bl_content *c)
-{
-	size_t	 i;
-
-	bl_item_free(&c->text);
-	for (i = 0; i < c->nfiles; i++) {
-		bl_item_free(&c->files[i].name);
-		bl_item_free(&c->files[i].mime);
-		bl_item_free(&c->files[i].data);
-	}
-	free(c->files);
-	memset(c, 0, sizeof(*c));
-}
-
-void
 bl_create_free(struct bl_create *c)
 {
 	bl_content_free(&c->content);
@@ -434,14 +569,64 @@ mode_of(json_object *v)
 	return -1;
 }
 
-/* Decodes {ciphertext, iv} into it (ciphertext at least the tag long). */
+/*
+ * Reads keyCommitment (docs/API.md "Key commitment") into c: absent or null
+ * is none; else 43 url-safe base64 characters of 32 bytes, canonical, and
+ * only in client-side mode (in server-side mode the server makes the key and
+ * its commitment).
+ */
 static enum bl_err
-parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
-    struct bl_item *it)
+parse_commitment(struct bl_req *r, json_object *o, struct bl_create *c)
+{
+	const char	*s;
+	unsigned char	*raw;
+	size_t		 len, n;
+	enum bl_err	 e;
+
+	if ((e = bl_field_string(&r->ctx->cfg.limits, BL_F_KEY_COMMITMENT, o, &s,
+	    &len)) != BL_OK || s == NULL)
+		return e;
+	if (c->server_side)
+		return bl_req_fail(r, BL_ERR_INVALID_KEY_COMMITMENT, "keyCommitment is "
+		    "for client-side mode only: in server-side mode the server makes the "
+		    "key and its commitment. Leave it out.");
+	if ((raw = bl_b64url_decode(s, len, &n)) == NULL)
+		return errno == ENOMEM ? BL_ERR_INTERNAL : BL_ERR_INVALID_KEY_COMMITMENT;
+	if (n == BL_COMMIT_BYTES) {
+		memcpy(c->commit, raw, BL_COMMIT_BYTES);
+		c->has_commit = 1;
+	}
+	free(raw);
+	return c->has_commit ? BL_OK : BL_ERR_INVALID_KEY_COMMITMENT;
+}
+
+/*
+ * Fails with the size error of field f: what is larger than f's bound, as
+ * r->ctx->cfg.limits has it.
+ */
+static enum bl_err
+too_large(struct bl_req *r, enum bl_field f, const char *what)
+{
+	char	 bound[96];
+
+	bl_hint_format(&r->ctx->cfg.limits, f == BL_F_SEALED_META ?
+	    "${sealedMeta.max:size} limit (${sealedMeta.max} bytes of plaintext)" :
+	    "${content.max:size} limit (${content.max} bytes of plaintext)",
+	    bound, sizeof(bound));
+	return bl_req_fail(r, bl_field_info(f)->err, "%s is larger than the %s.", what, bound);
+}
+
+/*
+ * Decodes {ciphertext, iv} into it (ciphertext at least the tag long), its
+ * plaintext at most field f's bound less used.
+ */
+static enum bl_err
+parse_enc(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
+    size_t used, struct bl_item *it)
 {
 	json_object	*ct, *iv;
 	unsigned char	*ivb = NULL;
-	size_t		 n;
+	size_t		 n, maxplain = (size_t)r->ctx->cfg.limits.f[f].max - used;
 
 	if (!json_object_object_get_ex(v, "ciphertext", &ct) ||
 	    !json_object_is_type(ct, json_type_string))
@@ -450,11 +635,10 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
 	if (!json_object_object_get_ex(v, "iv", &iv) ||
 	    !json_object_is_type(iv, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_IV,
-		    "%s.iv must be base64 of exactly 12 bytes.", what);
+		    "%s.iv must be base64 of exactly %d bytes.", what, BL_IV_BYTES);
 	n = bl_b64_decoded_len(json_object_get_string(ct), (size_t)json_object_get_string_len(ct));
 	if (n != SIZE_MAX && n > maxplain + BL_TAG_BYTES)
-		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
-		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+		return too_large(r, f, what);
 	if ((it->buf = bl_b64_decode(json_object_get_string(ct),
 	    (size_t)json_object_get_string_len(ct), &it->len)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
@@ -463,14 +647,15 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
 		    "%s.ciphertext must be canonical standard base64 with padding.", what);
 	if (it->len < BL_TAG_BYTES)
 		return bl_req_fail(r, BL_ERR_INVALID_CIPHERTEXT,
-		    "%s.ciphertext is shorter than the 16-byte AES-GCM tag.", what);
+		    "%s.ciphertext is shorter than the %d-byte AES-GCM tag.", what, BL_TAG_BYTES);
 	if ((ivb = bl_b64_decode(json_object_get_string(iv),
 	    (size_t)json_object_get_string_len(iv), &n)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
 	if (ivb == NULL || n != BL_IV_BYTES) {
 		free(ivb);
 		return bl_req_fail(r, BL_ERR_INVALID_IV,
-		    "%s.iv must be canonical base64 of exactly 12 bytes (16 characters).", what);
+		    "%s.iv must be canonical base64 of exactly %d bytes (%d characters).", what,
+		    BL_IV_BYTES, (BL_IV_BYTES + 2) / 3 * 4);
 	}
 	memcpy(it->iv, ivb, BL_IV_BYTES);
 	free(ivb);
@@ -491,16 +676,20 @@ copy_plain(const char *s, size_t len, struct bl_item *it)
 	return BL_OK;
 }
 
-/* A filename or mimeType: a short string, or (client-side) {ciphertext, iv}. */
+/*
+ * A filename or mimeType (field f): a short string, or (client-side)
+ * {ciphertext, iv}; absent or null, dflt unless the table requires it.
+ */
 static enum bl_err
 parse_meta(struct bl_req *r, json_object *v, int server_side, const char *what,
-    int required, const char *dflt, struct bl_item *it)
+    enum bl_field f, const char *dflt, struct bl_item *it)
 {
-	const char	*s;
-	size_t		 len;
+	const struct bl_bounds	*b = &r->ctx->cfg.limits.f[f];
+	const char		*s;
+	size_t			 len;
 
 	if (v == NULL || json_object_is_type(v, json_type_null)) {
-		if (required)
+		if (bl_field_info(f)->null == BL_NULL_INVALID)
 			return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s is required.", what);
 		return copy_plain(dflt, strlen(dflt), it);
 	}
@@ -508,28 +697,30 @@ parse_meta(struct bl_req *r, json_object *v, int server_side, const char *what,
 		if (server_side)
 			return bl_req_fail(r, BL_ERR_INVALID_ENCRYPTION_MODE,
 			    "%s is encrypted but the request is in server-side mode; send every item one way.", what);
-		return parse_enc(r, v, what, 1024, it);
+		return parse_enc(r, v, what, BL_F_SEALED_META, 0, it);
 	}
 	if (!json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "%s must be a string%s.", what, server_side ? "" : " or {ciphertext, iv}");
 	s = json_object_get_string(v);
 	len = (size_t)json_object_get_string_len(v);
-	if (len == 0 && required)
+	if (len == 0 && b->min > 0)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES, "%s must not be empty.", what);
-	if (len > 255 || bl_utf8_codepoints(s, len) == SIZE_MAX)
+	if ((int64_t)len > b->max || bl_utf8_codepoints(s, len) == SIZE_MAX)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
-		    "%s must be valid text of at most 255 bytes without NUL.", what);
+		    "%s must be valid text of at most %lld bytes without NUL.", what,
+		    (long long)b->max);
 	return copy_plain(s, len, it);
 }
 
-/* Decodes a data:<mime>;base64,<data> URL into it. */
+/* Decodes a data:<mime>;base64,<data> URL into it, at most the content bound less used. */
 static enum bl_err
-parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxplain,
+parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t used,
     struct bl_item *it)
 {
 	const char	*s = json_object_get_string(v), *comma, *b64;
 	size_t		 len = (size_t)json_object_get_string_len(v), n;
+	size_t		 maxplain = (size_t)r->ctx->cfg.limits.f[BL_F_CONTENT].max - used;
 
 	/* The scheme and ";base64" are case-insensitive (RFC 2397). */
 	if (len < 5 || strncasecmp(s, "data:", 5) != 0 ||
@@ -541,8 +732,7 @@ parse_data_url(struct bl_req *r, json_object *v, const char *what, size_t maxpla
 	len -= (size_t)(b64 - s);
 	n = bl_b64_decoded_len(b64, len);
 	if (n != SIZE_MAX && n > maxplain)
-		return bl_req_fail(r, BL_ERR_INVALID_CONTENT_SIZE,
-		    "%s is larger than the 2 MiB limit (2097152 bytes of plaintext).", what);
+		return too_large(r, BL_F_CONTENT, what);
 	if ((it->buf = bl_b64_decode(b64, len, &it->len)) == NULL && errno == ENOMEM)
 		return BL_ERR_INTERNAL;
 	if (it->buf == NULL)
@@ -593,9 +783,13 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "files must be an array of {filename, mimeType, data}.");
 	n = json_object_array_length(files);
-	if (n > BL_MAX_FILES)
+	if (n > 0 && !r->ctx->cfg.policy.files_allowed)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
-		    "At most 20 files may be attached; %zu were sent.", n);
+		    "This server does not accept files (files.allowed is false in GET /api/config); send text only.");
+	if ((int64_t)n > r->ctx->cfg.limits.f[BL_F_FILES].max)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "At most %lld files may be attached; %zu were sent.",
+		    (long long)r->ctx->cfg.limits.f[BL_F_FILES].max, n);
 	if (n == 0)
 		return BL_OK;
 	if ((c->content.files = calloc(n, sizeof(struct bl_file))) == NULL)
@@ -619,16 +813,16 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 			    "files[%zu] is in %s mode but the request is in %s mode; send every item one way.",
 			    i, m ? "server-side" : "client-side", c->server_side ? "server-side" : "client-side");
 		snprintf(what, sizeof(what), "files[%zu].filename", i);
-		if ((e = parse_meta(r, name, c->server_side, what, 1, "", &bf->name)) != BL_OK)
+		if ((e = parse_meta(r, name, c->server_side, what, BL_F_FILENAME, "",
+		    &bf->name)) != BL_OK)
 			return e;
 		snprintf(what, sizeof(what), "files[%zu].mimeType", i);
-		if ((e = parse_meta(r, mime, c->server_side, what, 0,
+		if ((e = parse_meta(r, mime, c->server_side, what, BL_F_MIME_TYPE,
 		    "application/octet-stream", &bf->mime)) != BL_OK)
 			return e;
 		snprintf(what, sizeof(what), "files[%zu].data", i);
-		e = c->server_side ?
-		    parse_data_url(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data) :
-		    parse_enc(r, data, what, BL_MAX_PLAINTEXT - *total, &bf->data);
+		e = c->server_side ? parse_data_url(r, data, what, *total, &bf->data) :
+		    parse_enc(r, data, what, BL_F_CONTENT, *total, &bf->data);
 		if (e != BL_OK)
 			return e;
 		*total += plain_len(&bf->data);
@@ -639,22 +833,58 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 	return BL_OK;
 }
 
+/* INVALID_MAX_VIEWS with a hint that names what this server allows. */
+static enum bl_err
+views_fail(struct bl_req *r)
+{
+	const struct bl_bounds	*b = &r->ctx->cfg.limits.f[BL_F_MAX_VIEWS];
+
+	if (r->ctx->cfg.policy.views_forced)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "This server allows only "
+		    "maxViews %lld: send %lld or leave maxViews out.", (long long)b->max,
+		    (long long)b->max);
+	if (!r->ctx->cfg.policy.views_unlimited)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "maxViews must be a whole "
+		    "number from %lld to %lld; this server does not allow unlimited views (null).",
+		    (long long)b->min, (long long)b->max);
+	return BL_ERR_INVALID_MAX_VIEWS;	/* the table's hint says it */
+}
+
 /*
- * Validates the create request in r->json into c. On success every item of
- * c->content is encrypted (server-side mode: under a fresh key in c->dkey).
+ * The operator's rules that bounds cannot say (docs/ADMIN.md, "The settings
+ * file"): unlimited views, a required passphrase.
+ */
+static enum bl_err
+policy_check(struct bl_req *r, const struct bl_create *c)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	const struct bl_bounds	*pb = &r->ctx->cfg.limits.f[BL_F_PASSPHRASE];
+
+	if (c->max_views < 0 && !pol->views_unlimited)
+		return views_fail(r);
+	if (c->pass == NULL && pol->passphrase_required)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT, "This server requires "
+		    "a passphrase: send passphrase, a string of %lld to %lld characters.",
+		    (long long)pb->min, (long long)pb->max);
+	return BL_OK;
+}
+
+/*
+ * Validates the create request in r->json into c, against the limits of the
+ * request (r->ctx->cfg.limits, from the table of lib/fields.c). On success every
+ * item of c->content is encrypted (server-side mode: under a fresh key in
+ * c->dkey).
  */
 enum bl_err
 bl_create_parse(struct bl_req *r, struct bl_create *c)
 {
-	json_object	*o = r->json, *text = NULL, *secret = NULL, *v, *files = NULL;
-	size_t		 total = 0, i;
-	enum bl_err	 e;
-	int		 has_files;
+	const struct bl_limits	*lim = &r->ctx->cfg.limits;
+	json_object		*o = r->json, *text = NULL, *secret = NULL, *v, *files = NULL;
+	size_t			 total = 0, i;
+	enum bl_err		 e;
+	int			 has_files;
 
 	memset(c, 0, sizeof(*c));
-	c->ttl = BL_TTL_DEFAULT;
-	c->max_views = 1;
-	c->deletable = 1;
 
 	/* text / secret decide the mode; files decide it when there is no text. */
 	json_object_object_get_ex(o, "text", &text);
@@ -686,33 +916,16 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			c->server_side = mode_of(v) == 1;
 	}
 
-	/* A null ttl, passphrase or deletable means "the default", like an absent one. */
-	if (json_object_object_get_ex(o, "ttl", &v) && v != NULL &&
-	    bl_json_int(v, BL_TTL_MIN, BL_TTL_MAX, &c->ttl) != 0)
-		return BL_ERR_INVALID_TTL;
-	if (json_object_object_get_ex(o, "maxViews", &v)) {
-		if (json_object_is_type(v, json_type_null))
-			c->max_views = -1;
-		else if (bl_json_int(v, 1, BL_VIEWS_MAX, &c->max_views) != 0)
-			return BL_ERR_INVALID_MAX_VIEWS;
-	}
-	if (json_object_object_get_ex(o, "passphrase", &v) &&
-	    !json_object_is_type(v, json_type_null)) {
-		size_t cp;
-		if (!json_object_is_type(v, json_type_string))
-			return BL_ERR_INVALID_PASSPHRASE_FORMAT;
-		c->pass = json_object_get_string(v);
-		c->pass_len = (size_t)json_object_get_string_len(v);
-		cp = bl_utf8_codepoints(c->pass, c->pass_len);
-		if (cp == SIZE_MAX || cp < BL_PASS_MIN || cp > BL_PASS_MAX)
-			return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
-			    "passphrase must be a string of 4 to 256 characters without NUL.");
-	}
-	if (json_object_object_get_ex(o, "deletable", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return BL_ERR_INVALID_DELETABLE;
-		c->deletable = json_object_get_boolean(v);
-	}
+	/* Absent or null: what the table says (the default, unlimited, none). */
+	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK)
+		return e;
+	if ((e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK)
+		return views_fail(r);
+	if ((e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
+	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK ||
+	    (e = parse_commitment(r, o, c)) != BL_OK ||
+	    (e = policy_check(r, c)) != BL_OK)
+		return e;
 
 	if (text != NULL) {
 		c->content.has_text = 1;
@@ -720,11 +933,11 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 			const char *s = json_object_get_string(text);
 			size_t len = (size_t)json_object_get_string_len(text);
 			/* The text is content, kept exactly: NUL characters included. */
-			if (len > BL_MAX_PLAINTEXT)
+			if ((int64_t)len > lim->f[BL_F_CONTENT].max)
 				return BL_ERR_INVALID_CONTENT_SIZE;
 			if ((e = copy_plain(s, len, &c->content.text)) != BL_OK)
 				return e;
-		} else if ((e = parse_enc(r, text, "text", BL_MAX_PLAINTEXT,
+		} else if ((e = parse_enc(r, text, "text", BL_F_CONTENT, 0,
 		    &c->content.text)) != BL_OK)
 			return e;
 		total = plain_len(&c->content.text);
@@ -740,12 +953,14 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		return e;
 	if (c->content.nfiles == 0 && (!c->content.has_text || total == 0))
 		return BL_ERR_INVALID_CONTENT;
-	if (total > BL_MAX_PLAINTEXT)
+	if ((int64_t)total > lim->f[BL_F_CONTENT].max)
 		return BL_ERR_INVALID_CONTENT_SIZE;
 
 	if (c->server_side) {
-		if (bl_random(c->dkey, sizeof(c->dkey)) != 0)
+		if (bl_random(c->dkey, sizeof(c->dkey)) != 0 ||
+		    bl_key_commitment(c->dkey, c->commit) != 0)
 			return BL_ERR_INTERNAL;
+		c->has_commit = 1;
 		if (c->content.has_text &&
 		    (e = encrypt_item(c->dkey, &c->content.text)) != BL_OK)
 			return e;

@@ -1,4 +1,4 @@
-/* limit.c: rate limits: the client address (trusted proxies, IPv6 /64) and the counters. */
+/* limit.c (layer: domain): rate limits: the client address (trusted proxies, IPv6 /64) and the counters. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include "internal.h"
 
 /*
- * Every limit of SPEC.md. A window is fixed and aligned to the UTC epoch, so
+ * Every rate limit of docs/API.md. A window is fixed and aligned to the UTC epoch, so
  * the day window is the UTC day. The request that makes a count exceed limit
  * is refused (the 1001st of 1000), and so is every later one in the window.
  */
@@ -29,6 +29,9 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_SIGNIN] = {"signin", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNIN_IP] = {"signin:ip", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNUP] = {"signup", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_HEALTH] = {"ip:health", 60, 60, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_PASSPHRASE_SECRET] = {"passphrase:secret", 3600, BL_ATTEMPTS_PER_HOUR,
+	    BL_ERR_TOO_MANY_ATTEMPTS},
 };
 
 const struct bl_limit_info *
@@ -112,9 +115,9 @@ prefix_match(const struct addr *a, const struct addr *b, int bits)
  * trusts nothing.
  */
 static int
-trusted(struct bl_req *r, const struct addr *a)
+trusted(struct bl_ctx *c, const struct addr *a)
 {
-	const char	*p = r->cfg.trusted_proxies, *end, *slash;
+	const char	*p = c->cfg.trusted_proxies, *end, *slash;
 	struct addr	 net;
 	long		 bits;
 	char		*ep;
@@ -144,7 +147,7 @@ trusted(struct bl_req *r, const struct addr *a)
 			return 1;
 		continue;
 bad:
-		bl_log(r, "BURNLINK_TRUSTED_PROXIES: ignoring the malformed entry \"%.*s\"",
+		bl_log_id(c->log_id, "BURNLINK_TRUSTED_PROXIES: ignoring the malformed entry \"%.*s\"",
 		    (int)(n > 64 ? 64 : n), p);
 	}
 	return 0;
@@ -167,6 +170,27 @@ addr_text(const struct addr *a, char out[BL_IP_TEXT])
 	snprintf(out, BL_IP_TEXT, "%s/64", buf);
 }
 
+/*
+ * The network a passphrase attempt is counted for (docs/API.md, "Passphrases"):
+ * an IPv4 client as is, an IPv6 one (canonical "<net>/64", from addr_text) as
+ * its /48, the block one site is usually given: its 65,536 /64s are one client.
+ */
+void
+bl_client_net48(const char *client_ip, char out[BL_IP_TEXT])
+{
+	struct addr	 a;
+	const char	*slash = strchr(client_ip, '/');
+	char		 buf[INET6_ADDRSTRLEN];
+
+	snprintf(out, BL_IP_TEXT, "%s", client_ip);
+	if (slash == NULL || addr_parse(client_ip, (size_t)(slash - client_ip), &a) != 0 ||
+	    !a.v6)
+		return;
+	memset(a.a + 6, 0, 10);
+	inet_ntop(AF_INET6, a.a, buf, sizeof(buf));
+	snprintf(out, BL_IP_TEXT, "%s/48", buf);
+}
+
 /* The canonical form of an address an operator typed; 0 on success. */
 int
 bl_ip_canon(const char *s, char out[BL_IP_TEXT])
@@ -183,25 +207,23 @@ bl_ip_canon(const char *s, char out[BL_IP_TEXT])
 #define BL_MAX_PROXY_HOPS	32
 
 /*
- * Sets r->client_ip: REMOTE_ADDR, unless that peer is a trusted proxy; then
+ * The client address (out): REMOTE_ADDR, unless that peer is a trusted proxy; then
  * X-Forwarded-For is read from the right, skipping trusted proxies, and the
  * first address not trusted is the client (a malformed entry, or the end of
  * BL_MAX_PROXY_HOPS trusted ones, ends the walk at the last hop reached).
- * IPv6 clients are reduced to their /64.
+ * IPv6 clients are reduced to their /64; "unknown" without a valid peer.
  */
 void
-bl_client_ip(struct bl_req *r)
+bl_client_ip(struct bl_ctx *c, const char *peer, const char *xff, char out[BL_IP_TEXT])
 {
-	const char	*xff = bl_req_env(r, "HTTP_X_FORWARDED_FOR");
-	const char	*peer = bl_req_env(r, "REMOTE_ADDR");
 	struct addr	 client, hop;
 	size_t		 end, start;
 	int		 hops = 0;
 
-	snprintf(r->client_ip, sizeof(r->client_ip), "unknown");
+	snprintf(out, BL_IP_TEXT, "unknown");
 	if (peer == NULL || addr_parse(peer, strlen(peer), &client) != 0)
 		return;
-	if (xff != NULL && r->cfg.trusted_proxies != NULL && trusted(r, &client)) {
+	if (xff != NULL && c->cfg.trusted_proxies != NULL && trusted(c, &client)) {
 		end = strlen(xff);
 		while (end > 0 && hops++ < BL_MAX_PROXY_HOPS) {
 			start = end;
@@ -210,17 +232,17 @@ bl_client_ip(struct bl_req *r)
 			if (addr_parse(xff + start, end - start, &hop) != 0)
 				break;
 			client = hop;
-			if (!trusted(r, &hop))
+			if (!trusted(c, &hop))
 				break;
 			end = start > 0 ? start - 1 : 0;
 		}
 	}
-	addr_text(&client, r->client_ip);
+	addr_text(&client, out);
 }
 
 /* The bucket of a limit and subject: HMAC-SHA-256(install secret, name NUL subject). */
 static enum bl_err
-bucket(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
+bucket(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
     unsigned char out[BL_HASH_BYTES])
 {
 	const char	*name = limits[which].name;
@@ -229,170 +251,95 @@ bucket(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
 
 	if (len > sizeof(msg) - nlen)
 		return BL_ERR_INTERNAL;
-	if (bl_req_install_key(r) != BL_OK)
+	if (bl_ctx_install_key(c) != BL_OK)
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	memcpy(msg, name, nlen);
 	memcpy(msg + nlen, subject, len);
-	if (bl_hmac_sha256(r->install_key, sizeof(r->install_key), msg, nlen + len, out) != 0)
+	if (bl_hmac_sha256(c->install_key, sizeof(c->install_key), msg, nlen + len, out) != 0)
 		return BL_ERR_INTERNAL;
 	return BL_OK;
 }
 
-/* The counters store of the request, without the secrets database. */
-static enum bl_err
-counters(struct bl_req *r)
-{
-	if (r->counters != NULL)
-		return BL_OK;
-	return bl_store_open_counters(&r->counters, &r->cfg);
-}
-
 /* Start and end (Unix seconds) of the current window of a limit. */
 static void
-window(const struct bl_req *r, enum bl_limit which, int64_t *start, int64_t *end)
+window(const struct bl_ctx *c, enum bl_limit which, int64_t *start, int64_t *end)
 {
-	int64_t	 now = r->now_ms / 1000;
+	int64_t	 now = c->now_ms / 1000;
 
 	*start = now - now % limits[which].window;
 	*end = *start + limits[which].window;
 }
 
-/* Keeps in r->rl the window with the fewest requests left (the later reset on a tie). */
-static void
-note(struct bl_req *r, int64_t limit, int64_t left, int64_t reset)
-{
-	if (r->rl.set && (left > r->rl.remaining ||
-	    (left == r->rl.remaining && reset <= r->rl.reset)))
-		return;
-	r->rl.set = 1;
-	r->rl.limit = limit;
-	r->rl.remaining = left;
-	r->rl.reset = reset;
-}
+/* What counter() does to a counter in its current window. */
+enum counter_op {
+	COUNT_ADD,	/* one more */
+	COUNT_GET,
+	COUNT_SET	/* to u->count */
+};
 
 /*
- * Counts one request against a limit for subject. Returns BL_OK while the
- * count is within the limit (and the requests left in *remaining, if not NULL),
- * the limit's error with Retry-After once it is exceeded, and
- * RATE_LIMIT_UNAVAILABLE when the counter cannot be read or written.
+ * Runs op on the counter of a limit for subject in its current window, through
+ * the counters interface (struct bl_counter_ops): u gets the limit, the count
+ * and the end of the window. RATE_LIMIT_UNAVAILABLE (logged) when the counter
+ * cannot be read or written.
  */
-enum bl_err
-bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
-    int64_t *remaining)
+static enum bl_err
+counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
+    enum counter_op op, struct bl_usage *u)
 {
-	const struct bl_limit_info	*li = &limits[which];
-	unsigned char			 b[BL_HASH_BYTES];
-	int64_t				 start, end, count, left;
-	enum bl_err			 e;
-
-	if ((e = bucket(r, which, subject, len, b)) != BL_OK)
-		return e;
-	if ((e = counters(r)) != BL_OK)
-		return e;
-	window(r, which, &start, &end);
-	if (bl_store_count(r->counters, b, start, end, &count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	left = count >= li->limit ? 0 : li->limit - count;
-	note(r, li->limit, left, end);
-	if (remaining != NULL)
-		*remaining = left;
-	if (count <= li->limit)
-		return BL_OK;
-	r->retry_after = (long)(r->rl.reset - r->now_ms / 1000);
-	if (r->retry_after < 1)
-		r->retry_after = 1;
-	if (which == BL_LIM_PASSPHRASE)
-		return bl_req_fail(r, li->err, "At most %lld passphrase attempts a minute "
-		    "are allowed for this secret; try again in %ld seconds.",
-		    (long long)li->limit, r->retry_after);
-	if (which == BL_LIM_SIGNIN || which == BL_LIM_SIGNIN_IP || which == BL_LIM_SIGNUP)
-		return bl_req_fail(r, li->err, "At most %lld %s an hour are allowed %s; "
-		    "try again in %ld seconds.", (long long)li->limit,
-		    which == BL_LIM_SIGNUP ? "sign-ups" : "sign-in attempts",
-		    which == BL_LIM_SIGNIN ? "for this account from this address" :
-		    "from this address", r->retry_after);
-	return bl_req_fail(r, li->err, "%s allows %lld requests per %s; try again in "
-	    "%ld seconds (see Retry-After and X-RateLimit-Reset).",
-	    which == BL_LIM_KEY_HOUR ? "This account's API keys" :
-	    which <= BL_LIM_IP_BURN || strncmp(li->name, "ip:", 3) == 0 ?
-	    "This address" : "This account",
-	    (long long)li->limit, li->window == 60 ? "minute" : li->window == 3600 ?
-	    "hour" : "day", r->retry_after);
-}
-
-/* Counts the request against the per-IP daily limit of its operation. */
-enum bl_err
-bl_limit_request(struct bl_req *r, enum bl_limit which)
-{
-	return bl_limit_take(r, which, r->client_ip, strlen(r->client_ip), NULL);
-}
-
-/*
- * Counts a creation attributed to an account: with an API key against the
- * account's shared hourly key limit, else (a signed-in session) against the
- * account's hourly and daily limits. Anonymous creation (account 0) is free.
- */
-enum bl_err
-bl_limit_creator(struct bl_req *r, int64_t account_id, int by_key)
-{
-	char		 id[24];
-	int		 n;
+	unsigned char	 b[BL_HASH_BYTES];
+	int64_t		 start, end;
 	enum bl_err	 e;
 
-	if (account_id <= 0)
-		return BL_OK;
-	n = snprintf(id, sizeof(id), "%lld", (long long)account_id);
-	if (by_key)
-		return bl_limit_take(r, BL_LIM_KEY_HOUR, id, (size_t)n, NULL);
-	if ((e = bl_limit_take(r, BL_LIM_SESSION_HOUR, id, (size_t)n, NULL)) != BL_OK)
+	if ((unsigned)which >= BL_LIM__MAX || (op == COUNT_SET && u->count < 0))
+		return BL_ERR_INTERNAL;
+	if ((e = bucket(c, which, subject, len, b)) != BL_OK ||
+	    (e = bl_ctx_counters(c)) != BL_OK)
 		return e;
-	return bl_limit_take(r, BL_LIM_SESSION_DAY, id, (size_t)n, NULL);
+	window(c, which, &start, &end);
+	u->limit = limits[which].limit;
+	u->reset = end;
+	if (op == COUNT_ADD)
+		e = bl_counter_add(c->counters, b, start, end, &u->count);
+	else if (op == COUNT_GET)
+		e = bl_counter_get(c->counters, b, start, &u->count);
+	else
+		e = bl_counter_set(c->counters, b, start, end, u->count);
+	if (e != BL_OK) {
+		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	}
+	return BL_OK;
+}
+
+/*
+ * Counts one more request against a limit for subject: u gets the limit, the
+ * count with this one and the end of the window. Whether the count is past
+ * the limit is the caller's to judge (bl_limit_take(), lib/http.c).
+ */
+enum bl_err
+bl_limit_count(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
+    struct bl_usage *u)
+{
+	return counter(c, which, subject, len, COUNT_ADD, u);
 }
 
 /* An operator's view of one counter in its current window. */
 enum bl_err
-bl_limit_usage(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
+bl_limit_usage(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
     struct bl_usage *u)
 {
-	unsigned char	 b[BL_HASH_BYTES];
-	int64_t		 start, end;
-	enum bl_err	 e;
-
-	if ((unsigned)which >= BL_LIM__MAX)
-		return BL_ERR_INTERNAL;
-	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = counters(r)) != BL_OK)
-		return e;
-	window(r, which, &start, &end);
-	u->limit = limits[which].limit;
-	u->reset = end;
-	if (bl_store_counter_get(r->counters, b, start, &u->count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	return BL_OK;
+	return counter(c, which, subject, len, COUNT_GET, u);
 }
 
 /* Sets one counter in its current window (0 clears it): an operator's correction. */
 enum bl_err
-bl_limit_set(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
+bl_limit_set(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
     int64_t count)
 {
-	unsigned char	 b[BL_HASH_BYTES];
-	int64_t		 start, end;
-	enum bl_err	 e;
+	struct bl_usage	 u;
 
-	if ((unsigned)which >= BL_LIM__MAX || count < 0)
-		return BL_ERR_INTERNAL;
-	if ((e = bucket(r, which, subject, len, b)) != BL_OK ||
-	    (e = counters(r)) != BL_OK)
-		return e;
-	window(r, which, &start, &end);
-	if (bl_store_counter_set(r->counters, b, start, end, count) != BL_OK) {
-		bl_log(r, "rate limiter: %s", bl_store_error(r->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	return BL_OK;
+	memset(&u, 0, sizeof(u));
+	u.count = count;
+	return counter(c, which, subject, len, COUNT_SET, &u);
 }

@@ -1,4 +1,4 @@
-/* ops.c: the four operations (create, metadata, retrieve, burn) over the library. */
+/* ops.c (layer: handlers): the four secret operations (create, metadata, retrieve, burn). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,53 +12,23 @@ add_views(json_object *o, const char *k, int64_t v)
 	return v < 0 ? bl_json_add_null(o, k) : bl_json_add(o, k, json_object_new_int64(v));
 }
 
-/* The error of a state that is not active. */
-enum bl_err
-bl_state_err(enum bl_state st)
+/*
+ * Adds keyCommitment: the secret's key commitment as 43 url-safe base64
+ * characters, or null for a secret stored before commitments (docs/API.md).
+ */
+static int
+add_commitment(json_object *o, const struct bl_secret *s)
 {
-	switch (st) {
-	case BL_ST_EXPIRED:
-		return BL_ERR_SECRET_EXPIRED;
-	case BL_ST_BURNED:
-		return BL_ERR_SECRET_BURNED;
-	case BL_ST_EXHAUSTED:
-		return BL_ERR_MAX_VIEWS_REACHED;
-	default:
-		return BL_OK;
-	}
-}
+	char	*b64;
+	int	 rc;
 
-const char *
-bl_state_name(enum bl_state st)
-{
-	static const char *const names[] = {"active", "expired", "burned", "exhausted"};
-
-	return (unsigned)st < 4 ? names[st] : "unknown";
-}
-
-/* Views left: -1 for unlimited, 0 once the secret is no longer active. */
-static int64_t
-views_left(const struct bl_secret *s)
-{
-	if (s->state != BL_ST_ACTIVE)
-		return s->max_views < 0 ? -1 : 0;
-	if (s->max_views < 0)
+	if (!s->has_commit)
+		return bl_json_add_null(o, "keyCommitment");
+	if ((b64 = bl_b64url_encode(s->commit, BL_COMMIT_BYTES, NULL)) == NULL)
 		return -1;
-	return s->max_views > s->view_count ? s->max_views - s->view_count : 0;
-}
-
-/* Opens the store for this request on first use, logging why it could not. */
-enum bl_err
-bl_req_store(struct bl_req *r)
-{
-	char		 err[256] = "";
-	enum bl_err	 e;
-
-	if (r->store != NULL)
-		return BL_OK;
-	if ((e = bl_store_open(&r->store, &r->cfg, err, sizeof(err))) != BL_OK)
-		bl_log(r, "cannot open the database %s: %s", bl_config_db_name(&r->cfg), err);
-	return e;
+	rc = bl_json_add(o, "keyCommitment", json_object_new_string(b64));
+	free(b64);
+	return rc;
 }
 
 /* Logs the store's reason for a failure that is the server's fault. */
@@ -98,14 +68,15 @@ bl_site_url(struct bl_req *r, char **out)
 	const char	*host = bl_req_env(r, "HTTP_HOST");
 	const char	*https = bl_req_env(r, "HTTPS");
 	const char	*uri = bl_req_env(r, "REQUEST_URI"), *api;
+	const char	*site = r->ctx->cfg.site_url;
 	size_t		 hlen = 0, plen = 0, i;
 	int		 secure;
 
-	if (r->cfg.site_url != NULL) {
-		size_t n = strlen(r->cfg.site_url);
-		while (n > 0 && r->cfg.site_url[n - 1] == '/')
+	if (site != NULL) {
+		size_t n = strlen(site);
+		while (n > 0 && site[n - 1] == '/')
 			n--;
-		return (*out = strndup(r->cfg.site_url, n)) == NULL ? -1 : 0;
+		return (*out = strndup(site, n)) == NULL ? -1 : 0;
 	}
 	secure = https != NULL && (strcasecmp(https, "on") == 0 || strcmp(https, "1") == 0);
 	if (host != NULL) {
@@ -147,11 +118,14 @@ new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
 		return -1;
 	memcpy(key, s, BL_KEY_LEN + 1);
-	free(s);
+	bl_free_wipe(s, BL_KEY_LEN + 1);
 	return bl_sha256(key, BL_KEY_LEN, hash);
 }
 
-/* POST /secrets: validates, encrypts in server-side mode, stores, answers. */
+/*
+ * POST /secrets, once the preamble counted the creator and read the body:
+ * validates, encrypts in server-side mode, stores, answers.
+ */
 enum bl_err
 bl_op_create(struct bl_req *r)
 {
@@ -160,21 +134,19 @@ bl_op_create(struct bl_req *r)
 	char			 skey[BL_KEY_LEN + 1], rkey[BL_KEY_LEN + 1];
 	char			*site = NULL, *dkey = NULL, *url = NULL, *murl = NULL;
 	json_object		*o = NULL, *m;
-	const char		*js = NULL;
+	char			*js = NULL;
 	enum bl_err		 e;
-	size_t			 dlen = 0, jlen = 0;
-	int64_t			 account = 0, key_id = 0;
+	size_t			 dlen = 0, jlen = 0, ulen;
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
-	/* Counted first, so that every answer (a 405 too) carries the rate-limit headers. */
-	if ((e = bl_limit_request(r, BL_LIM_IP_CREATE)) != BL_OK ||
-	    (e = bl_req_method(r, BL_MASK(BL_M_POST), "POST")) != BL_OK ||
-	    (e = bl_auth_request(r, &account, &key_id)) != BL_OK ||
-	    (account == 0 && (e = bl_session_creator(r, &account)) != BL_OK) ||
-	    (e = bl_limit_creator(r, account, key_id != 0)) != BL_OK ||
-	    (e = bl_req_read_body(r, 1)) != BL_OK ||
-	    (e = bl_create_parse(r, &c)) != BL_OK)
+	if (r->ctx->cfg.policy.create_accounts && r->account_id == 0) {
+		e = bl_req_fail(r, BL_ERR_NOT_SIGNED_IN, "This server lets only signed-in "
+		    "users and API keys create secrets: sign in, or send Authorization: "
+		    "Bearer bl_... with an API key.");
+		goto out;
+	}
+	if ((e = bl_create_parse(r, &c)) != BL_OK)
 		goto out;
 
 	n.created_ms = r->now_ms;
@@ -182,9 +154,11 @@ bl_op_create(struct bl_req *r)
 	n.max_views = c.max_views;
 	n.deletable = c.deletable;
 	n.server_side = c.server_side;
+	n.has_commit = c.has_commit;
+	memcpy(n.commit, c.commit, sizeof(n.commit));
 	n.content = &c.content;
-	n.account_id = account;
-	n.api_key_id = key_id;
+	n.account_id = r->account_id;
+	n.api_key_id = r->api_key_id;
 	if (c.pass != NULL) {
 		n.has_pass = 1;
 		if (bl_pass_hash(c.pass, c.pass_len, n.pass_hash) != 0) {
@@ -204,11 +178,12 @@ bl_op_create(struct bl_req *r)
 	 * allocates nothing): a 500 never leaves a stored secret behind.
 	 */
 	e = BL_ERR_INTERNAL;
-	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
-	    dkey ? dkey : "") < 0) {
-		url = NULL;
+	/* In one block of its size: asprintf() grows by realloc, leaving copies of the key. */
+	ulen = strlen(site) + strlen("/secret/") + BL_KEY_LEN + (dkey ? 5 + dlen : 0) + 1;
+	if ((url = malloc(ulen)) == NULL)
 		goto out;
-	}
+	snprintf(url, ulen, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
+	    dkey ? dkey : "");
 	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0) {
 		murl = NULL;
 		goto out;
@@ -224,21 +199,20 @@ bl_op_create(struct bl_req *r)
 	    add_views(m, "maxViews", n.max_views) ||
 	    bl_json_add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
 	    bl_json_add(m, "deletable", json_object_new_boolean(n.deletable)) ||
-	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
+	    (js = bl_json_text(o, &jlen)) == NULL)
 		goto out;
 	if ((e = bl_req_store(r)) != BL_OK ||
 	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
 		goto out;
-	bl_respond_json(r, 200, o);
+	bl_respond_text(r, 200, js, jlen);
 	e = BL_OK;
 out:
 	if (o != NULL) {
 		bl_json_wipe(o);	/* the secretUrl holds the key ... */
-		if (js != NULL)		/* ... and so does its serialisation */
-			bl_wipe((char *)js, jlen);
 		json_object_put(o);
 	}
+	if (js != NULL)			/* ... and so does its serialisation */
+		bl_free_wipe(js, jlen + 1);
 	if (url != NULL)
 		bl_free_wipe(url, strlen(url));
 	if (dkey != NULL)
@@ -273,11 +247,7 @@ bl_op_metadata(struct bl_req *r)
 	enum bl_err		 e;
 	int			 active;
 
-	if ((e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ||
-	    (e = bl_req_method(r, BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD),
-	    "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_req_key(r)) != BL_OK ||
-	    (e = find(r, hash, &s)) != BL_OK)
+	if ((e = find(r, hash, &s)) != BL_OK)
 		return e;
 	active = s.state == BL_ST_ACTIVE;
 	if (!s.by_receipt && !active)
@@ -294,8 +264,10 @@ bl_op_metadata(struct bl_req *r)
 	if (bl_json_add(o, "hasPassphrase", json_object_new_boolean(s.has_pass)) ||
 	    bl_json_add_time(o, "expiresAt", s.expires_ms) ||
 	    add_views(o, "maxViews", s.max_views) ||
-	    add_views(o, "viewsRemaining", views_left(&s)) ||
+	    add_views(o, "viewsRemaining", bl_views_left(&s)) ||
 	    bl_json_add(o, "deletable", json_object_new_boolean(s.deletable)))
+		goto out;
+	if (!s.by_receipt && add_commitment(o, &s))
 		goto out;
 	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
 	    bl_json_add_time(o, "lastViewedAt", s.last_viewed_ms)))
@@ -308,17 +280,20 @@ out:
 }
 
 /*
- * Counts a passphrase attempt (per secret and client, per minute; the 6th is
- * refused) and checks the passphrase in the request body in constant time.
+ * Counts a passphrase attempt, per secret and client (IPv6 per /48) per
+ * minute, then per secret from all clients per hour (docs/API.md,
+ * "Passphrases"; an attempt refused by the first is not counted by the
+ * second), and checks the passphrase in the request body in constant time.
  */
 enum bl_err
 bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
     const unsigned char hash[BL_HASH_BYTES])
 {
-	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)];
+	unsigned char	 msg[BL_HASH_BYTES + BL_IP_TEXT];
+	char		 net[BL_IP_TEXT];
 	json_object	*v = NULL;
-	int64_t		 left;
-	size_t		 iplen = strlen(r->client_ip);
+	int64_t		 left, left_secret;
+	size_t		 iplen;
 	enum bl_err	 e;
 	int		 ok;
 
@@ -327,9 +302,13 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    !json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
 		    "passphrase must be a string.");
+	bl_client_net48(r->client_ip, net);
+	iplen = strlen(net);
 	memcpy(msg, hash, BL_HASH_BYTES);
-	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK)
+	memcpy(msg + BL_HASH_BYTES, net, iplen);
+	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK ||
+	    (e = bl_limit_take(r, BL_LIM_PASSPHRASE_SECRET, hash, BL_HASH_BYTES,
+	    &left_secret)) != BL_OK)
 		return e;
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
@@ -341,6 +320,11 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    s->pass_hash);
 	if (ok < 0)
 		return BL_ERR_INTERNAL;
+	if (!ok && left_secret < left)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
+		    "The passphrase is wrong; %lld attempt%s left this hour for this secret "
+		    "from all addresses. No view was used.",
+		    (long long)left_secret, left_secret == 1 ? "" : "s");
 	if (!ok)
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
 		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",
@@ -360,11 +344,7 @@ bl_op_retrieve(struct bl_req *r)
 	size_t			 i;
 
 	memset(&c, 0, sizeof(c));
-	if ((e = bl_limit_request(r, BL_LIM_IP_RETRIEVE)) != BL_OK ||
-	    (e = bl_req_method(r, BL_MASK(BL_M_POST), "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_req_key(r)) != BL_OK ||
-	    (e = bl_req_read_body(r, 0)) != BL_OK ||
-	    (e = find(r, hash, &s)) != BL_OK)
+	if ((e = find(r, hash, &s)) != BL_OK)
 		return e;
 	if (s.by_receipt)
 		return BL_ERR_NOT_FOUND;	/* the receipt never reads the content */
@@ -395,7 +375,7 @@ bl_op_retrieve(struct bl_req *r)
 		    bl_json_add(f, "data", bl_json_item(&c.files[i].data)))
 			goto out;
 	}
-	if (add_views(o, "viewsRemaining", views_left(&s)))
+	if (add_views(o, "viewsRemaining", bl_views_left(&s)))
 		goto out;
 	bl_content_free(&c);	/* the JSON tree holds it now: not three copies at once */
 	bl_respond_json(r, 200, o);
@@ -417,11 +397,7 @@ bl_op_burn(struct bl_req *r)
 	json_object		*o = NULL;
 	enum bl_err		 e;
 
-	if ((e = bl_limit_request(r, BL_LIM_IP_BURN)) != BL_OK ||
-	    (e = bl_req_method(r, BL_MASK(BL_M_DELETE), "GET, HEAD, POST, DELETE")) != BL_OK ||
-	    (e = bl_req_key(r)) != BL_OK ||
-	    (e = bl_req_read_body(r, 0)) != BL_OK ||
-	    (e = find(r, hash, &s)) != BL_OK)
+	if ((e = find(r, hash, &s)) != BL_OK)
 		return e;
 	if (s.state != BL_ST_ACTIVE)
 		return bl_state_err(s.state);

@@ -1,4 +1,4 @@
-/* prefault.c: maps a CGI program's code and heap in two system calls instead of fault by fault. */
+/* prefault.c (layer: serve): maps a CGI program's code and heap in two system calls instead of fault by fault. */
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
-/* sandbox.c: process hygiene (no core dumps) and the seccomp filter of the CGI programs. */
+/* sandbox.c (layer: serve): process hygiene (no core dumps) and the seccomp filter of the CGI programs. */
 #include <stddef.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -23,6 +24,7 @@
 #define BL_USE_SECCOMP 1
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <unistd.h>
 
 /*
  * The filters are built at compile time by scripts/seccomp-gen.c (with
@@ -36,6 +38,11 @@
 
 #define BPF_PROG(f)	{ sizeof(f) / sizeof(f[0]), (struct sock_filter *)(f) }
 
+/*
+ * tgkill() is allowed for the process's own id only (raise() and abort()
+ * signal their own thread with it): the filter compares its first argument
+ * with a placeholder, replaced here with getpid() in a copy of the filter.
+ */
 static int
 install_filter(int fcgi, int db)
 {
@@ -43,11 +50,25 @@ install_filter(int fcgi, int db)
 		{ BPF_PROG(bl_bpf_cgi), BPF_PROG(bl_bpf_cgi_db) },
 		{ BPF_PROG(bl_bpf_fcgi), BPF_PROG(bl_bpf_fcgi_db) },
 	};
+	struct sock_filter	 copy[BL_BPF_MAX_LEN];
+	struct sock_fprog	 prog = progs[fcgi != 0][db != 0];
+	size_t			 i, own = 0;
 
+	if (prog.len > BL_BPF_MAX_LEN)
+		return -1;
+	memcpy(copy, prog.filter, prog.len * sizeof(copy[0]));
+	for (i = 0; i < prog.len; i++)
+		if (copy[i].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
+		    copy[i].k == BL_BPF_OWN_PID) {
+			copy[i].k = (__u32)getpid();
+			own++;
+		}
+	if (own != 1)
+		return -1;
+	prog.filter = copy;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
-	    &progs[fcgi != 0][db != 0], 0, 0) != 0)
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
 		return -1;
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* store.c: the storage interface of internal.h, forwarded to the backend BURNLINK_DB names. */
+/* store.c (layer: storage): the store handle over the backend BURNLINK_DB names, and the one way statements are run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +6,31 @@
 #include "internal.h"
 #include "store.h"
 
-/* The handle the library holds: exactly one backend is set. */
+/*
+ * In a batch (group commit, lib/fcgi.c), a write may be deferred to the
+ * batch's commit (secret.c defers small inserts): the request's parsing,
+ * checks and encryption then run without the write lock, which another
+ * responder may want meanwhile. At most DEFER_MAX wait at once.
+ */
+#define DEFER_MAX	16
+
+struct deferred {
+	enum bl_err	 (*run)(struct bl_store *, void *);
+	void		 (*free)(void *);
+	void		*arg;
+};
+
+/*
+ * An open store: the database (secrets, accounts) behind its backend, or the
+ * rate-limit counters behind theirs; exactly one of the two is set.
+ */
 struct bl_store {
-	struct sqlite_store	*sqlite;
-	struct pg_store		*pg;
+	const struct bl_store_ops	*ops;
+	void				*db;
+	const struct bl_counter_ops	*cops;
+	void				*counters;
+	struct deferred			 deferred[DEFER_MAX];
+	int				 ndeferred;
 };
 
 /*
@@ -46,71 +67,77 @@ bl_store_needs_net(int fcgi)
 void
 bl_store_persistent(int on)
 {
-	sqlite_store_persistent(on);
+	bl_sqlite_ops.persistent(on);
+#ifdef BL_HAVE_PG
+	if (bl_pg_ops.persistent != NULL)
+		bl_pg_ops.persistent(on);
+#endif
 }
 
-#ifdef BL_HAVE_PG
-#define CALL(s, fn, ...) ((s)->pg != NULL ? pg_store_##fn((s)->pg, __VA_ARGS__) : \
-	sqlite_store_##fn((s)->sqlite, __VA_ARGS__))
-#define CALL0(s, fn) ((s)->pg != NULL ? pg_store_##fn((s)->pg) : \
-	sqlite_store_##fn((s)->sqlite))
-#else
-#define CALL(s, fn, ...) sqlite_store_##fn((s)->sqlite, __VA_ARGS__)
-#define CALL0(s, fn) sqlite_store_##fn((s)->sqlite)
-#endif
+/* A handle on one of the two stores, opened. */
+static enum bl_err
+handle(struct bl_store **out, const struct bl_store_ops *ops,
+    const struct bl_counter_ops *cops, const struct bl_config *cfg, char *err, size_t errlen)
+{
+	struct bl_store	*s;
+	enum bl_err	 e;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return BL_ERR_INTERNAL;
+	s->ops = ops;
+	s->cops = cops;
+	e = ops != NULL ? ops->open(&s->db, cfg, err, errlen) : cops->open(&s->counters, cfg);
+	if (e != BL_OK) {
+		free(s);
+		return e;
+	}
+	*out = s;
+	return BL_OK;
+}
 
 /* Opens the store of cfg->db_path: PostgreSQL for a conninfo, else SQLite. */
 enum bl_err
 bl_store_open(struct bl_store **out, const struct bl_config *cfg, char *err, size_t errlen)
 {
-	struct bl_store	*s;
-	enum bl_err	 e;
-
 	*out = NULL;
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return BL_ERR_INTERNAL;
-	if (bl_store_is_pg(cfg->db_path)) {
+	if (!bl_store_is_pg(cfg->db_path))
+		return handle(out, &bl_sqlite_ops, NULL, cfg, err, errlen);
 #ifdef BL_HAVE_PG
-		e = pg_store_open(&s->pg, cfg, err, errlen);
+	return handle(out, &bl_pg_ops, NULL, cfg, err, errlen);
 #else
-		snprintf(err, errlen, "BURNLINK_DB names a PostgreSQL database, but these "
-		    "programs were built without PostgreSQL support (build with make PG=1)");
-		e = BL_ERR_STORE_UNAVAILABLE;
+	snprintf(err, errlen, "BURNLINK_DB names a PostgreSQL database, but these "
+	    "programs were built without PostgreSQL support (build with make PG=1)");
+	return BL_ERR_STORE_UNAVAILABLE;
 #endif
-	} else
-		e = sqlite_store_open(&s->sqlite, cfg, err, errlen);
-	if (e != BL_OK) {
-		free(s);
-		return e;
-	}
-	*out = s;
-	return BL_OK;
 }
 
-/* The rate limiter's store (the counters alone) of cfg's database. */
+/*
+ * The rate limiter's store of cfg's database: the counters alone, so that a
+ * request can be counted before it is validated (they open on first use).
+ */
 enum bl_err
 bl_store_open_counters(struct bl_store **out, const struct bl_config *cfg)
 {
-	struct bl_store	*s;
-	enum bl_err	 e;
-
 	*out = NULL;
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return BL_ERR_INTERNAL;
-	if (bl_store_is_pg(cfg->db_path)) {
+	if (!bl_store_is_pg(cfg->db_path))
+		return handle(out, NULL, &bl_counters_file_ops, cfg, NULL, 0);
 #ifdef BL_HAVE_PG
-		e = pg_store_open_counters(&s->pg, cfg);
+	return handle(out, NULL, &bl_counters_pg_ops, cfg, NULL, 0);
 #else
-		e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 #endif
-	} else
-		e = sqlite_store_open_counters(&s->sqlite, cfg);
-	if (e != BL_OK) {
-		free(s);
-		return e;
-	}
-	*out = s;
-	return BL_OK;
+}
+
+/* Drops the writes still deferred (a batch that never committed them). */
+static void
+drop_deferred(struct bl_store *s)
+{
+	int	 i;
+
+	for (i = 0; i < s->ndeferred; i++)
+		s->deferred[i].free(s->deferred[i].arg);
+	s->ndeferred = 0;
 }
 
 void
@@ -118,12 +145,11 @@ bl_store_close(struct bl_store *s)
 {
 	if (s == NULL)
 		return;
-#ifdef BL_HAVE_PG
-	if (s->pg != NULL)
-		pg_store_close(s->pg);
-#endif
-	if (s->sqlite != NULL)
-		sqlite_store_close(s->sqlite);
+	drop_deferred(s);
+	if (s->ops != NULL)
+		s->ops->close(s->db);
+	if (s->cops != NULL)
+		s->cops->close(s->counters);
 	free(s);
 }
 
@@ -131,211 +157,236 @@ bl_store_close(struct bl_store *s)
 int
 bl_store_idle(struct bl_store *s)
 {
-	return CALL0(s, idle);
-}
-
-/*
- * Group commit (FastCGI, lib/fcgi.c): the store's write transactions join one
- * until bl_store_batch_commit(); bl_store_batch_flush() commits what is done so
- * far and lets the write lock go.
- */
-void
-bl_store_batch(struct bl_store *s)
-{
-	CALL0(s, batch);
-}
-
-void
-bl_store_batch_flush(struct bl_store *s)
-{
-	CALL0(s, batch_flush);
-}
-
-enum bl_err
-bl_store_batch_commit(struct bl_store *s)
-{
-	return CALL0(s, batch_commit);
+	return s->ops != NULL ? s->ops->idle(s->db) : s->cops->idle(s->counters);
 }
 
 const char *
 bl_store_error(const struct bl_store *s)
 {
-	return CALL0(s, error);
+	return s->ops != NULL ? s->ops->error(s->db) : s->cops->error(s->counters);
 }
 
-enum bl_err
-bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
+/*
+ * Group commit (FastCGI, lib/fcgi.c): the store's write transactions join one
+ * until bl_store_batch_commit(); bl_store_batch_flush() runs the deferred
+ * writes and commits what is done so far, letting the write lock go.
+ *
+ * How many flushes made everything their batch had written durable (the
+ * commit succeeded, synchronous=FULL): lib/fcgi.c compares it around each
+ * request, so that a later failure of the batch does not take back answers
+ * whose writes a flush made durable. One per process: a responder serves one
+ * request at a time, and a store may be closed and opened within a batch.
+ */
+static unsigned long	 durable_flushes;
+
+unsigned long
+bl_store_batch_durable(void)
 {
-	return CALL(s, insert, n);
+	return durable_flushes;
 }
 
-enum bl_err
-bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int64_t now,
-    struct bl_secret *r)
+void
+bl_store_batch(struct bl_store *s)
 {
-	return CALL(s, lookup, hash, now, r);
+	if (s->ops->batch != NULL)
+		s->ops->batch(s->db);
 }
 
-enum bl_err
-bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
-    struct bl_content *c)
+void
+bl_store_batch_flush(struct bl_store *s)
 {
-	return CALL(s, consume, id, now, r, c);
+	int	 i, lost = 0;
+
+	if (s->ops->batch_flush == NULL)
+		return;
+	for (i = 0; i < s->ndeferred; i++)
+		if (!lost && s->deferred[i].run(s, s->deferred[i].arg) != BL_OK)
+			lost = 1;
+	drop_deferred(s);
+	s->ops->batch_flush(s->db, lost);
+	/* Still batching: not lost, so the flush committed all it held. */
+	if (s->ops->batching != NULL && s->ops->batching(s->db))
+		durable_flushes++;
 }
 
+/* Commits the batch durably; a failure fails every request of it. */
 enum bl_err
-bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
+bl_store_batch_commit(struct bl_store *s)
 {
-	return CALL(s, burn, id, now);
+	bl_store_batch_flush(s);
+	return s->ops->batch_commit != NULL ? s->ops->batch_commit(s->db) : BL_OK;
+}
+
+/* 1 if a write may now wait for the batch's commit (bl_st_defer()). */
+int
+bl_st_deferrable(const struct bl_store *s)
+{
+	return s->ops->batching != NULL && s->ops->batching(s->db) &&
+	    s->ndeferred < DEFER_MAX;
+}
+
+/* Defers run(s, arg) to the batch's commit; the store frees arg then (or on close). */
+void
+bl_st_defer(struct bl_store *s, enum bl_err (*run)(struct bl_store *, void *),
+    void (*fr)(void *), void *arg)
+{
+	struct deferred	*d = &s->deferred[s->ndeferred++];
+
+	d->run = run;
+	d->free = fr;
+	d->arg = arg;
+}
+
+/* Runs statement id in the store's dialect. */
+enum bl_err
+bl_st_run(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *arg, int64_t *changes)
+{
+	const char	*sql = s->ops->sql != NULL && s->ops->sql[id] != NULL ?
+			    s->ops->sql[id] : bl_sql[id];
+
+	if (changes != NULL)
+		*changes = 0;
+	if (*sql == '\0')
+		return BL_OK;	/* BL_SQL_NONE */
+	return s->ops->run(s->db, id, sql, p, n, fn, arg, changes);
+}
+
+struct one {
+	bl_row_fn	 fn;
+	void		*arg;
+	int		 found;
+};
+
+static int
+one_row(void *arg, const struct bl_row *row)
+{
+	struct one	*o = arg;
+
+	o->found = 1;
+	return o->fn(o->arg, row) < 0 ? -1 : 1;
 }
 
 enum bl_err
-bl_store_count(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+bl_st_one(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *arg)
+{
+	struct one	 o = { fn, arg, 0 };
+	enum bl_err	 e;
+
+	if ((e = bl_st_run(s, id, p, n, one_row, &o, NULL)) != BL_OK)
+		return e;
+	return o.found ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
+enum bl_err
+bl_st_begin(struct bl_store *s)
+{
+	return s->ops->begin(s->db);
+}
+
+enum bl_err
+bl_st_end(struct bl_store *s, enum bl_err e)
+{
+	if (e == BL_OK)
+		return s->ops->commit(s->db);
+	s->ops->rollback(s->db);
+	return e;
+}
+
+enum bl_err
+bl_st_purge(struct bl_store *s)
+{
+	return s->ops->purge != NULL ? s->ops->purge(s->db) : BL_OK;
+}
+
+/* An integer column (null if SQL NULL). */
+int64_t
+bl_col_int(const struct bl_row *row, int col, int64_t null)
+{
+	return row->ops->col_int(row, col, null);
+}
+
+int
+bl_col_blob(const struct bl_row *row, int col, const void **p, size_t *len)
+{
+	return row->ops->col_blob(row, col, p, len);
+}
+
+/* Copies a text column into a fixed buffer of size n (truncating). */
+void
+bl_col_text(const struct bl_row *row, int col, char *buf, size_t n)
+{
+	const void	*p;
+	size_t		 len;
+
+	if (row->ops->col_blob(row, col, &p, &len) != 0 || p == NULL)
+		len = 0;
+	if (len >= n)
+		len = n - 1;
+	if (len > 0)
+		memcpy(buf, p, len);
+	buf[len] = '\0';
+}
+
+/* Copies a content column and its IV (the column after it) into a new item; -1 on failure. */
+int
+bl_col_item(const struct bl_row *row, int col, struct bl_item *it)
+{
+	const void	*p, *iv;
+	size_t		 n, ivlen;
+
+	memset(it, 0, sizeof(*it));
+	if (row->ops->col_blob(row, col, &p, &n) != 0 ||
+	    row->ops->col_blob(row, col + 1, &iv, &ivlen) != 0 ||
+	    (it->buf = malloc(n + 1)) == NULL)
+		return -1;
+	if (n > 0)
+		memcpy(it->buf, p, n);
+	it->buf[n] = '\0';
+	it->len = n;
+	if (iv != NULL && ivlen == BL_IV_BYTES) {
+		memcpy(it->iv, iv, BL_IV_BYTES);
+		it->enc = 1;
+	}
+	return 0;
+}
+
+/* Row callback: the id an INSERT ... RETURNING id gives back. */
+int
+bl_row_id(void *arg, const struct bl_row *row)
+{
+	*(int64_t *)arg = bl_col_int(row, 0, 0);
+	return 0;
+}
+
+/*
+ * The rate-limit counters (lib/limit.c): their own interface, the SQLite
+ * counters file (counters.c) or the PostgreSQL table (store_pg.c).
+ */
+enum bl_err
+bl_counter_add(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t expires, int64_t *count)
 {
-	return CALL(s, count, bucket, window_start, expires, count);
+	return s->cops->add(s->counters, bucket, window_start, expires, count);
 }
 
 enum bl_err
-bl_store_counter_get(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+bl_counter_get(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t *count)
 {
-	return CALL(s, counter_get, bucket, window_start, count);
+	return s->cops->get(s->counters, bucket, window_start, count);
 }
 
 enum bl_err
-bl_store_counter_set(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
+bl_counter_set(struct bl_store *s, const unsigned char bucket[BL_HASH_BYTES],
     int64_t window_start, int64_t expires, int64_t count)
 {
-	return CALL(s, counter_set, bucket, window_start, expires, count);
+	return s->cops->set(s->counters, bucket, window_start, expires, count);
 }
 
 enum bl_err
-bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64_t *id)
+bl_counter_clean(struct bl_store *s, int64_t now, int64_t *removed)
 {
-	return CALL(s, account_create, name, now, id);
-}
-
-enum bl_err
-bl_store_account_get(struct bl_store *s, int64_t id, const char *name, struct bl_account *a)
-{
-	return CALL(s, account_get, id, name, a);
-}
-
-enum bl_err
-bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_account *),
-    void *arg)
-{
-	return CALL(s, account_list, cb, arg);
-}
-
-enum bl_err
-bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_api_key *k)
-{
-	return CALL(s, key_insert, hash, k);
-}
-
-enum bl_err
-bl_store_key_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_api_key *k)
-{
-	return CALL(s, key_find, hash, k);
-}
-
-enum bl_err
-bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
-{
-	return CALL(s, key_get, id, k);
-}
-
-enum bl_err
-bl_store_key_list(struct bl_store *s, int64_t account_id,
-    int (*cb)(void *, const struct bl_api_key *), void *arg)
-{
-	return CALL(s, key_list, account_id, cb, arg);
-}
-
-enum bl_err
-bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
-{
-	return CALL(s, key_revoke, id, now);
-}
-
-enum bl_err
-bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *st)
-{
-	return CALL(s, cleanup, now, st);
-}
-
-enum bl_err
-bl_store_account_signup(struct bl_store *s, const char *name,
-    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
-{
-	return CALL(s, account_signup, name, hash, now, id);
-}
-
-enum bl_err
-bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_account *a)
-{
-	return CALL(s, account_by_email, email, a);
-}
-
-enum bl_err
-bl_store_password_get(struct bl_store *s, int64_t account_id,
-    unsigned char hash[BL_PASSHASH_BYTES])
-{
-	return CALL(s, password_get, account_id, hash);
-}
-
-enum bl_err
-bl_store_password_set(struct bl_store *s, int64_t account_id,
-    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
-{
-	return CALL(s, password_set, account_id, hash, now);
-}
-
-enum bl_err
-bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t account_id, int64_t now)
-{
-	return CALL(s, session_insert, hash, account_id, now);
-}
-
-enum bl_err
-bl_store_session_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_session *out)
-{
-	return CALL(s, session_find, hash, out);
-}
-
-enum bl_err
-bl_store_session_touch(struct bl_store *s, int64_t id, int64_t now)
-{
-	return CALL(s, session_touch, id, now);
-}
-
-enum bl_err
-bl_store_session_delete(struct bl_store *s, int64_t id)
-{
-	return CALL(s, session_delete, id);
-}
-
-enum bl_err
-bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_before)
-{
-	return CALL(s, session_prune, seen_before, created_before);
-}
-
-enum bl_err
-bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
-{
-	return CALL(s, secret_get, id, r);
-}
-
-enum bl_err
-bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
-    int (*cb)(void *, const struct bl_secret *), void *arg)
-{
-	return CALL(s, account_secrets, account_id, max, cb, arg);
+	return s->cops->clean(s->counters, now, removed);
 }

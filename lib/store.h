@@ -1,157 +1,193 @@
-/* store.h: the backends behind the storage interface of internal.h (lib/store.c picks one). */
+/* store.h: what a storage backend provides (two tables of functions), and the helpers the units above it share. */
 #ifndef BL_STORE_H
 #define BL_STORE_H
 
 #include "internal.h"
 
 /*
- * Each backend implements every bl_store_* function of internal.h under its
- * own prefix, over its own handle; lib/store.c opens the one BURNLINK_DB
- * names and forwards each call to it. A new bl_store_* function needs a line
- * here for each backend and one forwarding function in lib/store.c.
+ * Every statement the library runs, named once, with its parameters ($1,
+ * $2, ... in this order) and, for one that returns rows, its columns.
  */
+enum bl_stmt {
+	ST_INSERT_SECRET,	/* secret_hash, receipt_hash, created, expires,
+				 * max_views, deletable, pass_hash, server_side,
+				 * account_id, text_ct, text_iv, key_commit -> id */
+	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
+	ST_KEY_USED,		/* key id, now */
+	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
+				 * view_count, last_viewed, deletable, pass_hash,
+				 * account_id, key_commit), by_receipt */
+	ST_LOCK,		/* id -> ROW, 0: the row locked for a change */
+	ST_LOCK_TEXT,		/* id -> ROW, 0, text_ct, text_iv: the same, with the text */
+	ST_SECRET_GET,		/* id -> ROW, 0 (no lock) */
+	ST_SELECT_FILES,	/* secret_id -> name, name_iv, mime, mime_iv, data, data_iv */
+	ST_DELETE_FILES,	/* secret_id */
+	ST_SET_STATE,		/* id, state (the text goes too) */
+	ST_VIEW,		/* id, now */
+	ST_CLEAN_FILES,		/* now: attachments of rows past their expiry */
+	ST_CLEAN_ROWS,		/* now: rows past their expiry */
+	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0 (newest first) */
+	ST_ACCOUNT_INSERT,	/* name, created -> id */
+	ST_ACCOUNT_GET,		/* id, name -> ACCOUNT */
+	ST_ACCOUNT_LIST,	/* -> ACCOUNT */
+	ST_ACCOUNT_BY_EMAIL,	/* lower-cased name -> ACCOUNT */
+	ST_KEY_INSERT,		/* account_id, hash, prefix, label, created -> id */
+	ST_KEY_FIND,		/* hash -> KEY */
+	ST_KEY_GET,		/* id -> KEY */
+	ST_KEY_LIST,		/* account_id (0: all) -> KEY */
+	ST_KEY_REVOKE,		/* id, now */
+	ST_PASSWORD_GET,	/* account_id -> pass_hash */
+	ST_PASSWORD_SET,	/* account_id, pass_hash, now */
+	ST_SESSION_INSERT,	/* hash, account_id, now */
+	ST_SESSION_FIND,	/* hash -> id, account_id, created, seen */
+	ST_SESSION_TOUCH,	/* id, now */
+	ST_SESSION_DELETE,	/* id */
+	ST_SESSION_END_ALL,	/* account_id */
+	ST_SESSION_PRUNE,	/* seen_before, created_before */
+	ST__MAX
+};
 
-/* counters.c: the SQLite backend's rate-limit counters, a fixed-size table file. */
-struct bl_counters;
-enum bl_err	 bl_counters_open(struct bl_counters **, const char *path);
-void		 bl_counters_close(struct bl_counters *);
-int		 bl_counters_stale(const struct bl_counters *, const char *path);
-const char	*bl_counters_error(const struct bl_counters *);
-enum bl_err	 bl_counters_add(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t expires, int64_t *count);
-enum bl_err	 bl_counters_get(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t *count);
-enum bl_err	 bl_counters_set(struct bl_counters *, const unsigned char bucket[BL_HASH_BYTES],
-		    int64_t window_start, int64_t expires, int64_t count);
-enum bl_err	 bl_counters_clean(struct bl_counters *, int64_t now, int64_t *removed);
+/*
+ * The SQL of each statement (lib/store_sql.c). A dialect that speaks one
+ * otherwise has its own text for it in its table (struct bl_store_ops);
+ * BL_SQL_NONE there: nothing to run.
+ */
+extern const char *const bl_sql[ST__MAX];
+#define BL_SQL_NONE	""
+#define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
+	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
+#define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */
+#define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
 
-/* store_sqlite.c: a SQLite file (the default). */
-struct sqlite_store;
-enum bl_err	 sqlite_store_open(struct sqlite_store **, const struct bl_config *,
-		    char *err, size_t errlen);
-enum bl_err	 sqlite_store_open_counters(struct sqlite_store **, const struct bl_config *);
-void		 sqlite_store_close(struct sqlite_store *);
-void		 sqlite_store_persistent(int);
-void		 sqlite_store_batch(struct sqlite_store *);
-enum bl_err	 sqlite_store_batch_commit(struct sqlite_store *);
-void		 sqlite_store_batch_flush(struct sqlite_store *);
-int		 sqlite_store_idle(struct sqlite_store *);
-enum bl_err	 sqlite_store_insert(struct sqlite_store *, const struct bl_new_secret *);
-enum bl_err	 sqlite_store_lookup(struct sqlite_store *,
-		    const unsigned char hash[BL_HASH_BYTES], int64_t now_ms, struct bl_secret *);
-enum bl_err	 sqlite_store_consume(struct sqlite_store *, int64_t id, int64_t now_ms,
-		    struct bl_secret *, struct bl_content *);
-enum bl_err	 sqlite_store_burn(struct sqlite_store *, int64_t id, int64_t now_ms);
-enum bl_err	 sqlite_store_count(struct sqlite_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t *count);
-enum bl_err	 sqlite_store_counter_get(struct sqlite_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t *count);
-enum bl_err	 sqlite_store_counter_set(struct sqlite_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t count);
-enum bl_err	 sqlite_store_account_create(struct sqlite_store *, const char *name,
-		    int64_t now_ms, int64_t *id);
-enum bl_err	 sqlite_store_account_get(struct sqlite_store *, int64_t id,
-		    const char *name, struct bl_account *);
-enum bl_err	 sqlite_store_account_list(struct sqlite_store *,
-		    int (*cb)(void *, const struct bl_account *), void *);
-enum bl_err	 sqlite_store_key_insert(struct sqlite_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_api_key *);
-enum bl_err	 sqlite_store_key_find(struct sqlite_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_api_key *);
-enum bl_err	 sqlite_store_key_get(struct sqlite_store *, int64_t id, struct bl_api_key *);
-enum bl_err	 sqlite_store_key_list(struct sqlite_store *, int64_t account_id,
-		    int (*cb)(void *, const struct bl_api_key *), void *);
-enum bl_err	 sqlite_store_key_revoke(struct sqlite_store *, int64_t id, int64_t now_ms);
-enum bl_err	 sqlite_store_account_signup(struct sqlite_store *, const char *name,
-		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
-		    int64_t *id);
-enum bl_err	 sqlite_store_account_by_email(struct sqlite_store *, const char *email_lower,
-		    struct bl_account *);
-enum bl_err	 sqlite_store_password_get(struct sqlite_store *, int64_t account_id,
-		    unsigned char pass_hash[BL_PASSHASH_BYTES]);
-enum bl_err	 sqlite_store_password_set(struct sqlite_store *, int64_t account_id,
-		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
-enum bl_err	 sqlite_store_session_insert(struct sqlite_store *,
-		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
-		    int64_t now_ms);
-enum bl_err	 sqlite_store_session_find(struct sqlite_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
-enum bl_err	 sqlite_store_session_touch(struct sqlite_store *, int64_t id, int64_t now_ms);
-enum bl_err	 sqlite_store_session_delete(struct sqlite_store *, int64_t id);
-enum bl_err	 sqlite_store_session_prune(struct sqlite_store *, int64_t seen_before_ms,
-		    int64_t created_before_ms);
-enum bl_err	 sqlite_store_secret_get(struct sqlite_store *, int64_t id, struct bl_secret *);
-enum bl_err	 sqlite_store_account_secrets(struct sqlite_store *, int64_t account_id,
-		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
-const char	*sqlite_store_error(const struct sqlite_store *);
-enum bl_err	 sqlite_store_cleanup(struct sqlite_store *, int64_t now_ms,
-		    struct bl_cleanup_stats *);
+/* One statement parameter (sqlbox's struct sqlbox_parm): its type, and NULL or a value. */
+enum bl_ptype {
+	BL_P_INT,
+	BL_P_BOOL,
+	BL_P_BLOB,
+	BL_P_TEXT
+};
 
-/* store_pg.c: PostgreSQL through libpq (built with make PG=1). */
-struct pg_store;
-enum bl_err	 pg_store_open(struct pg_store **, const struct bl_config *,
-		    char *err, size_t errlen);
-enum bl_err	 pg_store_open_counters(struct pg_store **, const struct bl_config *);
-void		 pg_store_close(struct pg_store *);
-int		 pg_store_idle(struct pg_store *);
-void		 pg_store_batch(struct pg_store *);
-void		 pg_store_batch_flush(struct pg_store *);
-enum bl_err	 pg_store_batch_commit(struct pg_store *);
-enum bl_err	 pg_store_insert(struct pg_store *, const struct bl_new_secret *);
-enum bl_err	 pg_store_lookup(struct pg_store *,
-		    const unsigned char hash[BL_HASH_BYTES], int64_t now_ms, struct bl_secret *);
-enum bl_err	 pg_store_consume(struct pg_store *, int64_t id, int64_t now_ms,
-		    struct bl_secret *, struct bl_content *);
-enum bl_err	 pg_store_burn(struct pg_store *, int64_t id, int64_t now_ms);
-enum bl_err	 pg_store_count(struct pg_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t *count);
-enum bl_err	 pg_store_counter_get(struct pg_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t *count);
-enum bl_err	 pg_store_counter_set(struct pg_store *,
-		    const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
-		    int64_t expires, int64_t count);
-enum bl_err	 pg_store_account_create(struct pg_store *, const char *name,
-		    int64_t now_ms, int64_t *id);
-enum bl_err	 pg_store_account_get(struct pg_store *, int64_t id,
-		    const char *name, struct bl_account *);
-enum bl_err	 pg_store_account_list(struct pg_store *,
-		    int (*cb)(void *, const struct bl_account *), void *);
-enum bl_err	 pg_store_key_insert(struct pg_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_api_key *);
-enum bl_err	 pg_store_key_find(struct pg_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_api_key *);
-enum bl_err	 pg_store_key_get(struct pg_store *, int64_t id, struct bl_api_key *);
-enum bl_err	 pg_store_key_list(struct pg_store *, int64_t account_id,
-		    int (*cb)(void *, const struct bl_api_key *), void *);
-enum bl_err	 pg_store_key_revoke(struct pg_store *, int64_t id, int64_t now_ms);
-enum bl_err	 pg_store_account_signup(struct pg_store *, const char *name,
-		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
-		    int64_t *id);
-enum bl_err	 pg_store_account_by_email(struct pg_store *, const char *email_lower,
-		    struct bl_account *);
-enum bl_err	 pg_store_password_get(struct pg_store *, int64_t account_id,
-		    unsigned char pass_hash[BL_PASSHASH_BYTES]);
-enum bl_err	 pg_store_password_set(struct pg_store *, int64_t account_id,
-		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
-enum bl_err	 pg_store_session_insert(struct pg_store *,
-		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
-		    int64_t now_ms);
-enum bl_err	 pg_store_session_find(struct pg_store *,
-		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
-enum bl_err	 pg_store_session_touch(struct pg_store *, int64_t id, int64_t now_ms);
-enum bl_err	 pg_store_session_delete(struct pg_store *, int64_t id);
-enum bl_err	 pg_store_session_prune(struct pg_store *, int64_t seen_before_ms,
-		    int64_t created_before_ms);
-enum bl_err	 pg_store_secret_get(struct pg_store *, int64_t id, struct bl_secret *);
-enum bl_err	 pg_store_account_secrets(struct pg_store *, int64_t account_id,
-		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
-const char	*pg_store_error(const struct pg_store *);
-enum bl_err	 pg_store_cleanup(struct pg_store *, int64_t now_ms,
-		    struct bl_cleanup_stats *);
+struct bl_parm {
+	enum bl_ptype	 type;
+	int		 null;
+	int64_t		 i;
+	const void	*p;
+	size_t		 len;
+};
+
+#define P_INT(v)		{ BL_P_INT, 0, (v), NULL, 0 }
+#define P_INT_OR_NULL(c, v)	{ BL_P_INT, !(c), (v), NULL, 0 }
+#define P_BOOL(v)		{ BL_P_BOOL, 0, (v) != 0, NULL, 0 }
+#define P_BLOB(b, n)		{ BL_P_BLOB, 0, 0, (b), (n) }
+#define P_BLOB_OR_NULL(c, b, n)	{ BL_P_BLOB, !(c), 0, (b), (n) }
+#define P_TEXT(s)		{ BL_P_TEXT, 0, 0, (s), strlen(s) }
+#define P_TEXT_OR_NULL(s)	{ BL_P_TEXT, (s) == NULL, 0, (s), (s) != NULL ? strlen(s) : 0 }
+/* A parameter list and its length, for bl_st_run() and friends. */
+#define PARMS(...)	(const struct bl_parm[]){ __VA_ARGS__ }, \
+	(int)(sizeof((const struct bl_parm[]){ __VA_ARGS__ }) / sizeof(struct bl_parm))
+#define NO_PARMS	NULL, 0
+
+/*
+ * One result row, handed to a row callback; its columns are read through
+ * bl_col_*(). A callback returns 0 for the next row, 1 to stop, -1 on
+ * failure (out of memory: the statement fails with BL_ERR_INTERNAL).
+ */
+struct bl_row {
+	const struct bl_store_ops	*ops;
+	void				*h;	/* the backend's statement or result */
+	int				 i;	/* the row's index in it */
+};
+typedef int	(*bl_row_fn)(void *, const struct bl_row *);
+
+/*
+ * A database backend (SQLite's sqlite3_io_methods, slowcgi's struct loggers):
+ * its SQL dialect and the primitives in which backends really differ. Each
+ * function takes the backend's handle.
+ */
+struct bl_store_ops {
+	const char *const *sql;		/* [ST__MAX]: where the dialect differs, else NULL */
+	enum bl_err	 (*open)(void **, const struct bl_config *, char *err, size_t errlen);
+	void		 (*close)(void *);
+	int		 (*idle)(void *);	/* readied for the next request; -1: close it */
+	const char	*(*error)(void *);	/* the last failure's reason, for the log */
+	void		 (*persistent)(int);	/* process-wide: connections are kept */
+	enum bl_err	 (*begin)(void *);	/* a write transaction */
+	enum bl_err	 (*commit)(void *);	/* rolls back itself if the commit fails */
+	void		 (*rollback)(void *);
+	/*
+	 * Runs a statement: binds every parameter and checks each bind (a
+	 * failed bind is an error, never a statement run without it), calls
+	 * fn for each row, and sets *changes (if not NULL) to the rows
+	 * changed. A unique key already taken is BL_ERR_EXISTS.
+	 */
+	enum bl_err	 (*run)(void *, enum bl_stmt, const char *sql,
+			    const struct bl_parm *, int, bl_row_fn, void *, int64_t *changes);
+	int64_t		 (*col_int)(const struct bl_row *, int, int64_t null);
+	/* *p NULL for SQL NULL; -1 if the value could not be read (out of memory) */
+	int		 (*col_blob)(const struct bl_row *, int, const void **p, size_t *len);
+	/* deleted content leaves the files now (NULL: nothing to do) */
+	enum bl_err	 (*purge)(void *);
+	/*
+	 * Group commit (FastCGI, lib/fcgi.c); NULL where each transaction
+	 * commits as it ends. batching() says whether a write may wait for the
+	 * batch's commit; batch_flush() commits what is done so far (lost: a
+	 * deferred write failed, the batch fails).
+	 */
+	void		 (*batch)(void *);
+	int		 (*batching)(void *);
+	void		 (*batch_flush)(void *, int lost);
+	enum bl_err	 (*batch_commit)(void *);
+};
+
+/*
+ * The rate-limit counters: a count per bucket (an HMAC-SHA-256) and window
+ * (start and end in Unix seconds). Every failure is RATE_LIMIT_UNAVAILABLE.
+ */
+struct bl_counter_ops {
+	enum bl_err	 (*open)(void **, const struct bl_config *);
+	enum bl_err	 (*add)(void *, const unsigned char[BL_HASH_BYTES], int64_t start,
+			    int64_t expires, int64_t *count);
+	enum bl_err	 (*get)(void *, const unsigned char[BL_HASH_BYTES], int64_t start,
+			    int64_t *count);
+	enum bl_err	 (*set)(void *, const unsigned char[BL_HASH_BYTES], int64_t start,
+			    int64_t expires, int64_t count);
+	enum bl_err	 (*clean)(void *, int64_t now, int64_t *removed);
+	int		 (*idle)(void *);
+	const char	*(*error)(void *);
+	void		 (*close)(void *);
+};
+
+/* The backends. */
+extern const struct bl_store_ops	 bl_sqlite_ops;		/* store_sqlite.c */
+extern const struct bl_counter_ops	 bl_counters_file_ops;	/* counters.c */
+#ifdef BL_HAVE_PG
+extern const struct bl_store_ops	 bl_pg_ops;		/* store_pg.c */
+extern const struct bl_counter_ops	 bl_counters_pg_ops;
+#endif
+
+/*
+ * store.c: what the units above the backends (secret.c, account_store.c)
+ * run statements with. bl_st_one() reads the first row with fn and is
+ * NOT_FOUND when there is none; bl_st_end() commits when e is BL_OK, else
+ * rolls back, and returns e or the commit's failure.
+ */
+enum bl_err	 bl_st_run(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
+		    bl_row_fn, void *, int64_t *changes);
+enum bl_err	 bl_st_one(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
+		    bl_row_fn, void *);
+enum bl_err	 bl_st_begin(struct bl_store *);
+enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
+enum bl_err	 bl_st_purge(struct bl_store *);
+int		 bl_st_deferrable(const struct bl_store *);
+void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),
+		    void (*)(void *), void *);
+int64_t		 bl_col_int(const struct bl_row *, int, int64_t null);
+int		 bl_col_blob(const struct bl_row *, int, const void **, size_t *);
+void		 bl_col_text(const struct bl_row *, int, char *, size_t);
+int		 bl_col_item(const struct bl_row *, int, struct bl_item *);
+int		 bl_row_id(void *, const struct bl_row *);
+
+/* secret.c: a secret row as the statements return it. */
+int		 bl_secret_row(void *, const struct bl_row *);
 
 #endif /* BL_STORE_H */

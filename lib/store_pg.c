@@ -1,4 +1,4 @@
-/* store_pg.c: the storage unit over PostgreSQL (libpq); the only place that speaks its SQL. */
+/* store_pg.c (layer: storage): the PostgreSQL backend (libpq): its SQL dialect, its primitives and its counters (lib/store.h). */
 /* Built with make PG=1 only (BL_HAVE_PG); any other build compiles this file to nothing. */
 #ifdef BL_HAVE_PG
 #include <stdio.h>
@@ -26,9 +26,9 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	3		/* the version schema-pg.sql writes */
+#define SCHEMA_VERSION	4		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
-#define MAX_ARGS	11
+#define MAX_ARGS	12		/* the most a statement takes (ST_INSERT_SECRET) */
 
 /* Type OIDs of the parameters (catalog/pg_type_d.h is a server header). */
 #define OID_BOOL	16
@@ -36,117 +36,46 @@
 #define OID_INT8	20
 #define OID_TEXT	25
 
-enum stmt {
-	ST_INSERT_SECRET,
-	ST_INSERT_FILE,
-	ST_LOOKUP,
-	ST_LOCK,
-	ST_SELECT_FILES,
-	ST_DELETE_FILES,
-	ST_SET_STATE,
-	ST_VIEW,
-	ST_CLEAN_ROWS,
-	ST_COUNT,
-	ST_CLEAN_COUNTERS,
-	ST_COUNTER_GET,
-	ST_COUNTER_SET,
-	ST_COUNTER_DEL,
-	ST_KEY_USED,
-	ST_ACCOUNT_INSERT,
-	ST_ACCOUNT_GET,
-	ST_ACCOUNT_LIST,
-	ST_KEY_INSERT,
-	ST_KEY_FIND,
-	ST_KEY_GET,
-	ST_KEY_LIST,
-	ST_KEY_REVOKE,
-	ST_PASSWORD_GET,
-	ST_PASSWORD_SET,
-	ST_SESSION_INSERT,
-	ST_SESSION_FIND,
-	ST_SESSION_TOUCH,
-	ST_SESSION_DELETE,
-	ST_SESSION_END_ALL,
-	ST_SESSION_PRUNE,
-	ST_SECRET_GET,
-	ST_ACCOUNT_SECRETS,
-	ST_ACCOUNT_BY_EMAIL,
-	ST__MAX
-};
-
-#define ACCOUNT_COLUMNS "a.id, a.name, a.created_at, " \
-	"(SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND " \
-	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
-	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
-	"s.account_id = a.id AND s.state = 0) FROM accounts a"
-#define KEY_COLUMNS "id, account_id, prefix, label, created_at, last_used_at, " \
-	"revoked_at FROM api_keys"
-
-#define ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
-	"last_viewed_at, deletable, pass_hash, account_id"
-
-/* Every statement, bound with $n only; each runs as one unnamed extended query. */
-static const char *const stmts[ST__MAX] = {
-	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
-	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
-	    "RETURNING id",
-	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
-	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
-	[ST_LOOKUP] = "SELECT " ROW_COLUMNS ", receipt_hash = $1 FROM secrets "
-	    "WHERE secret_hash = $1 OR receipt_hash = $1",
-	[ST_LOCK] = "SELECT " ROW_COLUMNS ", false, text_ct, text_iv FROM secrets "
+/*
+ * The dialect: where PostgreSQL is told more than lib/store_sql.c says. Every
+ * statement runs as one unnamed extended query.
+ */
+static const char *const dialect[ST__MAX] = {
+	/* the row lock of a change (see above) */
+	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1 "
+	    "FOR UPDATE",
+	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv FROM secrets "
 	    "WHERE id = $1 FOR UPDATE",
-	[ST_SELECT_FILES] = "SELECT name, name_iv, mime, mime_iv, data, data_iv "
-	    "FROM attachments WHERE secret_id = $1 ORDER BY idx",
-	[ST_DELETE_FILES] = "DELETE FROM attachments WHERE secret_id = $1",
-	[ST_SET_STATE] = "UPDATE secrets SET state = $2, text_ct = NULL, "
-	    "text_iv = NULL WHERE id = $1",
-	[ST_VIEW] = "UPDATE secrets SET view_count = view_count + 1, "
-	    "last_viewed_at = $2 WHERE id = $1",
+	/* the attachments go by the foreign key's cascade */
+	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
-	[ST_COUNT] = "INSERT INTO counters (bucket, window_start, expires, count) "
+};
+
+/*
+ * The rate-limit counters: one atomic upsert per count in an UNLOGGED table
+ * (schema-pg.sql), their own statements (struct bl_counter_ops).
+ */
+enum ctr_stmt {
+	CT_ADD,
+	CT_GET,
+	CT_SET,
+	CT_DEL,
+	CT_CLEAN,
+	CT__MAX
+};
+
+static const char *const ctr_sql[CT__MAX] = {
+	[CT_ADD] = "INSERT INTO counters (bucket, window_start, expires, count) "
 	    "VALUES ($1,$2,$3,1) ON CONFLICT (bucket, window_start) DO UPDATE SET "
 	    "count = counters.count + 1 RETURNING count",
-	[ST_CLEAN_COUNTERS] = "DELETE FROM counters WHERE expires <= $1",
-	[ST_COUNTER_GET] = "SELECT count FROM counters WHERE bucket = $1 AND "
-	    "window_start = $2",
-	[ST_COUNTER_SET] = "INSERT INTO counters (bucket, window_start, expires, count) "
+	[CT_GET] = "SELECT count FROM counters WHERE bucket = $1 AND window_start = $2",
+	[CT_SET] = "INSERT INTO counters (bucket, window_start, expires, count) "
 	    "VALUES ($1,$2,$3,$4) ON CONFLICT (bucket, window_start) DO UPDATE SET "
 	    "count = excluded.count, expires = excluded.expires",
-	[ST_COUNTER_DEL] = "DELETE FROM counters WHERE bucket = $1 AND window_start = $2",
-	[ST_KEY_USED] = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
-	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
-	    "RETURNING id",
-	[ST_ACCOUNT_GET] = "SELECT " ACCOUNT_COLUMNS " WHERE a.id = $1 OR a.name = $2",
-	[ST_ACCOUNT_LIST] = "SELECT " ACCOUNT_COLUMNS " ORDER BY a.id",
-	[ST_KEY_INSERT] = "INSERT INTO api_keys (account_id, key_hash, prefix, label, "
-	    "created_at) VALUES ($1,$2,$3,$4,$5) RETURNING id",
-	[ST_KEY_FIND] = "SELECT " KEY_COLUMNS " WHERE key_hash = $1",
-	[ST_KEY_GET] = "SELECT " KEY_COLUMNS " WHERE id = $1",
-	[ST_KEY_LIST] = "SELECT " KEY_COLUMNS " WHERE $1 = 0 OR account_id = $1 "
-	    "ORDER BY id",
-	[ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND "
-	    "revoked_at IS NULL",
-	[ST_PASSWORD_GET] = "SELECT pass_hash FROM account_passwords WHERE account_id = $1",
-	[ST_PASSWORD_SET] = "INSERT INTO account_passwords (account_id, pass_hash, "
-	    "changed_at) VALUES ($1,$2,$3) ON CONFLICT (account_id) DO UPDATE SET "
-	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at",
-	[ST_SESSION_INSERT] = "INSERT INTO sessions (session_hash, account_id, "
-	    "created_at, seen_at) VALUES ($1,$2,$3,$3)",
-	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at FROM sessions "
-	    "WHERE session_hash = $1",
-	[ST_SESSION_TOUCH] = "UPDATE sessions SET seen_at = $2 WHERE id = $1",
-	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",
-	[ST_SESSION_END_ALL] = "DELETE FROM sessions WHERE account_id = $1",
-	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
-	[ST_SECRET_GET] = "SELECT " ROW_COLUMNS ", false FROM secrets WHERE id = $1",
-	[ST_ACCOUNT_SECRETS] = "SELECT " ROW_COLUMNS ", false FROM secrets WHERE "
-	    "account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
-	[ST_ACCOUNT_BY_EMAIL] = "SELECT " ACCOUNT_COLUMNS " WHERE lower(a.name) = $1 "
-	    "ORDER BY a.id LIMIT 1",
+	[CT_DEL] = "DELETE FROM counters WHERE bucket = $1 AND window_start = $2",
+	[CT_CLEAN] = "DELETE FROM counters WHERE expires <= $1",
 };
 
 /*
@@ -174,24 +103,6 @@ struct pg_store {
 
 static enum bl_err	 connect_db(struct pg_store *);
 static int		 reconnected(struct pg_store *);
-
-/* One parameter, sent in binary: an int8, a boolean, bytes (bytea or text), or NULL. */
-struct arg {
-	unsigned	 type;		/* OID_* */
-	int		 null;
-	int64_t		 i;
-	const void	*p;
-	size_t		 len;
-};
-
-#define I64(v)		{ OID_INT8, 0, (v), NULL, 0 }
-#define BOOL(v)		{ OID_BOOL, 0, (v) != 0, NULL, 0 }
-#define BYTES(b, n)	{ OID_BYTEA, 0, 0, (b), (n) }
-#define TEXT(s)		{ OID_TEXT, 0, 0, (s), strlen(s) }
-#define NUL(t)		{ (t), 1, 0, NULL, 0 }
-/* An argument list and its length, for q(). */
-#define ARGS(...)	(const struct arg[]){ __VA_ARGS__ }, \
-	(int)(sizeof((const struct arg[]){ __VA_ARGS__ }) / sizeof(struct arg))
 
 /*
  * Keeps the reason of a failure (first line of the message and the SQLSTATE;
@@ -222,19 +133,20 @@ fail(struct pg_store *s, const PGresult *res, const char *what)
 	return BL_ERR_STORE_UNAVAILABLE;
 }
 
-const char *
-pg_store_error(const struct pg_store *s)
+static const char *
+pg_error(void *arg)
 {
-	return s->err;
+	return ((struct pg_store *)arg)->err;
 }
 
 /*
- * Runs statement id with n arguments; results come back in binary. On
- * success returns BL_OK and the result in *out (the caller clears it), or
- * clears it itself when out is NULL.
+ * Runs sql with n parameters, each converted for the binary protocol in this
+ * one loop (a value that cannot be sent is an error); results come back in
+ * binary. On success returns BL_OK and the result in *out (the caller clears
+ * it). A unique key already taken is BL_ERR_EXISTS.
  */
 static enum bl_err
-q(struct pg_store *s, enum stmt id, const struct arg *a, int n, PGresult **out)
+q(struct pg_store *s, const char *text, const struct bl_parm *a, int n, PGresult **out)
 {
 	const char	*vals[MAX_ARGS];
 	int		 lens[MAX_ARGS], fmts[MAX_ARGS], i, k;
@@ -243,56 +155,60 @@ q(struct pg_store *s, enum stmt id, const struct arg *a, int n, PGresult **out)
 	PGresult	*res;
 	ExecStatusType	 st;
 	enum bl_err	 e;
+	static const Oid oid[] = {
+		[BL_P_INT] = OID_INT8, [BL_P_BOOL] = OID_BOOL,
+		[BL_P_BLOB] = OID_BYTEA, [BL_P_TEXT] = OID_TEXT,
+	};
 
-	if (out != NULL)
-		*out = NULL;
-	if (n > MAX_ARGS)
+	*out = NULL;
+	if (n > MAX_ARGS) {
+		snprintf(s->err, sizeof(s->err), "%d parameters, at most %d", n, MAX_ARGS);
 		return BL_ERR_INTERNAL;
+	}
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
 	for (i = 0; i < n; i++) {
-		types[i] = a[i].type;
+		types[i] = oid[a[i].type];
 		fmts[i] = 1;
 		vals[i] = NULL;
 		lens[i] = 0;
 		if (a[i].null)
 			continue;
-		if (a[i].type == OID_INT8 || a[i].type == OID_BOOL) {
+		if (a[i].type == BL_P_INT || a[i].type == BL_P_BOOL) {
 			uint64_t v = (uint64_t)a[i].i;
-			lens[i] = a[i].type == OID_INT8 ? 8 : 1;
+			lens[i] = a[i].type == BL_P_INT ? 8 : 1;
 			for (k = lens[i] - 1; k >= 0; k--, v >>= 8)
 				ints[i][k] = (unsigned char)(v & 0xff);
 			vals[i] = (const char *)ints[i];
 		} else {
-			if (a[i].len > 0x7fffffff)
+			if (a[i].len > 0x7fffffff) {
+				snprintf(s->err, sizeof(s->err), "parameter %d: too long", i + 1);
 				return BL_ERR_INTERNAL;
+			}
 			vals[i] = a[i].len > 0 ? a[i].p : "";
 			lens[i] = (int)a[i].len;
 		}
 	}
-	res = PQexecParams(s->c->conn, stmts[id], n, types, vals, lens, fmts, 1);
+	res = PQexecParams(s->c->conn, text, n, types, vals, lens, fmts, 1);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
 		PQclear(res);
-		res = PQexecParams(s->c->conn, stmts[id], n, types, vals, lens, fmts, 1);
+		res = PQexecParams(s->c->conn, text, n, types, vals, lens, fmts, 1);
 		st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	}
 	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		e = fail(s, res, "query");
 		PQclear(res);
-		return e;
+		return strcmp(s->sqlstate, "23505") == 0 ? BL_ERR_EXISTS : e;
 	}
-	if (out != NULL)
-		*out = res;
-	else
-		PQclear(res);
+	*out = res;
 	return BL_OK;
 }
 
 /* Runs a statement with no parameters (BEGIN, COMMIT, ...) in the simple protocol. */
 static enum bl_err
-exec(struct pg_store *s, const char *sql)
+exec(struct pg_store *s, const char *text)
 {
 	PGresult	*res;
 	ExecStatusType	 st;
@@ -300,51 +216,87 @@ exec(struct pg_store *s, const char *sql)
 
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
-	res = PQexec(s->c->conn, sql);
+	res = PQexec(s->c->conn, text);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
 		PQclear(res);
-		res = PQexec(s->c->conn, sql);
+		res = PQexec(s->c->conn, text);
 		st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	}
 	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-		e = fail(s, res, sql);
+		e = fail(s, res, text);
 	PQclear(res);
 	return e;
 }
 
 static enum bl_err
-begin(struct pg_store *s)
+pg_begin(void *arg)
 {
-	return exec(s, "BEGIN");
+	return exec(arg, "BEGIN");
 }
 
-/* Commits when e is BL_OK, else rolls back; returns e or the commit's failure. */
-static enum bl_err
-commit(struct pg_store *s, enum bl_err e)
+static void
+pg_rollback(void *arg)
 {
-	if (e == BL_OK && (e = exec(s, "COMMIT")) == BL_OK)
-		return BL_OK;
+	struct pg_store	*s = arg;
+
 	if (s->c != NULL)
 		PQclear(PQexec(s->c->conn, "ROLLBACK"));
+}
+
+static enum bl_err
+pg_commit(void *arg)
+{
+	enum bl_err	 e;
+
+	if ((e = exec(arg, "COMMIT")) != BL_OK)
+		pg_rollback(arg);
 	return e;
 }
 
-/* An integer column of any width (bool, int2, int4, int8) in binary; dflt if NULL. */
-static int64_t
-col_int(const PGresult *res, int row, int col, int64_t dflt)
+/* Runs statement id (lib/store.h), calling fn for each row of its result. */
+static enum bl_err
+pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *fnarg, int64_t *changes)
 {
+	struct pg_store	*s = arg;
+	struct bl_row	 row;
+	PGresult	*res;
+	enum bl_err	 e;
+	int		 k;
+
+	(void)id;
+	if ((e = q(s, sql, p, n, &res)) != BL_OK)
+		return e;
+	row.ops = &bl_pg_ops;
+	row.h = res;
+	for (row.i = 0; fn != NULL && row.i < PQntuples(res); row.i++)
+		if ((k = fn(fnarg, &row)) != 0) {
+			e = k < 0 ? BL_ERR_INTERNAL : BL_OK;
+			break;
+		}
+	if (changes != NULL)
+		*changes = strtoll(PQcmdTuples(res), NULL, 10);
+	PQclear(res);
+	return e;
+}
+
+/* An integer column of any width (bool, int2, int4, int8) in binary; null if NULL. */
+static int64_t
+pg_col_int(const struct bl_row *row, int col, int64_t null)
+{
+	const PGresult		*res = row->h;
 	const unsigned char	*p;
 	uint64_t		 v = 0;
 	int			 n, i;
 
-	if (PQgetisnull(res, row, col))
-		return dflt;
-	p = (const unsigned char *)PQgetvalue(res, row, col);
-	n = PQgetlength(res, row, col);
+	if (PQgetisnull(res, row->i, col))
+		return null;
+	p = (const unsigned char *)PQgetvalue(res, row->i, col);
+	n = PQgetlength(res, row->i, col);
 	if (n < 1 || n > 8)
-		return dflt;
+		return null;
 	for (i = 0; i < n; i++)
 		v = v << 8 | p[i];
 	if (n < 8 && (p[0] & 0x80))
@@ -352,57 +304,18 @@ col_int(const PGresult *res, int row, int col, int64_t dflt)
 	return (int64_t)v;
 }
 
-/* Copies a text column into a fixed buffer of size n (truncating). */
-static void
-col_text(const PGresult *res, int row, int col, char *buf, size_t n)
-{
-	size_t	 len = (size_t)PQgetlength(res, row, col);
-
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, PQgetvalue(res, row, col), len);
-	buf[len] = '\0';
-}
-
-/* Copies a bytea column and the IV column after it into a new item. */
 static int
-col_item(const PGresult *res, int row, int col, struct bl_item *it)
+pg_col_blob(const struct bl_row *row, int col, const void **p, size_t *len)
 {
-	size_t	 n = (size_t)PQgetlength(res, row, col);
+	const PGresult	*res = row->h;
 
-	if ((it->buf = malloc(n + 1)) == NULL)
-		return -1;
-	if (n > 0)
-		memcpy(it->buf, PQgetvalue(res, row, col), n);
-	it->buf[n] = '\0';
-	it->len = n;
-	it->enc = 0;
-	if (!PQgetisnull(res, row, col + 1) && PQgetlength(res, row, col + 1) == BL_IV_BYTES) {
-		memcpy(it->iv, PQgetvalue(res, row, col + 1), BL_IV_BYTES);
-		it->enc = 1;
+	*p = NULL;
+	*len = 0;
+	if (!PQgetisnull(res, row->i, col)) {
+		*p = PQgetvalue(res, row->i, col);
+		*len = (size_t)PQgetlength(res, row->i, col);
 	}
 	return 0;
-}
-
-/* Reads a secret row (ROW_COLUMNS and the by-receipt flag). */
-static void
-read_row(const PGresult *res, int row, struct bl_secret *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = col_int(res, row, 0, 0);
-	r->state = (enum bl_state)col_int(res, row, 1, 0);
-	r->created_ms = col_int(res, row, 2, 0);
-	r->expires_ms = col_int(res, row, 3, 0);
-	r->max_views = col_int(res, row, 4, -1);
-	r->view_count = col_int(res, row, 5, 0);
-	r->last_viewed_ms = col_int(res, row, 6, -1);
-	r->deletable = (int)col_int(res, row, 7, 1);
-	if (!PQgetisnull(res, row, 8) && PQgetlength(res, row, 8) == BL_PASSHASH_BYTES) {
-		r->has_pass = 1;
-		memcpy(r->pass_hash, PQgetvalue(res, row, 8), BL_PASSHASH_BYTES);
-	}
-	r->account_id = col_int(res, row, 9, 0);
-	r->by_receipt = (int)col_int(res, row, 10, 0);
 }
 
 /*
@@ -448,9 +361,10 @@ apply_schema(struct pg_store *s)
 			snprintf(s->err, sizeof(s->err), "the database has no burnlink "
 			    "schema (version %d) and this role may not create it: run "
 			    "cron/cleanup once as the database's owner", SCHEMA_VERSION);
-		return commit(s, e);
+		pg_rollback(s);
+		return e;
 	}
-	return commit(s, BL_OK);
+	return pg_commit(s);
 }
 
 /*
@@ -531,9 +445,11 @@ handle(const struct bl_config *cfg)
 	return s;
 }
 
+static void	 pg_close(void *);
+
 /* Opens the store: connects now, so that a database out of reach is reported here. */
-enum bl_err
-pg_store_open(struct pg_store **out, const struct bl_config *cfg, char *err, size_t errlen)
+static enum bl_err
+pg_open(void **out, const struct bl_config *cfg, char *err, size_t errlen)
 {
 	struct pg_store	*s;
 	enum bl_err	 e;
@@ -542,22 +458,17 @@ pg_store_open(struct pg_store **out, const struct bl_config *cfg, char *err, siz
 		return BL_ERR_INTERNAL;
 	if ((e = connect_db(s)) != BL_OK) {
 		snprintf(err, errlen, "%s", s->err);
-		pg_store_close(s);
+		pg_close(s);
 		*out = NULL;
 	}
 	return e;
 }
 
-/* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */
-enum bl_err
-pg_store_open_counters(struct pg_store **out, const struct bl_config *cfg)
+static void
+pg_close(void *arg)
 {
-	return (*out = handle(cfg)) == NULL ? BL_ERR_INTERNAL : BL_OK;
-}
+	struct pg_store	*s = arg;
 
-void
-pg_store_close(struct pg_store *s)
-{
 	if (s == NULL)
 		return;
 	if (s->c != NULL && --s->c->users == 0) {
@@ -577,9 +488,11 @@ pg_store_close(struct pg_store *s)
  * (the database restarted): the caller closes it, and the next request
  * connects anew.
  */
-int
-pg_store_idle(struct pg_store *s)
+static int
+pg_idle(void *arg)
 {
+	struct pg_store	*s = arg;
+
 	s->err[0] = '\0';
 	s->sqlstate[0] = '\0';
 	if (s->c == NULL)
@@ -589,29 +502,6 @@ pg_store_idle(struct pg_store *s)
 		return -1;
 	s->c->kept = 1;
 	return 0;
-}
-
-/*
- * Group commit is for SQLite (lib/fcgi.c): PostgreSQL already flushes the WAL
- * of concurrent commits together, and each transaction here commits as it ends.
- */
-void
-pg_store_batch(struct pg_store *s)
-{
-	(void)s;
-}
-
-void
-pg_store_batch_flush(struct pg_store *s)
-{
-	(void)s;
-}
-
-enum bl_err
-pg_store_batch_commit(struct pg_store *s)
-{
-	(void)s;
-	return BL_OK;
 }
 
 /*
@@ -633,672 +523,94 @@ reconnected(struct pg_store *s)
 	return PQstatus(s->c->conn) == CONNECTION_OK && session(s, &version) == BL_OK;
 }
 
-/* Stores a new secret and its attachments in one transaction. */
-enum bl_err
-pg_store_insert(struct pg_store *s, const struct bl_new_secret *n)
-{
-	const struct bl_content	*c = n->content;
-	const struct bl_file	*f;
-	PGresult		*res = NULL;
-	enum bl_err		 e;
-	int64_t			 id;
-	size_t			 i;
+/*
+ * Group commit is for SQLite (lib/fcgi.c): PostgreSQL already flushes the WAL
+ * of concurrent commits together, and each transaction here commits as it
+ * ends. Deleted content is reclaimed by autovacuum (INSTALL): nothing to purge.
+ */
+const struct bl_store_ops bl_pg_ops = {
+	dialect, pg_open, pg_close, pg_idle, pg_error, NULL, pg_begin, pg_commit,
+	pg_rollback, pg_run, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL
+};
 
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	{
-		const struct arg a[] = {
-			BYTES(n->secret_hash, BL_HASH_BYTES),
-			BYTES(n->receipt_hash, BL_HASH_BYTES),
-			I64(n->created_ms),
-			I64(n->expires_ms),
-			I64(n->max_views),
-			BOOL(n->deletable),
-			BYTES(n->pass_hash, BL_PASSHASH_BYTES),
-			BOOL(n->server_side),
-			I64(n->account_id),
-			BYTES(c->text.buf, c->text.len),
-			BYTES(c->text.iv, BL_IV_BYTES),
-		};
-		struct arg	 b[MAX_ARGS];
-
-		memcpy(b, a, sizeof(a));
-		b[4].null = n->max_views < 0;
-		b[6].null = !n->has_pass;
-		b[8].null = n->account_id <= 0;
-		b[9].null = !c->has_text;
-		b[10].null = !c->has_text || !c->text.enc;
-		if ((e = q(s, ST_INSERT_SECRET, b, 11, &res)) != BL_OK)
-			goto out;
-	}
-	id = col_int(res, 0, 0, 0);
-	PQclear(res);
-	for (i = 0; i < c->nfiles; i++) {
-		struct arg	 b[8] = {
-			I64(id), I64((int64_t)i),
-			BYTES(NULL, 0), BYTES(NULL, 0),
-			BYTES(NULL, 0), BYTES(NULL, 0),
-			BYTES(NULL, 0), BYTES(NULL, 0),
-		};
-		const struct bl_item *it[3];
-		int k;
-
-		f = &c->files[i];
-		it[0] = &f->name;
-		it[1] = &f->mime;
-		it[2] = &f->data;
-		for (k = 0; k < 3; k++) {
-			b[2 + 2 * k].p = it[k]->buf;
-			b[2 + 2 * k].len = it[k]->len;
-			b[3 + 2 * k].p = it[k]->iv;
-			b[3 + 2 * k].len = BL_IV_BYTES;
-			b[3 + 2 * k].null = !it[k]->enc;
-		}
-		if ((e = q(s, ST_INSERT_FILE, b, 8, NULL)) != BL_OK)
-			goto out;
-	}
-	if (n->api_key_id > 0)
-		e = q(s, ST_KEY_USED, ARGS(I64(n->api_key_id), I64(n->created_ms)), NULL);
-out:
-	return commit(s, e);
-}
-
-/* Moves a locked row to state, deleting its content in the same transaction. */
+/* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */
 static enum bl_err
-set_state(struct pg_store *s, struct bl_secret *r, enum bl_state state)
+ctr_open(void **out, const struct bl_config *cfg)
 {
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_DELETE_FILES, ARGS(I64(r->id)), NULL)) != BL_OK ||
-	    (e = q(s, ST_SET_STATE, ARGS(I64(r->id), I64(state)), NULL)) != BL_OK)
-		return e;
-	r->state = state;
-	return BL_OK;
+	return (*out = handle(cfg)) == NULL ? BL_ERR_INTERNAL : BL_OK;
 }
 
 /*
- * Inside a transaction: locks row id (FOR UPDATE), reads it, and ends an
- * active row whose expiry has passed. Returns BL_OK if the row is active,
- * else its state's error (NOT_FOUND if gone). The locked result, which also
- * holds the text, is left in *res when res is not NULL.
+ * Runs a counters statement: *count is the one integer it returns (0 if no
+ * row), or for CT_CLEAN the rows it removed. CT_ADD must return its row.
  */
 static enum bl_err
-check_active(struct pg_store *s, int64_t id, int64_t now, struct bl_secret *r,
-    int *changed, PGresult **res)
+ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, int64_t *count)
 {
-	PGresult	*lr;
-	enum bl_err	 e;
-
-	*changed = 0;
-	if ((e = q(s, ST_LOCK, ARGS(I64(id)), &lr)) != BL_OK)
-		return e;
-	if (PQntuples(lr) != 1) {
-		PQclear(lr);
-		return BL_ERR_NOT_FOUND;
-	}
-	read_row(lr, 0, r);
-	if (res != NULL)
-		*res = lr;
-	else
-		PQclear(lr);
-	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
-		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK)
-			return e;
-		*changed = 1;
-	}
-	return r->state == BL_ST_ACTIVE ? BL_OK : bl_state_err(r->state);
-}
-
-/* Ends the transaction of a request that found the row not active: keeps an
- * expiry that check_active() recorded, and returns the row's state error. */
-static enum bl_err
-end_inactive(struct pg_store *s, enum bl_err e, int changed)
-{
-	enum bl_err	 ce;
-
-	if (!changed)
-		return commit(s, e);
-	ce = commit(s, BL_OK);
-	return ce != BL_OK ? ce : e;
-}
-
-/*
- * Finds a secret by the hash of its secret key or receipt key. An active row
- * past its expiry is moved to expired (content deleted) on the way.
- */
-enum bl_err
-pg_store_lookup(struct pg_store *s, const unsigned char hash[BL_HASH_BYTES], int64_t now,
-    struct bl_secret *r)
-{
+	struct bl_row	 row = { &bl_pg_ops, NULL, 0 };
 	PGresult	*res;
-	enum bl_err	 e;
-	int		 changed, by_receipt;
+	enum bl_err	 e = BL_OK;
 
-	if ((e = q(s, ST_LOOKUP, ARGS(BYTES(hash, BL_HASH_BYTES)), &res)) != BL_OK)
-		return e;
-	if (PQntuples(res) != 1) {
-		PQclear(res);
-		return BL_ERR_NOT_FOUND;
+	if (count != NULL)
+		*count = 0;
+	if (q(s, ctr_sql[id], p, n, &res) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	row.h = res;
+	if (id == CT_CLEAN)
+		*count = strtoll(PQcmdTuples(res), NULL, 10);
+	else if (count != NULL && PQntuples(res) == 1)
+		*count = pg_col_int(&row, 0, 0);
+	else if (id == CT_ADD) {
+		snprintf(s->err, sizeof(s->err), "count: no row returned");
+		e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
-	read_row(res, 0, r);
 	PQclear(res);
-	if (r->state != BL_ST_ACTIVE || r->expires_ms > now)
-		return BL_OK;
-	by_receipt = r->by_receipt;
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	e = check_active(s, r->id, now, r, &changed, NULL);
-	r->by_receipt = by_receipt;
-	if (e != BL_ERR_NOT_FOUND && e != BL_ERR_STORE_BUSY && e != BL_ERR_STORE_UNAVAILABLE &&
-	    e != BL_ERR_INTERNAL)
-		e = BL_OK;
-	return commit(s, e);
-}
-
-/* Reads the text (from the locked row's result) and the attachments of row id. */
-static enum bl_err
-read_content(struct pg_store *s, const PGresult *row, int64_t id, struct bl_content *c)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-	int		 i, n;
-
-	memset(c, 0, sizeof(*c));
-	if (!PQgetisnull(row, 0, 11)) {
-		c->has_text = 1;
-		if (col_item(row, 0, 11, &c->text) != 0)
-			return BL_ERR_INTERNAL;
-	}
-	if ((e = q(s, ST_SELECT_FILES, ARGS(I64(id)), &res)) != BL_OK)
-		goto out;
-	n = PQntuples(res);
-	if (n > BL_MAX_FILES)
-		n = BL_MAX_FILES;
-	if (n > 0 && (c->files = calloc((size_t)n, sizeof(*c->files))) == NULL) {
-		e = BL_ERR_INTERNAL;
-		goto done;
-	}
-	for (i = 0; i < n; i++) {
-		c->nfiles++;
-		if (col_item(res, i, 0, &c->files[i].name) != 0 ||
-		    col_item(res, i, 2, &c->files[i].mime) != 0 ||
-		    col_item(res, i, 4, &c->files[i].data) != 0) {
-			e = BL_ERR_INTERNAL;
-			break;
-		}
-	}
-done:
-	PQclear(res);
-out:
-	if (e != BL_OK)
-		bl_content_free(c);
 	return e;
-}
-
-/*
- * Consumes one view of secret id in one transaction: locks the row, re-checks
- * that it is active, reads its content, counts the view, and on the last view
- * deletes the content (the row stays as an exhausted tombstone).
- */
-enum bl_err
-pg_store_consume(struct pg_store *s, int64_t id, int64_t now, struct bl_secret *r,
-    struct bl_content *c)
-{
-	PGresult	*row = NULL;
-	enum bl_err	 e;
-	int		 changed;
-
-	memset(c, 0, sizeof(*c));
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	if ((e = check_active(s, id, now, r, &changed, &row)) != BL_OK) {
-		PQclear(row);
-		return end_inactive(s, e, changed);
-	}
-	e = read_content(s, row, id, c);
-	PQclear(row);
-	if (e != BL_OK)
-		return commit(s, e);
-	if ((e = q(s, ST_VIEW, ARGS(I64(id), I64(now)), NULL)) != BL_OK)
-		goto out;
-	r->view_count++;
-	r->last_viewed_ms = now;
-	if (r->max_views >= 0 && r->view_count >= r->max_views)
-		e = set_state(s, r, BL_ST_EXHAUSTED);
-out:
-	if ((e = commit(s, e)) != BL_OK)
-		bl_content_free(c);
-	return e;
-}
-
-/* Burns secret id: content deleted, state burned, in one transaction. */
-enum bl_err
-pg_store_burn(struct pg_store *s, int64_t id, int64_t now)
-{
-	struct bl_secret	 r;
-	enum bl_err		 e;
-	int			 changed;
-
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	memset(&r, 0, sizeof(r));
-	if ((e = check_active(s, id, now, &r, &changed, NULL)) != BL_OK)
-		return end_inactive(s, e, changed);
-	return commit(s, set_state(s, &r, BL_ST_BURNED));
 }
 
 /*
  * Adds one to the counter of bucket in the window starting at window_start
  * (Unix seconds), kept until expires; returns the new count in *count. The
  * upsert takes the counter row's lock, so web servers counting at once each
- * get their own number. Any failure is RATE_LIMIT_UNAVAILABLE.
+ * get their own number.
  */
-enum bl_err
-pg_store_count(struct pg_store *s, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t expires, int64_t *count)
+static enum bl_err
+ctr_add(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t *count)
 {
-	PGresult	*res;
-
-	if (q(s, ST_COUNT, ARGS(BYTES(bucket, BL_HASH_BYTES), I64(window_start),
-	    I64(expires)), &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	if (PQntuples(res) != 1) {
-		snprintf(s->err, sizeof(s->err), "count: no row returned");
-		PQclear(res);
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	}
-	*count = col_int(res, 0, 0, 0);
-	PQclear(res);
-	return BL_OK;
+	return ctr_run(arg, CT_ADD, PARMS(P_BLOB(bucket, BL_HASH_BYTES), P_INT(window_start),
+	    P_INT(expires)), count);
 }
 
 /* Reads the count of bucket in the window starting at window_start (0 if none). */
-enum bl_err
-pg_store_counter_get(struct pg_store *s, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t *count)
+static enum bl_err
+ctr_get(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t *count)
 {
-	PGresult	*res;
-
-	*count = 0;
-	if (q(s, ST_COUNTER_GET, ARGS(BYTES(bucket, BL_HASH_BYTES), I64(window_start)),
-	    &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	if (PQntuples(res) == 1)
-		*count = col_int(res, 0, 0, 0);
-	PQclear(res);
-	return BL_OK;
+	return ctr_run(arg, CT_GET, PARMS(P_BLOB(bucket, BL_HASH_BYTES), P_INT(window_start)),
+	    count);
 }
 
 /* Sets the count of bucket in a window (an operator's correction); 0 removes it. */
-enum bl_err
-pg_store_counter_set(struct pg_store *s, const unsigned char bucket[BL_HASH_BYTES],
-    int64_t window_start, int64_t expires, int64_t count)
-{
-	enum bl_err	 e;
-
-	if (count > 0)
-		e = q(s, ST_COUNTER_SET, ARGS(BYTES(bucket, BL_HASH_BYTES),
-		    I64(window_start), I64(expires), I64(count)), NULL);
-	else
-		e = q(s, ST_COUNTER_DEL, ARGS(BYTES(bucket, BL_HASH_BYTES),
-		    I64(window_start)), NULL);
-	return e == BL_OK ? BL_OK : BL_ERR_RATE_LIMIT_UNAVAILABLE;
-}
-
-static void
-read_account(const PGresult *res, int row, struct bl_account *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->id = col_int(res, row, 0, 0);
-	col_text(res, row, 1, a->name, sizeof(a->name));
-	a->created_ms = col_int(res, row, 2, 0);
-	a->keys_active = col_int(res, row, 3, 0);
-	a->secrets = col_int(res, row, 4, 0);
-	a->secrets_active = col_int(res, row, 5, 0);
-}
-
-static void
-read_key(const PGresult *res, int row, struct bl_api_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->id = col_int(res, row, 0, 0);
-	k->account_id = col_int(res, row, 1, 0);
-	col_text(res, row, 2, k->prefix, sizeof(k->prefix));
-	col_text(res, row, 3, k->label, sizeof(k->label));
-	k->created_ms = col_int(res, row, 4, 0);
-	k->last_used_ms = col_int(res, row, 5, -1);
-	k->revoked_ms = col_int(res, row, 6, -1);
-}
-
-/* Creates an account; BL_ERR_EXISTS if the name is taken. */
-enum bl_err
-pg_store_account_create(struct pg_store *s, const char *name, int64_t now, int64_t *id)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_ACCOUNT_INSERT, ARGS(TEXT(name), I64(now)), &res)) != BL_OK)
-		return strcmp(s->sqlstate, "23505") == 0 ? BL_ERR_EXISTS : e;
-	*id = col_int(res, 0, 0, 0);
-	PQclear(res);
-	return BL_OK;
-}
-
-/* Finds an account by id, or by name when name is not NULL; NOT_FOUND if none. */
-enum bl_err
-pg_store_account_get(struct pg_store *s, int64_t id, const char *name, struct bl_account *a)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if (name != NULL)
-		e = q(s, ST_ACCOUNT_GET, ARGS(I64(-1), TEXT(name)), &res);
-	else
-		e = q(s, ST_ACCOUNT_GET, ARGS(I64(id), NUL(OID_TEXT)), &res);
-	if (e != BL_OK)
-		return e;
-	if (PQntuples(res) < 1)
-		e = BL_ERR_NOT_FOUND;
-	else
-		read_account(res, 0, a);
-	PQclear(res);
-	return e;
-}
-
-/* Calls cb for every account in id order; stops early when cb returns non-zero. */
-enum bl_err
-pg_store_account_list(struct pg_store *s, int (*cb)(void *, const struct bl_account *),
-    void *arg)
-{
-	struct bl_account	 a;
-	PGresult		*res;
-	enum bl_err		 e;
-	int			 i;
-
-	if ((e = q(s, ST_ACCOUNT_LIST, NULL, 0, &res)) != BL_OK)
-		return e;
-	for (i = 0; i < PQntuples(res); i++) {
-		read_account(res, i, &a);
-		if (cb(arg, &a) != 0)
-			break;
-	}
-	PQclear(res);
-	return BL_OK;
-}
-
-/* Stores a new key (account_id, prefix, label, created_ms of k); sets k->id. */
-enum bl_err
-pg_store_key_insert(struct pg_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_api_key *k)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_KEY_INSERT, ARGS(I64(k->account_id), BYTES(hash, BL_HASH_BYTES),
-	    TEXT(k->prefix), TEXT(k->label), I64(k->created_ms)), &res)) != BL_OK)
-		return e;
-	k->id = col_int(res, 0, 0, 0);
-	PQclear(res);
-	return BL_OK;
-}
-
-/* Reads the key a statement selects; NOT_FOUND if none. */
 static enum bl_err
-key_one(struct pg_store *s, enum stmt id, const struct arg *a, struct bl_api_key *k)
+ctr_set(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_start,
+    int64_t expires, int64_t count)
 {
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, id, a, 1, &res)) != BL_OK)
-		return e;
-	if (PQntuples(res) < 1)
-		e = BL_ERR_NOT_FOUND;
-	else
-		read_key(res, 0, k);
-	PQclear(res);
-	return e;
+	if (count > 0)
+		return ctr_run(arg, CT_SET, PARMS(P_BLOB(bucket, BL_HASH_BYTES),
+		    P_INT(window_start), P_INT(expires), P_INT(count)), NULL);
+	return ctr_run(arg, CT_DEL, PARMS(P_BLOB(bucket, BL_HASH_BYTES), P_INT(window_start)),
+	    NULL);
 }
 
-/* Finds a key by the SHA-256 of the whole key (revoked ones too). */
-enum bl_err
-pg_store_key_find(struct pg_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_api_key *k)
+/* Prunes the ended windows; their number in *removed. */
+static enum bl_err
+ctr_clean(void *arg, int64_t now, int64_t *removed)
 {
-	const struct arg	 a = BYTES(hash, BL_HASH_BYTES);
-
-	return key_one(s, ST_KEY_FIND, &a, k);
+	return ctr_run(arg, CT_CLEAN, PARMS(P_INT(now)), removed);
 }
 
-enum bl_err
-pg_store_key_get(struct pg_store *s, int64_t id, struct bl_api_key *k)
-{
-	const struct arg	 a = I64(id);
-
-	return key_one(s, ST_KEY_GET, &a, k);
-}
-
-/* Calls cb for every key of account_id (0: of all accounts), in id order. */
-enum bl_err
-pg_store_key_list(struct pg_store *s, int64_t account_id,
-    int (*cb)(void *, const struct bl_api_key *), void *arg)
-{
-	struct bl_api_key	 k;
-	PGresult		*res;
-	enum bl_err		 e;
-	int			 i;
-
-	if ((e = q(s, ST_KEY_LIST, ARGS(I64(account_id)), &res)) != BL_OK)
-		return e;
-	for (i = 0; i < PQntuples(res); i++) {
-		read_key(res, i, &k);
-		if (cb(arg, &k) != 0)
-			break;
-	}
-	PQclear(res);
-	return BL_OK;
-}
-
-/* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
-enum bl_err
-pg_store_key_revoke(struct pg_store *s, int64_t id, int64_t now)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_KEY_REVOKE, ARGS(I64(id), I64(now)), &res)) != BL_OK)
-		return e;
-	e = strcmp(PQcmdTuples(res), "1") == 0 ? BL_OK : BL_ERR_NOT_FOUND;
-	PQclear(res);
-	return e;
-}
-
-/*
- * Hourly cleanup, safe to run from every host at once: removes the rows whose
- * expiry has passed (their attachments go by the foreign key's cascade),
- * skipping rows another cleanup or a request holds, then prunes ended counter
- * windows. The space of deleted content is reclaimed by autovacuum (INSTALL).
- */
-enum bl_err
-pg_store_cleanup(struct pg_store *s, int64_t now, struct bl_cleanup_stats *stats)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	memset(stats, 0, sizeof(*stats));
-	if ((e = q(s, ST_CLEAN_ROWS, ARGS(I64(now)), &res)) != BL_OK)
-		return e;
-	stats->removed = strtoll(PQcmdTuples(res), NULL, 10);
-	PQclear(res);
-	if (q(s, ST_CLEAN_COUNTERS, ARGS(I64(now / 1000)), &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
-	stats->counters = strtoll(PQcmdTuples(res), NULL, 10);
-	PQclear(res);
-	return BL_OK;
-}
-
-/*
- * Accounts with a password, and browser sessions (lib/account.c). Each call
- * is one statement, or one transaction where it says so.
- */
-
-/* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
-enum bl_err
-pg_store_account_signup(struct pg_store *s, const char *name,
-    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
-{
-	enum bl_err	 e;
-
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	if ((e = pg_store_account_create(s, name, now, id)) != BL_OK)
-		return commit(s, e);
-	return commit(s, q(s, ST_PASSWORD_SET, ARGS(I64(*id),
-	    BYTES(hash, BL_PASSHASH_BYTES), I64(now)), NULL));
-}
-
-/* The oldest account whose name, lower-cased, is email_lower; NOT_FOUND if none. */
-enum bl_err
-pg_store_account_by_email(struct pg_store *s, const char *email, struct bl_account *a)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_ACCOUNT_BY_EMAIL, ARGS(TEXT(email)), &res)) != BL_OK)
-		return e;
-	if (PQntuples(res) < 1)
-		e = BL_ERR_NOT_FOUND;
-	else
-		read_account(res, 0, a);
-	PQclear(res);
-	return e;
-}
-
-/* The password hash of an account; NOT_FOUND if it has none (no sign-in). */
-enum bl_err
-pg_store_password_get(struct pg_store *s, int64_t account_id,
-    unsigned char hash[BL_PASSHASH_BYTES])
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_PASSWORD_GET, ARGS(I64(account_id)), &res)) != BL_OK)
-		return e;
-	/* a missing or malformed hash lets no one in */
-	if (PQntuples(res) == 1 && PQgetlength(res, 0, 0) == BL_PASSHASH_BYTES)
-		memcpy(hash, PQgetvalue(res, 0, 0), BL_PASSHASH_BYTES);
-	else
-		e = BL_ERR_NOT_FOUND;
-	PQclear(res);
-	return e;
-}
-
-/* Sets an account's password and ends every session of the account, in one transaction. */
-enum bl_err
-pg_store_password_set(struct pg_store *s, int64_t account_id,
-    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
-{
-	enum bl_err	 e;
-
-	if ((e = begin(s)) != BL_OK)
-		return e;
-	if ((e = q(s, ST_PASSWORD_SET, ARGS(I64(account_id), BYTES(hash, BL_PASSHASH_BYTES),
-	    I64(now)), NULL)) != BL_OK)
-		return commit(s, e);
-	return commit(s, q(s, ST_SESSION_END_ALL, ARGS(I64(account_id)), NULL));
-}
-
-/* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
-enum bl_err
-pg_store_session_insert(struct pg_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t account_id, int64_t now)
-{
-	return q(s, ST_SESSION_INSERT, ARGS(BYTES(hash, BL_HASH_BYTES), I64(account_id),
-	    I64(now)), NULL);
-}
-
-/* Finds a session by the SHA-256 of its id (expired ones too); NOT_FOUND if none. */
-enum bl_err
-pg_store_session_find(struct pg_store *s, const unsigned char hash[BL_HASH_BYTES],
-    struct bl_session *out)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	if ((e = q(s, ST_SESSION_FIND, ARGS(BYTES(hash, BL_HASH_BYTES)), &res)) != BL_OK)
-		return e;
-	if (PQntuples(res) == 1) {
-		out->id = col_int(res, 0, 0, 0);
-		out->account_id = col_int(res, 0, 1, 0);
-		out->created_ms = col_int(res, 0, 2, 0);
-		out->seen_ms = col_int(res, 0, 3, 0);
-	} else
-		e = BL_ERR_NOT_FOUND;
-	PQclear(res);
-	return e;
-}
-
-/* Records a request of session id at now. */
-enum bl_err
-pg_store_session_touch(struct pg_store *s, int64_t id, int64_t now)
-{
-	return q(s, ST_SESSION_TOUCH, ARGS(I64(id), I64(now)), NULL);
-}
-
-/* Ends session id (sign-out); BL_OK also when it was already gone. */
-enum bl_err
-pg_store_session_delete(struct pg_store *s, int64_t id)
-{
-	return q(s, ST_SESSION_DELETE, ARGS(I64(id)), NULL);
-}
-
-/* Removes the sessions last seen at or before seen_before or created at or before created_before. */
-enum bl_err
-pg_store_session_prune(struct pg_store *s, int64_t seen_before, int64_t created_before)
-{
-	return q(s, ST_SESSION_PRUNE, ARGS(I64(seen_before), I64(created_before)), NULL);
-}
-
-/* One secret row by its id (no content, no state change); NOT_FOUND if none. */
-enum bl_err
-pg_store_secret_get(struct pg_store *s, int64_t id, struct bl_secret *r)
-{
-	PGresult	*res;
-	enum bl_err	 e;
-
-	memset(r, 0, sizeof(*r));
-	if ((e = q(s, ST_SECRET_GET, ARGS(I64(id)), &res)) != BL_OK)
-		return e;
-	if (PQntuples(res) == 1)
-		read_row(res, 0, r);
-	else
-		e = BL_ERR_NOT_FOUND;
-	PQclear(res);
-	return e;
-}
-
-/*
- * Calls cb for the newest max secret rows of an account (active ones and the
- * tombstones cleanup has not removed yet), newest first; stops early when cb
- * returns non-zero. The rows are as stored: an active row past its expiry is
- * still active here.
- */
-enum bl_err
-pg_store_account_secrets(struct pg_store *s, int64_t account_id, int64_t max,
-    int (*cb)(void *, const struct bl_secret *), void *arg)
-{
-	struct bl_secret	 r;
-	PGresult		*res;
-	enum bl_err		 e;
-	int			 i;
-
-	if ((e = q(s, ST_ACCOUNT_SECRETS, ARGS(I64(account_id), I64(max)), &res)) != BL_OK)
-		return e;
-	for (i = 0; i < PQntuples(res); i++) {
-		read_row(res, i, &r);
-		if (cb(arg, &r) != 0)
-			break;
-	}
-	PQclear(res);
-	return BL_OK;
-}
+const struct bl_counter_ops bl_counters_pg_ops = {
+	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, pg_idle, pg_error, pg_close
+};
 #endif /* BL_HAVE_PG */

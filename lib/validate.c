@@ -1,4 +1,5 @@
-/* validate.c: field checks with explicit bounds, and time formatting. */
+/* validate.c: field checks with explicit bounds (the table's fields of lib/fields.c), and time formatting. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,111 @@ bl_json_int(json_object *o, int64_t min, int64_t max, int64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/*
+ * The member of o for field f: 1 with *v when it is there and not null, 0
+ * when it is absent or null (*is_null tells which).
+ */
+static int
+field_value(enum bl_field f, json_object *o, json_object **v, int *is_null)
+{
+	const struct bl_field_info	*fi = bl_field_info(f);
+
+	assert(fi != NULL && fi->member != NULL);
+	*v = NULL;
+	*is_null = 0;
+	if (o == NULL || !json_object_object_get_ex(o, fi->member, v))
+		return 0;
+	if (*v == NULL || json_object_is_type(*v, json_type_null)) {
+		*is_null = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Reads the integer field f of the object o, within lim's bounds, into *out:
+ * the default when it is absent, and when null the default or -1 (null means
+ * unlimited), as the table says. BL_OK, or the field's error (its hint is the
+ * error table's, formatted with the request's limits).
+ */
+enum bl_err
+bl_field_int(const struct bl_limits *lim, enum bl_field f, json_object *o, int64_t *out)
+{
+	const struct bl_field_info	*fi = bl_field_info(f);
+	const struct bl_bounds		*b = &lim->f[f];
+	json_object			*v;
+	int				 is_null;
+
+	assert(fi->type == BL_FT_INTEGER);
+	if (!field_value(f, o, &v, &is_null)) {
+		if (is_null && fi->null == BL_NULL_UNLIMITED)
+			*out = -1;
+		else if (is_null && fi->null == BL_NULL_INVALID)
+			return fi->err;
+		else
+			*out = b->dflt;
+		return BL_OK;
+	}
+	return bl_json_int(v, b->min, b->max, out) == 0 ? BL_OK : fi->err;
+}
+
+/* Reads the boolean field f of o into *out (1 or 0), the default when absent or null. */
+enum bl_err
+bl_field_bool(const struct bl_limits *lim, enum bl_field f, json_object *o, int *out)
+{
+	const struct bl_field_info	*fi = bl_field_info(f);
+	json_object			*v;
+	int				 is_null;
+
+	assert(fi->type == BL_FT_BOOLEAN);
+	if (!field_value(f, o, &v, &is_null)) {
+		if (is_null && fi->null == BL_NULL_INVALID)
+			return fi->err;
+		*out = lim->f[f].dflt != 0;
+		return BL_OK;
+	}
+	if (!json_object_is_type(v, json_type_boolean))
+		return fi->err;
+	*out = json_object_get_boolean(v);
+	return BL_OK;
+}
+
+/*
+ * Reads the string field f of o: *out and *len point into o, NULL when it is
+ * absent or null (the table says it means none). Its length in code points or
+ * bytes (as the table says) is within lim's bounds, and it is valid UTF-8
+ * without NUL. BL_OK, or the field's error.
+ */
+enum bl_err
+bl_field_string(const struct bl_limits *lim, enum bl_field f, json_object *o,
+    const char **out, size_t *len)
+{
+	const struct bl_field_info	*fi = bl_field_info(f);
+	const struct bl_bounds		*b = &lim->f[f];
+	json_object			*v;
+	size_t				 n;
+	int				 is_null;
+
+	assert(fi->type == BL_FT_STRING || fi->type == BL_FT_BYTES);
+	*out = NULL;
+	*len = 0;
+	if (!field_value(f, o, &v, &is_null))
+		return fi->null == BL_NULL_INVALID ? fi->err : BL_OK;
+	if (!json_object_is_type(v, json_type_string))
+		return fi->err;
+	*out = json_object_get_string(v);
+	*len = (size_t)json_object_get_string_len(v);
+	n = bl_utf8_codepoints(*out, *len);
+	if (n != SIZE_MAX && fi->type == BL_FT_BYTES)
+		n = *len;
+	if (n == SIZE_MAX || (int64_t)n < b->min || (int64_t)n > b->max) {
+		*out = NULL;
+		*len = 0;
+		return fi->err;
+	}
+	return BL_OK;
 }
 
 /*

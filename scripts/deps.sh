@@ -12,7 +12,10 @@ pkgs_for() {
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	browser) echo "chromium fonts-noto-cjk fonts-noto-core" ;;
-	bench)   echo "wrk lighttpd" ;;
+	# PrivateBin, the peer of the benchmark (bench/privatebin.sh), runs on
+	# php-cgi (opcache comes with it); php-gd draws its comment icons.
+	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).
+	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
 	pg)      echo "postgresql libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac

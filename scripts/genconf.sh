@@ -9,6 +9,11 @@
 #                                 named in BL_PASSENV (e.g. "BURNLINK_DB ...")
 #   @USER_LIGHTTPD@, @USER_APACHE@, @USER_NGINX@  the run-as user lines, from BL_USER (and
 #                                 BL_GROUP); empty when BL_USER is empty
+#   @UPLOADDIR@                   where a server may keep a request body it
+#                                 buffers (a tmpfs directory): BL_UPLOADDIR,
+#                                 else /dev/shm
+#   @OPENAPI@                     the file served at /api/openapi.yaml: BL_OPENAPI,
+#                                 default this tree's docs/openapi.yaml
 # Used by scripts/run.sh, scripts/install.sh and tests/lib/server.mjs.
 set -eu
 
@@ -47,6 +52,8 @@ if [ -n "${BL_USER:-}" ]; then
 	user_nginx="user $BL_USER $group;"
 fi
 
+BL_UPLOADDIR=${BL_UPLOADDIR:-/dev/shm} \
+BL_OPENAPI=${BL_OPENAPI:-$(cd "$(dirname "$0")/.." && pwd)/docs/openapi.yaml} \
 BL_ENV_LIGHTTPD=${env_lighttpd%"$nl"} \
 BL_ENV_APACHE=${env_apache%"$nl"} \
 BL_ENV_NGINX=${env_nginx%"$nl"} \

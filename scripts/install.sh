@@ -2,7 +2,8 @@
 # install.sh: lay out a deployable burnlink tree (`make install`).
 # Usage: scripts/install.sh DESTDIR PREFIX
 #
-#   PREFIX/htdocs/    document root: pages, assets, robots.txt, .htaccess
+#   PREFIX/htdocs/    document root: pages, assets, robots.txt, .htaccess, and
+#                     api/openapi.yaml (docs/openapi.yaml)
 #   PREFIX/cgi-bin/   the programs (create, metadata, retrieve, delete, and the
 #                     account programs when built), .htaccess
 #   PREFIX/bin/       cleanup (the hourly cron job)
@@ -16,6 +17,7 @@
 #                     as). Default when run as root: www-data if it exists.
 #   BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES   written into the configuration
 #   BURNLINK_SIGNUP   "open" lets anyone create an account (default closed)
+#   BURNLINK_CONFIG   the settings file (default burnlink.conf beside the database)
 #   BURNLINK_BIN      where the built programs are (default: the tree itself)
 #   BURNLINK_WWW      the pages to install (default: www/)
 #   BURNLINK_CONF_PREFIX  the path written into etc/ (default PREFIX; `make dist`
@@ -85,6 +87,10 @@ put_conf() { # put_conf NEW DEST
 	cp "$www/$f" "$root/htdocs/$f"
 	chmod 644 "$root/htdocs/$f"
 done
+# The API's OpenAPI description, served at /api/openapi.yaml (docs/API.md).
+mkdir -p "$root/htdocs/api"
+cp "$top/docs/openapi.yaml" "$root/htdocs/api/openapi.yaml"
+chmod 644 "$root/htdocs/api/openapi.yaml"
 find "$root/htdocs" -type d -exec chmod 755 {} +
 
 # Programs: copied to a new name and renamed, so a running request never sees
@@ -140,9 +146,11 @@ passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
 [ -n "${BURNLINK_SITE_URL:-}" ] && passenv="$passenv BURNLINK_SITE_URL"
 [ -n "${BURNLINK_TRUSTED_PROXIES:-}" ] && passenv="$passenv BURNLINK_TRUSTED_PROXIES"
 [ -n "${BURNLINK_SIGNUP:-}" ] && passenv="$passenv BURNLINK_SIGNUP"
+[ -n "${BURNLINK_CONFIG:-}" ] && passenv="$passenv BURNLINK_CONFIG"
 export BL_PASSENV="$passenv"
 export BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' BL_SERVERNAME=${BURNLINK_SERVER_NAME:-burnlink.example.org}
 export BL_DOCROOT="$cprefix/htdocs" BL_CGIBIN="$cprefix/cgi-bin" BL_DATADIR="$cprefix/var"
+export BL_OPENAPI="$cprefix/htdocs/api/openapi.yaml"
 export BL_LOGDIR=/var/log/lighttpd BL_ACCESSLOG=/var/log/lighttpd/access.log BL_RUNDIR=/run BL_USER="${BURNLINK_USER:-www-data}" BL_PREFIX="$cprefix"
 export BL_FCGIWRAP_SOCKET=/run/fcgiwrap.socket BL_NGINX_LISTEN=80 BL_NGINX_HTTP_HOST='$host'
 gen="$top/scripts/genconf.sh"

@@ -2,9 +2,14 @@
 # run.sh: serve burnlink from this tree on 127.0.0.1:$PORT in the foreground
 # (`make run`, `make run SERVER=apache`). Ctrl-C stops it.
 #
-# Environment: PORT (8080), SERVER (lighttpd | apache | nginx), and for the programs
-# BURNLINK_DB (default var/burnlink.db), BURNLINK_SECRET_FILE (default beside
-# the database), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP; BURNLINK_BIN runs
+# Environment: PORT (8080), SERVER (lighttpd | apache | nginx), BACKEND (sqlite |
+# postgres: a throwaway local PostgreSQL cluster in var/pg, stopped and removed
+# on exit, unless BURNLINK_DB names a database), and for the programs
+# BURNLINK_DB (default var/burnlink.db; a postgresql:// or postgres: conninfo
+# serves that database with the programs of `make pg`, build/pg/),
+# BURNLINK_SECRET_FILE (default beside the SQLite database, var/secret.key with
+# PostgreSQL), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP, BURNLINK_CONFIG
+# (default burnlink.conf beside the database); BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
 # file go to var/run/ and var/log/. Run as root, the server runs as www-data
 # (or $BURNLINK_RUN_USER), which is given var/.
@@ -12,6 +17,10 @@ set -eu
 
 PORT=${PORT:-8080}
 SERVER=${SERVER:-lighttpd}
+BACKEND=${BACKEND:-sqlite}
+# A BURNLINK_DB given says which database it is.
+case "${BURNLINK_DB:-}" in "") ;; postgresql://* | postgres:*) BACKEND=postgres ;; *) BACKEND=sqlite ;; esac
+case "$BACKEND" in sqlite | postgres) ;; *) echo "run.sh: BACKEND must be sqlite or postgres (got '$BACKEND')" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
@@ -20,10 +29,16 @@ case "$PORT" in
 esac
 
 bin=${BURNLINK_BIN:-$top/cgi-bin}
+# The default programs have no PostgreSQL store (a conninfo would be taken for
+# a file name): the build of `make pg` serves PostgreSQL, unless cgi-bin/ is a
+# `make PG=1` build (linked with libpq).
+if [ "$BACKEND" = postgres ] && [ -z "${BURNLINK_BIN:-}" ] && ! grep -q libpq "$bin/create" 2>/dev/null; then
+	bin=$top/build/pg/cgi-bin
+fi
 case "$bin" in /*) ;; *) bin=$top/$bin ;; esac
 [ -x "$bin/cgi-bin/create" ] && bin=$bin/cgi-bin
 for p in create metadata retrieve delete; do
-	[ -x "$bin/$p" ] || { echo "run.sh: $bin/$p is missing; run make first" >&2; exit 1; }
+	[ -x "$bin/$p" ] || { echo "run.sh: $bin/$p is missing; run make first$([ "$BACKEND" = sqlite ] || echo " (make pg)")" >&2; exit 1; }
 done
 
 var=$top/var
@@ -33,18 +48,27 @@ mkdir -p "$var" "$run" "$log"
 chmod 700 "$var"
 chmod 755 "$var/run" "$run" "$log" 2>/dev/null || true
 
-BURNLINK_DB=${BURNLINK_DB:-$var/burnlink.db}
-case "$BURNLINK_DB" in /*) ;; *) BURNLINK_DB=$top/$BURNLINK_DB ;; esac
-datadir=$(dirname "$BURNLINK_DB")
-# Only a data directory of our own (var/, or one created now) is given to the
-# server's user; another one (BURNLINK_DB=/elsewhere/x.db) is left as it is.
-ours=""
-case "$datadir/" in "$var"/*) ours=1 ;; esac
-[ -d "$datadir" ] || { mkdir -p "$datadir"; ours=1; }
+pgdir=""
+if [ "$BACKEND" = postgres ]; then
+	# A database, not a file: the install secret stays in var/. Without
+	# BURNLINK_DB, a cluster of our own is started below, once the user is known.
+	[ -n "${BURNLINK_DB:-}" ] || pgdir=$var/pg
+	BURNLINK_DB=${BURNLINK_DB:-}
+	datadir=$var ours=1
+else
+	BURNLINK_DB=${BURNLINK_DB:-$var/burnlink.db}
+	case "$BURNLINK_DB" in /*) ;; *) BURNLINK_DB=$top/$BURNLINK_DB ;; esac
+	datadir=$(dirname "$BURNLINK_DB")
+	# Only a data directory of our own (var/, or one created now) is given to the
+	# server's user; another one (BURNLINK_DB=/elsewhere/x.db) is left as it is.
+	ours=""
+	case "$datadir/" in "$var"/*) ours=1 ;; esac
+	[ -d "$datadir" ] || { mkdir -p "$datadir"; ours=1; }
+fi
 BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
-for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP BURNLINK_CONFIG ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 	eval "isset=\${$v+x}"
 	[ -n "$isset" ] && passenv="$passenv $v"
 done
@@ -75,9 +99,34 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# Where the server may keep a request body it buffers (lighttpd: over 64 KiB):
+# a 0700 directory of its user on a tmpfs, removed at exit, so that no
+# plaintext of a server-side create is ever written to persistent disk.
+if [ -d /dev/shm ]; then
+	upload=$(mktemp -d /dev/shm/burnlink-upload.XXXXXX)
+else
+	echo "run.sh: warning: no /dev/shm; request bodies over 64 KiB may be buffered on disk in $run/upload" >&2
+	upload=$run/upload
+	mkdir -p "$upload"
+fi
+chmod 700 "$upload"
+[ -n "$user" ] && chown "$user:$group" "$upload"
+if [ -n "$pgdir" ]; then
+	# The throwaway cluster runs as the programs' user (initdb refuses root),
+	# which owns var/; it is stopped and removed when this script exits.
+	echo "burnlink: starting a throwaway PostgreSQL cluster in $pgdir" >&2
+	BURNLINK_DB=$(PGCLUSTER_HOLDER=$$ sh scripts/pgcluster.sh start "$pgdir" "$user")
+fi
+# At exit: the upload directory goes, and the throwaway cluster if one was started.
+cleanup() {
+	rm -rf "$upload"
+	[ -z "$pgdir" ] || sh "$top/scripts/pgcluster.sh" stop "$pgdir"
+}
+trap cleanup EXIT
+
 export BL_PASSENV="$passenv" BL_HOST=127.0.0.1 BL_PORT="$PORT" BL_VHOST="127.0.0.1:$PORT"
 export BL_SERVERNAME=127.0.0.1 BL_DOCROOT="$top/www" BL_CGIBIN="$bin" BL_DATADIR="$datadir"
-export BL_LOGDIR="$log" BL_RUNDIR="$run" BL_USER="$user"
+export BL_LOGDIR="$log" BL_RUNDIR="$run" BL_USER="$user" BL_UPLOADDIR="$upload"
 export BL_ACCESSLOG="|exec cat >> $log/access.log"
 
 case "$SERVER" in
@@ -136,7 +185,7 @@ nginx)
 esac
 
 echo "burnlink: serving http://127.0.0.1:$PORT/ with $SERVER${user:+ as $user} (Ctrl-C stops)"
-echo "burnlink: database $BURNLINK_DB; logs $log/error.log, $log/access.log"
+echo "burnlink: database $(if [ -n "$pgdir" ]; then echo "$BURNLINK_DB (removed on exit)"; elif [ "$BACKEND" = postgres ]; then echo "PostgreSQL (BURNLINK_DB)"; else echo "$BURNLINK_DB"; fi); logs $log/error.log, $log/access.log"
 # Ctrl-C reaches the server too (same process group); wait for it to finish.
 stopping=""
 trap 'stopping=1; echo "burnlink: stopping" >&2' INT TERM

@@ -21,7 +21,9 @@
  * What a program does after it starts: read the request, open and lock the
  * SQLite files (WAL, -shm mapped, fsync'd, unlinked), read or create the
  * install secret, take random bytes, allocate, write the response and exit.
- * abort() needs the signal calls. Nothing else is allowed.
+ * abort() and raise() need the signal calls: tgkill(getpid(), gettid(), sig)
+ * is allowed for the process's own id only (OWN_PID below). Nothing else is
+ * allowed.
  */
 static const int allowed[] = {
 	SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(readv), SCMP_SYS(preadv),
@@ -42,8 +44,21 @@ static const int allowed[] = {
 	SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
 	SCMP_SYS(getgid), SCMP_SYS(getegid),
 	SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
-	SCMP_SYS(tgkill), SCMP_SYS(exit), SCMP_SYS(exit_group),
+	SCMP_SYS(exit), SCMP_SYS(exit_group),
 };
+
+/*
+ * tgkill(tgid, tid, sig) signals any process of the same user, as kill()
+ * would (killed below): it is allowed only when tgid is the process's own.
+ * The filter is built here, before that id exists, so its rule compares the
+ * first argument (its low 32 bits: a pid_t) with this placeholder, which no
+ * pid can be (pid_max is at most 2^22); lib/sandbox.c replaces it with
+ * getpid() in a copy of the filter before installing it. Each filter holds
+ * the placeholder exactly once (checked below). The other calls that signal
+ * a process (rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) are not
+ * listed: they fail with EPERM.
+ */
+#define OWN_PID		0x7b1d0001u
 
 /*
  * What an attacker who took over the process would want first: run a
@@ -138,6 +153,9 @@ add_rules(scmp_filter_ctx ctx, int fcgi, int db)
 		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
 		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)db_families[i])) != 0)
 			return -1;
+	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+	    SCMP_A0_32(SCMP_CMP_EQ, (scmp_datum_t)OWN_PID)) != 0)
+		return -1;
 	for (i = 0; i < sizeof(killed) / sizeof(killed[0]); i++) {
 		if (killed[i] < 0 || (db && (killed[i] == SCMP_SYS(socket) ||
 		    LISTED(db_allowed, killed[i]))))
@@ -154,13 +172,20 @@ add_rules(scmp_filter_ctx ctx, int fcgi, int db)
 	return 0;
 }
 
-/* Prints the BPF of one variant as a C array called name. 0 on success, -1 on error. */
+static size_t	 max_len;	/* the longest filter, in instructions */
+
+/*
+ * Prints the BPF of one variant as a C array called name. 0 on success, -1 on
+ * error (also when the filter does not hold OWN_PID exactly once, as the
+ * comparison of a tgkill argument).
+ */
 static int
 print_filter(const char *name, int fcgi, int db)
 {
 	scmp_filter_ctx		 ctx;
 	struct sock_filter	 ins;
 	FILE			*tmp = NULL;
+	size_t			 len = 0, own = 0;
 	int			 rc = -1;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
@@ -181,12 +206,23 @@ print_filter(const char *name, int fcgi, int db)
 		goto out;
 	rewind(tmp);
 	printf("static const struct sock_filter %s[] = {\n", name);
-	while (fread(&ins, sizeof(ins), 1, tmp) == 1)
+	while (fread(&ins, sizeof(ins), 1, tmp) == 1) {
 		printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", (unsigned)ins.code,
 		    (unsigned)ins.jt, (unsigned)ins.jf, (unsigned)ins.k);
+		if (ins.k == OWN_PID)
+			own += ins.code == (BPF_JMP | BPF_JEQ | BPF_K) ? 1 : 2;
+		len++;
+	}
 	printf("};\n\n");
 	if (ferror(tmp))
 		goto out;
+	if (own != 1) {
+		fprintf(stderr, "seccomp-gen: %s: the tgkill placeholder is not "
+		    "compared exactly once\n", name);
+		goto out;
+	}
+	if (len > max_len)
+		max_len = len;
 	rc = 0;
 out:
 	if (tmp != NULL)
@@ -206,6 +242,9 @@ main(void)
 		fprintf(stderr, "seccomp-gen: cannot build the filters\n");
 		return 1;
 	}
+	/* What lib/sandbox.c replaces with getpid(), and the room its copy needs. */
+	printf("#define BL_BPF_OWN_PID\t0x%08xu\n", OWN_PID);
+	printf("#define BL_BPF_MAX_LEN\t%zu\n", max_len);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "seccomp-gen: write error\n");
 		return 1;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
-# Usage: tests/run.sh [SUITE...]   (default: all; suites: unit cgi limits accounts asan
+# Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts asan
 #        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser}
+suites=${*:-layers unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -71,7 +71,8 @@ unit() {
 }
 
 npm_deps() {
-	# The browser tests' packages (playwright-core, axe-core) and the page's QR code.
+	# The browser tests' packages (playwright-core, axe-core), the page's QR code
+	# and the response checker of every suite (tests/lib/openapi.mjs: ajv, yaml).
 	[ -f package-lock.json ] || return 0
 	if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
 		npm ci --no-audit --no-fund --loglevel=error || return 1
@@ -85,9 +86,28 @@ node --help 2>/dev/null | grep -q -- '--test-concurrency' && conc="--test-concur
 
 valgrind_cmd="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
 
+# Every node suite checks the responses it receives against docs/openapi.yaml
+# with npm packages (tests/lib/openapi.mjs).
+for s in $suites; do
+	case "$s" in
+	unit | fuzz-smoke) ;;
+	*) npm_deps || echo "== npm ci failed: the node suites cannot check responses against docs/openapi.yaml"
+	   break ;;
+	esac
+done
+
 for s in $suites; do
 	case "$s" in
 	unit) unit ;;
+	# No unit of lib/ includes or calls one of a higher layer (scripts/layers.txt).
+	layers)
+		echo "== layers"
+		if sh scripts/layers.sh; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			failed="$failed layers"
+		fi ;;
 	cgi) node_suite cgi tests/cgi ;;
 	# The programs as FastCGI responders behind lighttpd mod_fastcgi.
 	fastcgi)

@@ -39,12 +39,19 @@ static const char usage_text[] =
 "                                             W: key-hour, hour (signed-in) or day (signed-in)\n"
 "  limits reset --ip ADDR | --account ACCOUNT  clear the current windows (unblock)\n"
 "\n"
+"The instance:\n"
+"  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
+"                                 burnlink.conf beside the database); names file and line\n"
+"  config show                    the limits and choices in force (as GET /api/config)\n"
+"  health                         database, counters, settings, last cleanup (as GET /api/health)\n"
+"\n"
 "ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
 "install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
 "command becomes the owner of the database first. --json prints JSON on stdout.\n"
 "\n"
-"Exit status: 0 done, 1 the database or the limiter failed, 2 usage error,\n"
-"3 no such account or key, 4 the account name is taken.\n";
+"Exit status: 0 done, 1 the database or the limiter failed (or a health check, or\n"
+"the settings file is invalid), 2 usage error, 3 no such account or key, 4 the\n"
+"account name is taken.\n";
 
 static int	 json_out;
 
@@ -218,7 +225,7 @@ usage_line(const char *what, const struct bl_usage *u)
 
 /* The counters of an account's creation windows; json gets them if not NULL. */
 static int
-account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *arr)
+account_windows_show(struct bl_ctx *c, const struct bl_account *a, json_object *arr)
 {
 	struct bl_usage	 u;
 	char		 id[24];
@@ -227,7 +234,7 @@ account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *
 
 	snprintf(id, sizeof(id), "%lld", (long long)a->id);
 	for (i = 0; i < N_ACCOUNT_WINDOWS; i++) {
-		if ((e = bl_limit_usage(r, account_windows[i].lim, id, strlen(id), &u)) != BL_OK)
+		if ((e = bl_limit_usage(c, account_windows[i].lim, id, strlen(id), &u)) != BL_OK)
 			return failed(e, "rate-limit counters");
 		if (arr != NULL)
 			json_object_array_add(arr, usage_json(account_windows[i].window, &u));
@@ -238,7 +245,7 @@ account_windows_show(struct bl_req *r, const struct bl_account *a, json_object *
 }
 
 static int
-cmd_account_show(struct bl_req *r, const char *which)
+cmd_account_show(struct bl_ctx *c, const char *which)
 {
 	struct bl_account	 a;
 	json_object		*o = NULL, *w = NULL;
@@ -246,7 +253,7 @@ cmd_account_show(struct bl_req *r, const char *which)
 	char			 t[64];
 	int			 rc;
 
-	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
 		return failed(e, which);
 	if (json_out) {
 		o = account_json(&a);
@@ -260,7 +267,7 @@ cmd_account_show(struct bl_req *r, const char *which)
 		    (long long)a.secrets_active);
 		printf("creation counts:\n");
 	}
-	rc = account_windows_show(r, &a, w);
+	rc = account_windows_show(c, &a, w);
 	if (o != NULL) {
 		if (rc == EX_OK)
 			print_json(o);
@@ -275,7 +282,7 @@ cmd_account_show(struct bl_req *r, const char *which)
  * echoed on a terminal), which ends the account's browser sessions.
  */
 static int
-cmd_account_password(struct bl_req *r, const char *which)
+cmd_account_password(struct bl_ctx *c, const char *which)
 {
 	struct bl_account	 a;
 	struct termios		 t, quiet;
@@ -285,7 +292,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 	int			 tty = isatty(STDIN_FILENO), echo_off = 0, rc;
 	enum bl_err		 e;
 
-	if ((e = bl_account_find(r, which, &a)) != BL_OK)
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
 		return failed(e, which);
 	if (tty) {
 		fprintf(stderr, "New password for %s: ", a.name);
@@ -303,7 +310,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 	len = n > 0 ? (size_t)n : 0;
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
-	e = n > 0 ? bl_account_set_password(r, a.id, line, len) : BL_ERR_INVALID_PASSWORD;
+	e = n > 0 ? bl_account_set_password(c, a.id, line, len) : BL_ERR_INVALID_PASSWORD;
 	if (line != NULL)
 		bl_free_wipe(line, cap);
 	if (e == BL_ERR_INVALID_PASSWORD)
@@ -322,7 +329,7 @@ cmd_account_password(struct bl_req *r, const char *which)
 }
 
 static int
-cmd_account(struct bl_req *r, int argc, char **argv)
+cmd_account(struct bl_ctx *c, int argc, char **argv)
 {
 	struct bl_account	 a;
 	json_object		*arr = NULL;
@@ -333,7 +340,7 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
-		if ((e = bl_account_create(r, argv[1], &a)) != BL_OK)
+		if ((e = bl_account_create(c, argv[1], &a)) != BL_OK)
 			return failed(e, argv[1]);
 		if (json_out)
 			print_json(account_json(&a));
@@ -349,7 +356,7 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 		else
 			printf("%-6s %-32s %-24s %5s %8s %8s\n", "ID", "NAME", "CREATED", "KEYS",
 			    "SECRETS", "ACTIVE");
-		if ((e = bl_account_list(r, list_account, arr)) != BL_OK) {
+		if ((e = bl_account_list(c, list_account, arr)) != BL_OK) {
 			json_object_put(arr);
 			return failed(e, "accounts");
 		}
@@ -360,19 +367,19 @@ cmd_account(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "show") == 0) {
 		if (argc != 2)
 			return usage_error("account show: expected one ACCOUNT");
-		return cmd_account_show(r, argv[1]);
+		return cmd_account_show(c, argv[1]);
 	}
 	if (strcmp(argv[0], "password") == 0) {
 		if (argc != 2)
 			return usage_error("account password: expected one ACCOUNT (the password "
 			    "is read from standard input)");
-		return cmd_account_password(r, argv[1]);
+		return cmd_account_password(c, argv[1]);
 	}
 	return usage_error("account: unknown subcommand \"%s\"", argv[0]);
 }
 
 static int
-cmd_key(struct bl_req *r, int argc, char **argv)
+cmd_key(struct bl_ctx *c, int argc, char **argv)
 {
 	struct bl_account	 a;
 	struct bl_api_key	 k;
@@ -398,9 +405,9 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		}
 		if (acct == NULL)
 			return usage_error("key issue: expected ACCOUNT");
-		if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+		if ((e = bl_account_find(c, acct, &a)) != BL_OK)
 			return failed(e, acct);
-		if ((e = bl_key_issue(r, a.id, label, key, &k)) != BL_OK)
+		if ((e = bl_key_issue(c, a.id, label, key, &k)) != BL_OK)
 			return failed(e, "key issue");
 		if (json_out) {
 			o = key_json(&k);
@@ -422,7 +429,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		if (argc > 2)
 			return usage_error("key list: at most one ACCOUNT");
 		if (argc == 2) {
-			if ((e = bl_account_find(r, argv[1], &a)) != BL_OK)
+			if ((e = bl_account_find(c, argv[1], &a)) != BL_OK)
 				return failed(e, argv[1]);
 			id = a.id;
 		}
@@ -431,7 +438,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 		else
 			printf("%-6s %-8s %-14s %-24s %-24s %-24s %s\n", "ID", "ACCOUNT",
 			    "PREFIX", "CREATED", "LAST USED", "REVOKED", "LABEL");
-		if ((e = bl_key_list(r, id, list_key, arr)) != BL_OK) {
+		if ((e = bl_key_list(c, id, list_key, arr)) != BL_OK) {
 			json_object_put(arr);
 			return failed(e, "keys");
 		}
@@ -442,7 +449,7 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 	if (strcmp(argv[0], "revoke") == 0) {
 		if (argc != 2)
 			return usage_error("key revoke: expected one KEY (id or bl_...)");
-		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+		if ((e = bl_key_find(c, argv[1], &k)) != BL_OK)
 			return failed(e, argv[1][0] == 'b' ? "that key" : argv[1]);
 		if (k.revoked_ms >= 0) {
 			if (json_out)
@@ -452,9 +459,9 @@ cmd_key(struct bl_req *r, int argc, char **argv)
 				    (long long)k.id, k.prefix, when(k.revoked_ms, t));
 			return EX_OK;
 		}
-		if ((e = bl_key_revoke(r, k.id)) != BL_OK)
+		if ((e = bl_key_revoke(c, k.id)) != BL_OK)
 			return failed(e, "key revoke");
-		if ((e = bl_key_find(r, argv[1], &k)) != BL_OK)
+		if ((e = bl_key_find(c, argv[1], &k)) != BL_OK)
 			return failed(e, "key revoke");
 		if (json_out)
 			print_json(key_json(&k));
@@ -486,7 +493,7 @@ parse_count(const char *s, int64_t *out)
 }
 
 static int
-cmd_limits(struct bl_req *r, int argc, char **argv)
+cmd_limits(struct bl_ctx *c, int argc, char **argv)
 {
 	const char		*ip = NULL, *acct = NULL, *op = NULL, *win = NULL, *cnt = NULL;
 	char			 canon[BL_IP_TEXT], id[24];
@@ -539,10 +546,10 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 			if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, ip_ops[j].op) != 0)
 				continue;
 			done++;
-			if ((set || reset) && (e = bl_limit_set(r, ip_ops[j].lim, canon,
+			if ((set || reset) && (e = bl_limit_set(c, ip_ops[j].lim, canon,
 			    strlen(canon), reset ? 0 : count)) != BL_OK)
 				goto fail;
-			if ((e = bl_limit_usage(r, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
+			if ((e = bl_limit_usage(c, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
 				goto fail;
 			if (arr != NULL)
 				json_object_array_add(arr, usage_json(ip_ops[j].op, &u));
@@ -559,7 +566,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 	}
 	if (set && (win == NULL || op != NULL))
 		return usage_error("limits set --account: --window key-hour|hour|day is required");
-	if ((e = bl_account_find(r, acct, &a)) != BL_OK)
+	if ((e = bl_account_find(c, acct, &a)) != BL_OK)
 		return failed(e, acct);
 	snprintf(id, sizeof(id), "%lld", (long long)a.id);
 	for (j = 0; j < N_ACCOUNT_WINDOWS; j++) {
@@ -568,7 +575,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 		if (set && strcmp(win, account_windows[j].window) != 0)
 			continue;
 		done++;
-		if ((e = bl_limit_set(r, account_windows[j].lim, id, strlen(id),
+		if ((e = bl_limit_set(c, account_windows[j].lim, id, strlen(id),
 		    reset ? 0 : count)) != BL_OK)
 			goto fail;
 	}
@@ -580,7 +587,7 @@ cmd_limits(struct bl_req *r, int argc, char **argv)
 		json_object_object_add(o, "windows", arr = json_object_new_array());
 	} else
 		printf("account %lld (%s), creation counts:\n", (long long)a.id, a.name);
-	if (account_windows_show(r, &a, arr) != EX_OK) {
+	if (account_windows_show(c, &a, arr) != EX_OK) {
 		json_object_put(o);
 		return EX_FAIL;
 	}
@@ -592,44 +599,77 @@ fail:
 	return failed(e, "rate-limit counters");
 }
 
-/*
- * Run as root (from a root shell or crontab), become the owner of the
- * database (or of its directory, before the first request made it) first: a
- * database, -wal or -shm file created by root would lock the web server's
- * programs out. 0 on success or when nothing needs to change.
- */
+/* config check | config show: the settings file, checked or in force. */
 static int
-become_owner(const char *db)
+cmd_config(struct bl_ctx *c, int argc, char **argv)
 {
-	struct stat	 st;
-	char		*dir, *slash;
-	int		 rc;
+	const struct bl_policy	*pol = &c->cfg.policy;
+	json_object		*o;
 
-	if (geteuid() != 0)
-		return 0;
-	if ((rc = stat(db, &st)) != 0) {
-		/* No database yet: become the owner of its directory instead. */
-		if ((dir = strdup(db)) == NULL)
-			return -1;
-		if ((slash = strrchr(dir, '/')) != NULL)
-			slash[slash == dir ? 1 : 0] = '\0';
-		rc = stat(slash != NULL ? dir : ".", &st);
-		free(dir);
+	if (argc != 1 || (strcmp(argv[0], "check") != 0 && strcmp(argv[0], "show") != 0))
+		return usage_error("usage: config check [FILE] | config show");
+	if (pol->err[0] != '\0') {
+		fprintf(stderr, "burnlink-admin: %s\n", pol->err);
+		return EX_FAIL;
 	}
-	if (rc != 0 || st.st_uid == 0)
-		return 0;
-	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
-		perror("burnlink-admin: cannot become the database's owner");
-		return -1;
-	}
-	return 0;
+	if (strcmp(argv[0], "show") == 0) {
+		if ((o = bl_config_json(&c->cfg)) == NULL)
+			return failed(BL_ERR_INTERNAL, "config show");
+		print_json(o);
+	} else if (json_out) {
+		o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(c->cfg.settings_path));
+		json_object_object_add(o, "loaded", json_object_new_boolean(pol->loaded));
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		print_json(o);
+	} else if (pol->loaded)
+		printf("%s: ok\n", c->cfg.settings_path);
+	else
+		printf("%s: no such file: docs/API.md's limits apply\n", c->cfg.settings_path);
+	return EX_OK;
+}
+
+/* health: what GET /api/health checks, its count taken as "burnlink-admin". */
+static int
+cmd_health(struct bl_ctx *c)
+{
+	struct bl_usage	 u;
+	json_object	*o, *checks, *v;
+	enum bl_err	 counted;
+	int		 healthy;
+
+	counted = bl_limit_count(c, BL_LIM_IP_HEALTH, "burnlink-admin", 14, &u);
+	if (counted == BL_ERR_RATE_LIMIT_EXCEEDED)
+		counted = BL_OK;	/* it was counted: the store is writable */
+	if ((o = bl_health(c, counted, &healthy)) == NULL)
+		return failed(BL_ERR_INTERNAL, "health");
+	if (!json_out) {
+		printf("status: %s\n", healthy ? "ok" : "fail");
+		json_object_object_get_ex(o, "checks", &checks);
+		json_object_object_foreach(checks, k, chk) {
+			printf("%-9s ", k);
+			if (json_object_object_get_ex(chk, "error", &v))
+				printf("FAIL %s", json_object_get_string(v));
+			else
+				printf("ok");
+			if (json_object_object_get_ex(chk, "lastRun", &v))
+				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
+			printf("\n");
+		}
+		json_object_put(o);
+	} else
+		print_json(o);
+	if (c->cfg.policy.err[0] != '\0')
+		fprintf(stderr, "burnlink-admin: %s\n", c->cfg.policy.err);
+	return healthy ? EX_OK : EX_FAIL;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct bl_req	 r;
-	int		 i, j, rc;
+	struct bl_ctx	 ctx;
+	char		 err[512];
+	int		 i, j, rc, exists;
 
 	/* --json may come anywhere; the other options come before the command. */
 	for (i = j = 1; i < argc; i++)
@@ -658,28 +698,42 @@ main(int argc, char *argv[])
 		return EX_OK;
 	}
 	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
-	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0)
+	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0 &&
+	    strcmp(argv[i], "config") != 0 && strcmp(argv[i], "health") != 0)
 		return usage_error("unknown command \"%s\"", argv[i]);
-	/* An operator's command is one request without a client. */
-	unsetenv("REMOTE_ADDR");
-	unsetenv("REQUEST_METHOD");
-	if (bl_req_init(&r, &bl_cgi_io) != BL_OK) {
+	/* config check FILE: that file, as BURNLINK_CONFIG would name it. */
+	if (strcmp(argv[i], "config") == 0 && argc - i == 3 &&
+	    strcmp(argv[i + 1], "check") == 0) {
+		if (setenv("BURNLINK_CONFIG", argv[i + 2], 1) != 0) {
+			perror("burnlink-admin: setenv");
+			return EX_FAIL;
+		}
+		argc--;
+	}
+	/* The domain, with a context from the process environment: no request. */
+	if (bl_ctx_init(&ctx, NULL, NULL) != 0) {
 		fprintf(stderr, "burnlink-admin: out of memory\n");
 		return EX_FAIL;
 	}
-	if (become_owner(r.cfg.db_path) != 0) {
-		bl_req_free(&r);
+	/* Run as root: as the data directory's owner, never through a link. */
+	if (bl_config_become_owner(&ctx.cfg, &exists, err, sizeof(err)) != 0) {
+		fprintf(stderr, "burnlink-admin: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
+		bl_ctx_free(&ctx);
 		return EX_FAIL;
 	}
 	if (strcmp(argv[i], "account") == 0)
-		rc = cmd_account(&r, argc - i - 1, argv + i + 1);
+		rc = cmd_account(&ctx, argc - i - 1, argv + i + 1);
 	else if (strcmp(argv[i], "key") == 0)
-		rc = cmd_key(&r, argc - i - 1, argv + i + 1);
+		rc = cmd_key(&ctx, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "config") == 0)
+		rc = cmd_config(&ctx, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "health") == 0)
+		rc = argc - i == 1 ? cmd_health(&ctx) : usage_error("usage: health");
 	else if (strcmp(argv[i], "usage") == 0)
-		rc = argc - i == 2 ? cmd_account_show(&r, argv[i + 1]) :
+		rc = argc - i == 2 ? cmd_account_show(&ctx, argv[i + 1]) :
 		    usage_error("usage: expected one ACCOUNT");
 	else
-		rc = cmd_limits(&r, argc - i - 1, argv + i + 1);
-	bl_req_free(&r);
+		rc = cmd_limits(&ctx, argc - i - 1, argv + i + 1);
+	bl_ctx_free(&ctx);
 	return rc;
 }

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { webcrypto } from 'node:crypto';
 
 import { rawRequest } from '../lib/server.mjs';
+import { newKey, encodeKey, seal } from '../../www/assets/wire.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -201,17 +201,11 @@ export async function api(base, method, key, body) {
 // Creates a client-side encrypted secret through the API; resolves to the
 // same shape as createSecret.
 export async function apiCreate(base, text, extra = {}) {
-	const raw = webcrypto.getRandomValues(new Uint8Array(32));
-	const key = await webcrypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt']);
-	const iv = webcrypto.getRandomValues(new Uint8Array(12));
-	const ct = await webcrypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(text));
-	const res = await api(base, 'POST', null, {
-		text: { ciphertext: Buffer.from(ct).toString('base64'), iv: Buffer.from(iv).toString('base64') },
-		...extra,
-	});
+	const raw = newKey();
+	const res = await api(base, 'POST', null, { text: await seal(raw, text), ...extra });
 	if (res.status !== 200)
 		throw new Error(`create failed: ${res.status} ${JSON.stringify(res.json)}`);
-	const k = Buffer.from(raw).toString('base64url');
+	const k = encodeKey(raw);
 	return {
 		link: `${res.json.secretUrl}#key=${k}`,
 		receipt: res.json.metadataUrl,

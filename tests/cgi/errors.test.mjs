@@ -50,6 +50,31 @@ describe('request body', () => {
 	test('a negative CONTENT_LENGTH is 400 INVALID_JSON', async () => {
 		checkError(assert, await ctx.create('{"text":"a"}', { contentLength: '-12' }), 400, 'INVALID_JSON');
 	});
+	// Keys are compared as json-c stores them: after unescaping, and up to a
+	// NUL (its keys are C strings); no cap on the number of keys in an object.
+	const REPEATS = [
+		['a key repeated with an escape', '{"text":"a","passphrase":"abcd","pass\\u0070hrase":"wxyz"}', 'passphrase'],
+		['a key repeated with \\/ and a raw slash', '{"text":"a","a/b":1,"a\\/b":2}', 'a/b'],
+		['a non-ASCII key repeated as \\u00e9', '{"text":"a","\u00e9":1,"\\u00e9":2}', null],
+		['a key repeated as a surrogate pair', '{"text":"a","\u{1F600}":1,"\\ud83d\\ude00":2}', null],
+		['two keys that differ only after a \\u0000', '{"text":"a","x\\u0000y":1,"x\\u0000z":2}', null],
+		['the 34th key repeated', '{"text":"a",' + Array.from({ length: 33 }, (_, i) => `"k${i}":${i}`).join(',') + ',"k32":1}', 'k32'],
+		['a repeat after 5000 distinct keys', '{"text":"a",' + Array.from({ length: 5000 }, (_, i) => `"k${i}":${i}`).join(',') + ',"k4999":1}', 'k4999'],
+		['a repeat in a nested object', '{"text":"a","files":[{"filename":"f","file\\u006eame":"g"}]}', 'filename'],
+	];
+	for (const [name, body, key] of REPEATS) {
+		test(`${name} is 400 INVALID_JSON naming no memory error`, async () => {
+			const res = await ctx.create(body);
+			const j = checkError(assert, res, 400, 'INVALID_JSON');
+			assert.match(j.hint, /twice/, j.hint);
+			if (key) assert.ok(j.hint.includes(`"${key}"`), j.hint);
+			assert.doesNotMatch(res.stderr, /out of memory/, res.stderr);
+		});
+	}
+	test('keys that only look alike (case, \\u escapes of different characters) are accepted', async () => {
+		const res = await ctx.create('{"text":"a","x":1,"X":2,"\\u0078y":3,"xy ":4}');
+		assert.equal(res.status, 200, res.body.toString());
+	});
 	test('invalid UTF-8 in the body is 400 INVALID_JSON', async () => {
 		const body = Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
 		checkError(assert, await ctx.create(body), 400, 'INVALID_JSON');

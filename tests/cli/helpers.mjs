@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rawRequest } from '../lib/server.mjs';
+import { nodeSync, decodeKey } from '../../www/assets/wire.js';
+
+const wire = nodeSync(crypto);
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'cli', 'burnlink.mjs');
@@ -48,7 +51,7 @@ export function splitLink(link) {
 	const m = /^(https?:\/\/[^/]+(?:\/.*)?)\/secret\/([A-Za-z0-9_-]{22})#key=([A-Za-z0-9_-]{43})$/.exec(link.trim());
 	if (!m)
 		throw new Error(`not a secret link: ${JSON.stringify(link)}`);
-	return { site: m[1], id: m[2], key: Buffer.from(m[3], 'base64url') };
+	return { site: m[1], id: m[2], key: Buffer.from(decodeKey(m[3])) };
 }
 
 // A fresh connection for each call (rawRequest): no kept-alive socket that the
@@ -65,18 +68,13 @@ export async function apiJson(method, url, body, headers = {}) {
 	return { status: res.status, json, headers: new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) };
 }
 
+// The wire format (www/assets/wire.js), synchronously.
 export function seal(key, plain) {
-	const iv = crypto.randomBytes(12);
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
-	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
+	return wire.seal(key, plain);
 }
 
 export function unseal(key, item) {
-	const data = Buffer.from(item.ciphertext, 'base64');
-	const d = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(item.iv, 'base64'));
-	d.setAuthTag(data.subarray(data.length - 16));
-	return Buffer.concat([d.update(data.subarray(0, data.length - 16)), d.final()]);
+	return wire.open(key, item);
 }
 
 // Retrieves a secret through the API directly (consumes a view) and decrypts it.

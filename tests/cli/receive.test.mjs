@@ -81,7 +81,7 @@ test('--force replaces a regular file but never follows a symlink', async () => 
 
 test('get never writes outside --output-dir, whatever the file names say', async () => {
 	const nasty = ['../escape.txt', '../../etc/escape2', '/tmp/abs-escape.txt', '..\\win-escape.txt',
-		'sub/dir/nested.txt', '..', '.', '', '.hidden', 'a\u0000b\nc.txt', '\u202etxt.exe', 'ok.txt'];
+		'sub/dir/nested.txt', '..', '.', '', '.hidden', 'a\u0000b\nc.txt', '\u202etxt.exe', 'arabic\u061cmark.txt', 'ok.txt'];
 	const { link } = await createRaw(srv.base, {
 		text: 'nasty names',
 		files: nasty.map((filename, i) => ({ filename, data: `content ${i}` })),
@@ -97,13 +97,14 @@ test('get never writes outside --output-dir, whatever the file names say', async
 	assert.equal(names.length, nasty.length);
 	for (const n of names) {
 		assert.ok(!n.startsWith('.'), n);
-		assert.doesNotMatch(n, /[/\\\u0000-\u001f\u202e]/);
+		assert.doesNotMatch(n, /[/\\\u0000-\u001f\u061c\u202e]/);
 		assert.ok(fs.lstatSync(path.join(out, n)).isFile());
 	}
 	assert.ok(names.includes('escape.txt'));
 	assert.ok(names.includes('nested.txt'));
 	assert.ok(names.includes('hidden'));
 	assert.ok(names.includes('ok.txt'));
+	assert.ok(names.includes('arabic_mark.txt'));
 	assert.ok(!fs.existsSync('/tmp/abs-escape.txt') || fs.readFileSync('/tmp/abs-escape.txt', 'utf8') !== 'content 2');
 	// Each content landed once.
 	const contents = names.map(n => fs.readFileSync(path.join(out, n), 'utf8')).sort();
@@ -199,3 +200,51 @@ test('--passphrase - asks on the terminal without echo, twice when sending', { s
 	assert.match(differ.out, /differ/);
 });
 
+
+/* ---------- terminal safety ---------- */
+
+// A title change, a screen clear, a clipboard write (OSC 52), a CSI in its C1
+// form, a carriage return that would hide the line before it, a DEL.
+const HOSTILE = 'before\x1b]0;owned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07 \u009b31m x\ry\r\n\x7fend\tok\n';
+
+test('get on a terminal shows control characters escaped; --raw and a pipe give the exact bytes', { skip: !hasScript() && 'script (util-linux) is missing' }, async () => {
+	const link = await send(['--views', '3', HOSTILE]);
+	const shown = await runOnTerminal(['get', link], []);
+	assert.equal(shown.code, 0, shown.out);
+	assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f]/.test(shown.out.replace(/\r\n/g, '\n')), JSON.stringify(shown.out));
+	assert.ok(shown.out.includes('before\\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJmIH4=\\x07 \\u009b31m x\\x0dy'), JSON.stringify(shown.out));
+	assert.ok(shown.out.includes('\\x7fend\tok'), JSON.stringify(shown.out));
+	assert.match(shown.out, /burnlink: 8 control characters are shown escaped/);
+	// --raw: as sent (the terminal's own line discipline turns \n into \r\n).
+	const raw = await runOnTerminal(['get', '--raw', link], []);
+	assert.equal(raw.code, 0, raw.out);
+	assert.ok(raw.out.includes('before\x1b]0;owned\x07\x1b[2J'), JSON.stringify(raw.out));
+	// Not a terminal: the exact bytes, no notice.
+	const piped = await run(['get', link]);
+	assert.equal(piped.code, 0, piped.err);
+	assert.equal(piped.out, HOSTILE);
+	assert.doesNotMatch(piped.err, /escaped/);
+});
+
+test('get --json on a terminal escapes C1 controls and DEL too (same JSON value)', { skip: !hasScript() && 'script (util-linux) is missing' }, async () => {
+	const link = await send([HOSTILE]);
+	const shown = await runOnTerminal(['get', '--json', link], []);
+	assert.equal(shown.code, 0, shown.out);
+	assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f]/.test(shown.out), JSON.stringify(shown.out));
+	const json = JSON.parse(shown.out.replace(/\r\n/g, '\n'));
+	assert.equal(json.text, HOSTILE);
+});
+
+test('get and burn warn when the link is plain http to a host that is not loopback', async () => {
+	// 0.0.0.0 reaches this machine's server but is not a loopback name.
+	const link = (await send(['--views', '2', 'warned'])).replace('//127.0.0.1:', '//0.0.0.0:');
+	const got = await run(['get', link]);
+	assert.equal(got.code, 0, got.err);
+	assert.match(got.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m);
+	const burnt = await run(['burn', link]);
+	assert.equal(burnt.code, 0, burnt.err);
+	assert.match(burnt.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m);
+	// loopback: no warning
+	const quiet = await run(['status', (await send(['x'])).replace('/secret/', '/secret/')]);
+	assert.doesNotMatch(quiet.err, /warning/);
+});

@@ -11,7 +11,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { startServer, rawRequest } from '../lib/server.mjs';
+import { startServer, rawRequest, checkResponsesOf } from '../lib/server.mjs';
+import { nodeSync, decodeKey } from '../../www/assets/wire.js';
+
+const wire = nodeSync(crypto);
 
 export { rawRequest };
 
@@ -24,6 +27,8 @@ export async function server(opts = {}) {
 			const uid = fs.statSync(db).uid;
 			if (uid !== 0) user = execFileSync('id', ['-nu', String(uid)], { encoding: 'utf8' }).trim();
 		}
+		// its answers are checked against docs/openapi.yaml like a started server's
+		checkResponsesOf(process.env.BURNLINK_CONFORMANCE_BASE);
 		return {
 			base: process.env.BURNLINK_CONFORMANCE_BASE.replace(/\/$/, ''),
 			db,
@@ -100,37 +105,27 @@ export function assertRateHeaders(r, what = '') {
 export const b64 = (buf) => Buffer.from(buf).toString('base64');
 export const b64url = (buf) => Buffer.from(buf).toString('base64url');
 
-// Client-side encryption as the page and the CLI do it: AES-256-GCM, 12-byte IV,
-// tag appended, no AAD.
+// Client-side encryption as the page and the CLI do it (www/assets/wire.js):
+// AES-256-GCM, 12-byte IV, tag appended, no AAD.
 export function encrypt(key, plaintext) {
-	const iv = crypto.randomBytes(12);
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(Buffer.from(plaintext)), c.final(), c.getAuthTag()]);
-	return { ciphertext: b64(ct), iv: b64(iv) };
+	return wire.seal(key, plaintext);
 }
 
-// The decryption key from a link fragment as SPEC.md describes a decoder:
+// The decryption key from a link fragment as docs/API.md describes a decoder:
 // '-' → '+', '_' → '/', padding restored.
 export function fragmentKey(url) {
 	const frag = new URL(url).hash;
 	const m = /^#key=([A-Za-z0-9_-]+)$/.exec(frag);
 	assert.ok(m, `fragment #key=<...> in ${url}`);
-	let s = m[1].replace(/-/g, '+').replace(/_/g, '/');
-	while (s.length % 4) s += '=';
-	const key = Buffer.from(s, 'base64');
-	assert.equal(key.length, 32, 'key is 256 bits');
-	return { text: m[1], key };
+	const key = decodeKey(m[1]);
+	assert.ok(key, `the key is 256 bits: ${m[1]}`);
+	return { text: m[1], key: Buffer.from(key) };
 }
 
 export function decrypt(key, item) {
 	assert.ok(item && typeof item.ciphertext === 'string' && typeof item.iv === 'string', `encrypted item: ${JSON.stringify(item)}`);
-	const ct = Buffer.from(item.ciphertext, 'base64');
-	const iv = Buffer.from(item.iv, 'base64');
-	assert.equal(iv.length, 12, 'iv is 12 bytes');
-	assert.equal(Buffer.from(ct).toString('base64'), item.ciphertext, 'ciphertext is canonical base64');
-	const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
-	d.setAuthTag(ct.subarray(ct.length - 16));
-	return Buffer.concat([d.update(ct.subarray(0, ct.length - 16)), d.final()]);
+	// Throws unless the iv is 12 bytes and both are canonical base64.
+	return wire.open(key, item);
 }
 
 export const sha256hex = (s) => crypto.createHash('sha256').update(s).digest('hex');

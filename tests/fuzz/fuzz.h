@@ -166,4 +166,20 @@ fz_check_head(const struct fz_io *f)
 	}
 }
 
+/* A request over io with its own context, as lib/serve.c sets them up. */
+static enum bl_err
+fz_req_init(struct bl_req *r, struct bl_ctx *c, const struct bl_io *io)
+{
+	if (bl_ctx_init(c, io->getenv, io->ctx) != 0)
+		abort();
+	return bl_req_init(r, io, c);
+}
+
+static void
+fz_req_free(struct bl_req *r, struct bl_ctx *c)
+{
+	bl_req_free(r);
+	bl_ctx_free(c);
+}
+
 #endif /* BL_FUZZ_H */

@@ -55,6 +55,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct fz_io		 f;
 	const struct bl_io	 io = { fz_getenv, fz_read, fz_write, &f };
+	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	char			*copy, *p, *nl, *site = NULL;
 	int64_t			 account, key;
@@ -80,7 +81,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	f.in = (const unsigned char *)p;
 	f.inlen = rest;
 
-	e = bl_req_init(&r, &io);
+	e = fz_req_init(&r, &ctx, &io);
 	if (e != BL_OK)
 		abort();
 	check_ip(r.client_ip);
@@ -103,7 +104,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		bl_respond_error(&r, e);
 	}
 	fz_check_head(&f);
-	bl_req_free(&r);
+	fz_req_free(&r, &ctx);
 	fz_free(&f);
 	free(copy);
 	return 0;

@@ -42,6 +42,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct fz_io		 f;
 	const struct bl_io	 io = { fz_getenv, fz_read, fz_write, &f };
+	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	struct bl_create	 c;
 	char			 len[32];
@@ -57,7 +58,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_set(&f, "REMOTE_ADDR", "192.0.2.1");
 	f.in = data;
 	f.inlen = size;
-	if ((e = bl_req_init(&r, &io)) == BL_OK &&
+	if ((e = fz_req_init(&r, &ctx, &io)) == BL_OK &&
 	    (e = bl_req_read_body(&r, 1)) == BL_OK &&
 	    (e = bl_create_parse(&r, &c)) == BL_OK)
 		check_valid(&c);
@@ -69,7 +70,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		fz_check_head(&f);
 	}
 	bl_create_free(&c);
-	bl_req_free(&r);
+	fz_req_free(&r, &ctx);
 	fz_free(&f);
 	return 0;
 }

@@ -37,6 +37,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	static const char post[] = "\"}]}";
 	struct fz_io		 f;
 	const struct bl_io	 io = { fz_getenv, fz_read, fz_write, &f };
+	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	struct bl_create	 c;
 	char			*body, len[32];
@@ -62,7 +63,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_set(&f, "BURNLINK_DB", "/nonexistent/fuzz.db");
 	f.in = (const unsigned char *)body;
 	f.inlen = n;
-	if ((e = bl_req_init(&r, &io)) == BL_OK &&
+	if ((e = fz_req_init(&r, &ctx, &io)) == BL_OK &&
 	    (e = bl_req_read_body(&r, 1)) == BL_OK &&
 	    (e = bl_create_parse(&r, &c)) == BL_OK) {
 		/* Accepted: a data: URL with ";base64," (any case, RFC 2397) whose payload is canonical. */
@@ -81,7 +82,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		fz_check_head(&f);
 	}
 	bl_create_free(&c);
-	bl_req_free(&r);
+	fz_req_free(&r, &ctx);
 	fz_free(&f);
 	free(body);
 	return 0;

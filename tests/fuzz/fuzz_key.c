@@ -24,6 +24,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct fz_io		 f;
 	const struct bl_io	 io = { fz_getenv, fz_read, fz_write, &f };
+	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	char			*path;
 	size_t			 plen;
@@ -43,7 +44,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_set(&f, "REQUEST_METHOD", "GET");
 	fz_set(&f, "PATH_INFO", path);
 	fz_set(&f, "BURNLINK_DB", "/nonexistent/fuzz.db");
-	if (bl_req_init(&r, &io) != BL_OK)
+	if (fz_req_init(&r, &ctx, &io) != BL_OK)
 		abort();
 	e = bl_req_key(&r);
 	if ((e == BL_OK) != shape)
@@ -59,7 +60,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (strstr(f.out, "\"code\":\"NOT_FOUND\"") == NULL)
 			abort();
 	}
-	bl_req_free(&r);
+	fz_req_free(&r, &ctx);
 	fz_free(&f);
 	free(path);
 	return 0;

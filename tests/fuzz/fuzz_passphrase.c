@@ -46,6 +46,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct fz_io		 f;
 	const struct bl_io	 io = { fz_getenv, fz_read, fz_write, &f };
+	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	json_object		*v = NULL;
 	char			 len[32];
@@ -63,7 +64,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_set(&f, "BURNLINK_DB", "/nonexistent/fuzz.db");
 	f.in = data;
 	f.inlen = size;
-	if (bl_req_init(&r, &io) != BL_OK || bl_req_key(&r) != BL_OK)
+	if (fz_req_init(&r, &ctx, &io) != BL_OK || bl_req_key(&r) != BL_OK)
 		abort();
 	e = bl_req_read_body(&r, 0);
 	if (e == BL_OK && r.json != NULL &&
@@ -84,7 +85,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		bl_respond_error(&r, e);
 		fz_check_head(&f);
 	}
-	bl_req_free(&r);
+	fz_req_free(&r, &ctx);
 	fz_free(&f);
 	return 0;
 }

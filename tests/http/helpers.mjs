@@ -3,8 +3,8 @@
 // file starts its own server on a free loopback port and stops it afterwards.
 
 import assert from 'node:assert/strict';
-import { webcrypto } from 'node:crypto';
 import { startServer, rawRequest } from '../lib/server.mjs';
+import { seal, open } from '../../www/assets/wire.js';
 
 export { rawRequest };
 export const KIND = process.env.BURNLINK_SERVER || 'lighttpd';
@@ -47,18 +47,13 @@ export function assertError(r, status, code) {
 }
 
 // Client-side encryption as the page and the CLI do it (AES-256-GCM, tag appended).
-export async function encrypt(plaintext, rawKey) {
-	const key = await webcrypto.subtle.importKey('raw', rawKey, 'AES-GCM', false, ['encrypt']);
-	const iv = webcrypto.getRandomValues(new Uint8Array(12));
-	const ct = await webcrypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(plaintext));
-	return { ciphertext: Buffer.from(ct).toString('base64'), iv: Buffer.from(iv).toString('base64') };
+// (www/assets/wire.js).
+export function encrypt(plaintext, rawKey) {
+	return seal(rawKey, plaintext);
 }
 
-export async function decrypt({ ciphertext, iv }, rawKey) {
-	const key = await webcrypto.subtle.importKey('raw', rawKey, 'AES-GCM', false, ['decrypt']);
-	const pt = await webcrypto.subtle.decrypt({ name: 'AES-GCM', iv: Buffer.from(iv, 'base64') },
-		key, Buffer.from(ciphertext, 'base64'));
-	return new TextDecoder().decode(pt);
+export async function decrypt(item, rawKey) {
+	return new TextDecoder().decode(await open(rawKey, item));
 }
 
 export function b64urlDecode(s) {

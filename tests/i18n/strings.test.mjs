@@ -143,9 +143,10 @@ const SINK = new RegExp([
 	String.raw`\.(append|prepend|before|after|replaceChildren|createTextNode)\(`,
 	String.raw`document\.title\s*=`,
 ].join('|'));
-// Developer-facing text: thrown errors and the console; and the values of
+// Developer-facing text: thrown errors and the console, CSS selectors and
+// property values; and the values of
 // attributes no one reads (class names, types ...).
-const DEV = /(new Error|console\.\w+)\(\s*$|\b(class|className|type|id|href|rel|role|dir|lang|download|name|autocomplete)\s*:\s*$|['"]data-[\w-]+['"]\s*:\s*$/;
+const DEV = /(new \w*Error|console\.\w+|querySelector(?:All)?|closest|setProperty)\((?:[^()]*,)?\s*$|\b(class|className|type|id|href|rel|role|dir|lang|download|name|autocomplete)\s*:\s*$|['"]data-[\w-]+['"]\s*:\s*$/;
 
 const isKey = (s) => /^[a-z]+(\.[A-Za-z0-9]+)+$/.test(s) && NAMESPACES.has(s.split('.')[0]);
 

@@ -18,6 +18,11 @@
 //   BURNLINK_SLOW   set under valgrind: the heavy tests use fewer processes.
 //   BURNLINK_TEST_TIMEOUT_MS  the per-program time limit (default 60000).
 //   BURNLINK_KEEP_TMP  keep the temporary directories (for debugging).
+//   BURNLINK_OPENAPI_CHECK=0  do not check responses against docs/openapi.yaml.
+//
+// Every complete response of a CGI program is checked against docs/openapi.yaml
+// (tests/lib/openapi.mjs) as the request the web servers would route to that
+// program: a response the description does not allow rejects the request.
 //
 // Run the suite: node --test tests/cgi/
 //   BURNLINK_BIN=build/asan node --test tests/cgi/
@@ -30,20 +35,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeSync, encodeKey } from '../../www/assets/wire.js';
+import { checkResponse, cgiRoute } from './openapi.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BURNLINK_TEST_PG (tests/run.sh pg): each context on a fresh PostgreSQL database.
 const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : null;
 
-const CRON = new Set(['cleanup']);
+// Programs outside cgi-bin/: the cron job and the admin tool.
+const SUBDIR = { cleanup: 'cron', 'burnlink-admin': 'tools' };
 // Passed through from the test's environment so sanitizer builds can be steered.
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ', 'VALGRIND_OPTS'];
 const DEFAULT_TIMEOUT_MS = Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000;
 
-// The path of a program: 'create', 'metadata', 'retrieve', 'delete' or 'cleanup'.
+// The path of a program: a CGI program ('create', 'session', ...), 'cleanup'
+// or 'burnlink-admin'.
 export function programPath(name) {
 	const base = path.resolve(ROOT, process.env.BURNLINK_BIN || '.');
-	const sub = CRON.has(name) ? 'cron' : 'cgi-bin';
+	const sub = SUBDIR[name] || 'cgi-bin';
 	const candidates = [
 		path.join(base, sub, name),
 		path.join(base, name),			// BURNLINK_BIN names cgi-bin/ itself
@@ -120,7 +129,10 @@ function responseComplete(out) {
  *   killAfterMs  SIGKILL the program after this many ms (resolves with
  *                killed: true, output possibly partial, no exit check)
  *   allowExit    accept a non-zero exit (default: it rejects)
- * A non-zero exit, a signal or no complete CGI header rejects the promise.
+ *   uid, gid     run the program as this user and group
+ *   noSpecCheck  do not check the response against docs/openapi.yaml
+ * A non-zero exit, a signal, no complete CGI header or a response that
+ * docs/openapi.yaml does not allow rejects the promise.
  */
 export function runCgi(program, opts = {}) {
 	const prog = programPath(program);
@@ -160,7 +172,9 @@ export function runCgi(program, opts = {}) {
 	const started = process.hrtime.bigint();
 
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const spawnOpts = { env, stdio: ['pipe', 'pipe', 'pipe'] };
+		if (opts.uid !== undefined) Object.assign(spawnOpts, { uid: opts.uid, gid: opts.gid });
+		const child = spawn(cmd, args, spawnOpts);
 		const out = [], err = [];
 		let killedByUs = false, timedOut = false;
 		let answered = false;
@@ -209,6 +223,14 @@ export function runCgi(program, opts = {}) {
 				if (opts.allowExit) return resolve({ raw, stderr, code, signal, ms });
 				return reject(new Error(`${e.message}\nstderr:\n${stderr}`));
 			}
+			const route = opts.noSpecCheck ? null : cgiRoute(program, env.REQUEST_METHOD || 'OTHER', env.PATH_INFO);
+			if (route) {
+				try {
+					checkResponse({ ...route, status: parsed.status, headers: parsed.headers, body: parsed.body });
+				} catch (e) {
+					return reject(new Error(`${program} (${method} PATH_INFO ${env.PATH_INFO}): ${e.message}`));
+				}
+			}
 			resolve({ ...parsed, killed: false, complete: true, raw, stderr, code, signal, ms });
 		});
 	});
@@ -240,13 +262,16 @@ export function runProgram(program, { env = {}, args = [] } = {}) {
 	});
 }
 
-// ---- crypto ----------------------------------------------------------------
+// ---- crypto (www/assets/wire.js, synchronous over node:crypto) ----------------
 
+const wire = nodeSync(crypto);
+
+// Url-safe base64 without padding, the form of the key in a link.
 export function b64urlEncode(buf) {
-	return Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+	return encodeKey(buf);
 }
 
-// Decodes url-safe base64 without padding the way SPEC.md says a client does.
+// Decodes url-safe base64 without padding the way docs/API.md says a client does.
 export function b64urlDecode(s) {
 	let t = s.replace(/-/g, '+').replace(/_/g, '/');
 	while (t.length % 4) t += '=';
@@ -264,22 +289,21 @@ export function fragmentKey(url) {
 	return b64urlDecode(url.slice(i + 5));
 }
 
-// AES-256-GCM in the WebCrypto layout: {ciphertext: b64(ct || tag), iv: b64(12 bytes)}.
-export function encryptItem(plaintext, key, iv = crypto.randomBytes(12)) {
-	const c = crypto.createCipheriv('aes-256-gcm', key, iv);
-	const ct = Buffer.concat([c.update(Buffer.from(plaintext)), c.final(), c.getAuthTag()]);
-	return { ciphertext: ct.toString('base64'), iv: iv.toString('base64') };
+// {ciphertext, iv} of plaintext under key (a fresh IV unless one is given).
+export function encryptItem(plaintext, key, iv) {
+	return wire.seal(key, plaintext, iv);
 }
 
-// Decrypts {ciphertext, iv} with key (Buffer, or url-safe base64 string); returns a Buffer.
+// Decrypts {ciphertext, iv} with key (Buffer, or url-safe base64 string); returns a
+// Buffer; throws on a malformed item (not canonical, an IV not 12 bytes) or a wrong key.
 export function decryptItem(item, key) {
 	if (typeof key === 'string') key = b64urlDecode(key);
-	const ct = Buffer.from(item.ciphertext, 'base64');
-	const iv = Buffer.from(item.iv, 'base64');
-	if (iv.length !== 12) throw new Error(`iv is ${iv.length} bytes, not 12`);
-	const d = crypto.createDecipheriv('aes-256-gcm', key, iv);
-	d.setAuthTag(ct.subarray(ct.length - 16));
-	return Buffer.concat([d.update(ct.subarray(0, ct.length - 16)), d.final()]);
+	return wire.open(key, item);
+}
+
+// The key commitment of key (Buffer): docs/API.md "Key commitment".
+export function keyCommitment(key) {
+	return wire.keyCommitment(key);
 }
 
 export function sha256hex(s) {

@@ -36,6 +36,13 @@
 // stop() resolves once the whole process group is gone (the port is closed).
 // When the tests run as root the server (and so the programs) run as www-data,
 // and the database directory is given to that user.
+//
+// Every response from a server started here (or registered with
+// checkResponsesOf()) is checked against docs/openapi.yaml
+// (tests/lib/openapi.mjs): fetch() is wrapped once, on import, so that a
+// request to such a server rejects when its answer is not one the description
+// allows; rawRequest() checks its answers the same way ({ noSpecCheck: true }
+// skips one). Requests to any other address go through unchanged.
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +51,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkResponse } from './openapi.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BURNLINK_TEST_PG (tests/run.sh pg): each server on a fresh PostgreSQL database.
@@ -57,6 +65,8 @@ const STOP_TIMEOUT_MS = 5000;
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ'];
 
 const live = new Set();
+// The origins whose responses are checked against docs/openapi.yaml.
+const checkedOrigins = new Set();
 const tmpDirs = new Set();
 let hooksInstalled = false;
 
@@ -73,10 +83,31 @@ export function freePort(host = '127.0.0.1') {
 	});
 }
 
+// Checks the responses of the server at base (its origin) against
+// docs/openapi.yaml from now on: for a server not started here (an external
+// one under test). startServer() does this itself.
+export function checkResponsesOf(base) {
+	checkedOrigins.add(new URL(base).origin);
+}
+
+// fetch(), with the answers of the servers above checked before they are
+// returned. The body is read from a clone: the caller reads it as usual.
+const plainFetch = globalThis.fetch;
+globalThis.fetch = async function checkedFetch(input, init = {}) {
+	const res = await plainFetch(input, init);
+	const url = new URL(input instanceof Request ? input.url : String(input));
+	if (!checkedOrigins.has(url.origin)) return res;
+	const method = (init.method || (input instanceof Request ? input.method : 'GET')).toUpperCase();
+	const body = method === 'HEAD' ? Buffer.alloc(0) : Buffer.from(await res.clone().arrayBuffer());
+	checkResponse({ method, path: url.pathname, status: res.status, headers: res.headers, body });
+	return res;
+};
+
 // One HTTP request sent exactly as given (no URL normalisation, so paths such as
 // "/api/secrets/../x" reach the server unchanged). Resolves to
-// { status, headers, body (Buffer), text, json() }.
-export function rawRequest(base, { method = 'GET', path: p = '/', headers = {}, body } = {}) {
+// { status, headers, body (Buffer), text, json() }; rejects when the answer is
+// not one docs/openapi.yaml allows (unless noSpecCheck).
+export function rawRequest(base, { method = 'GET', path: p = '/', headers = {}, body, noSpecCheck = false } = {}) {
 	const u = new URL(base);
 	return new Promise((resolve, reject) => {
 		const req = http.request({
@@ -86,6 +117,14 @@ export function rawRequest(base, { method = 'GET', path: p = '/', headers = {}, 
 			res.on('data', (c) => chunks.push(c));
 			res.on('end', () => {
 				const buf = Buffer.concat(chunks);
+				if (!noSpecCheck && checkedOrigins.has(u.origin)) {
+					try {
+						checkResponse({ method, path: p, status: res.statusCode, headers: res.headers, body: buf });
+					} catch (e) {
+						reject(e);
+						return;
+					}
+				}
 				resolve({
 					status: res.statusCode,
 					headers: res.headers,
@@ -241,6 +280,17 @@ export async function startServer(opts = {}) {
 
 	// lighttpd opens its logs after dropping privileges.
 	own(logDir);
+	// Where the server may keep a request body it buffers: a 0700 directory
+	// of its user on a tmpfs, never persistent disk (tests/security/spool.test.mjs).
+	let uploadDir = path.join(dir, 'upload');	// no tmpfs: the spool test says so
+	if (fs.existsSync('/dev/shm')) {
+		uploadDir = fs.mkdtempSync('/dev/shm/burnlink-upload-');
+		tmpDirs.add(uploadDir);
+	} else {
+		fs.mkdirSync(uploadDir);
+	}
+	fs.chmodSync(uploadDir, 0o700);
+	own(uploadDir);
 
 	// The program environment.
 	const progEnv = {};
@@ -298,6 +348,7 @@ export async function startServer(opts = {}) {
 		// A piped logger: lighttpd writes each line at once (a log file is buffered).
 		BL_ACCESSLOG: `|exec cat >> ${path.join(logDir, 'access.log')}`,
 		BL_RUNDIR: runDir,
+		BL_UPLOADDIR: uploadDir,
 		BL_USER: user,
 		BL_PASSENV: Object.keys(progEnv).join(' '),
 		...progEnv,
@@ -389,6 +440,7 @@ export async function startServer(opts = {}) {
 	const errorLogPath = path.join(logDir, 'error.log');
 	const accessLogPath = path.join(logDir, 'access.log');
 	const base = `http://${host}:${port}`;
+	checkResponsesOf(base);
 	let stopped = false;
 
 	const srv = {

@@ -1,35 +1,27 @@
-// helpers.mjs: runs the real programs (CGI requests and burnlink-admin) for the
-// rate-limit and API-key tests, and reads or seeds the counters file
-// (tests/lib/counters.mjs).
+// helpers.mjs: runs the real programs (CGI requests through tests/lib/cgi.mjs,
+// and burnlink-admin) for the rate-limit and API-key tests, and reads or seeds
+// the counters file (tests/lib/counters.mjs).
 //
 // Environment, as for the other suites:
 //   BURNLINK_BIN   directory holding cgi-bin/, cron/ and tools/ (e.g. build/asan);
 //                  default the repository itself
 //   BURNLINK_WRAP  a command prefix every program runs under (e.g. valgrind ...)
 
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { countersPath, seedCounter, readCounter } from '../lib/counters.mjs';
+import { ROOT, runCgi, programPath, wrapper } from '../lib/cgi.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { ROOT, programPath };
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'VALGRIND_OPTS'];
-const SUB = { create: 'cgi-bin', metadata: 'cgi-bin', retrieve: 'cgi-bin', delete: 'cgi-bin',
-	cleanup: 'cron', 'burnlink-admin': 'tools' };
 
-export const wrap = (process.env.BURNLINK_WRAP || '').trim().split(/\s+/).filter(Boolean);
+export const wrap = wrapper();
 // Under a wrapper (valgrind) or a sanitizer build a thousand processes take
 // minutes: the long loop seeds 990 first instead.
 export const slow = wrap.length > 0 || !!process.env.BURNLINK_SLOW || !!process.env.BURNLINK_BIN;
-
-export function programPath(name) {
-	const p = path.join(path.resolve(ROOT, process.env.BURNLINK_BIN || '.'), SUB[name], name);
-	if (!fs.existsSync(p)) throw new Error(`${p} not found (run make)`);
-	return p;
-}
 
 function baseEnv() {
 	const env = { PATH: process.env.PATH || '/usr/bin:/bin' };
@@ -38,71 +30,31 @@ function baseEnv() {
 	return env;
 }
 
-// Splits CGI output into status, lower-cased headers, body and JSON.
-export function parseCgi(out) {
-	const sep = out.indexOf('\r\n\r\n');
-	if (sep < 0) throw new Error(`no CGI header end in ${JSON.stringify(out.toString().slice(0, 300))}`);
-	const headers = {};
-	for (const line of out.subarray(0, sep).toString('latin1').split('\r\n')) {
-		const i = line.indexOf(':');
-		headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
-	}
-	const body = out.subarray(sep + 4);
-	let json;
-	try { json = JSON.parse(body.toString('utf8')); } catch { json = undefined; }
-	return { status: Number(/^\d{3}/.exec(headers.status)[0]), headers, body, json };
-}
-
 /*
- * One CGI request. opts: method, key (PATH_INFO "/<key>"), body (object or
- * string), ip (REMOTE_ADDR, default 192.0.2.1), xff, auth (HTTP_AUTHORIZATION),
- * env (more variables), uid/gid (run as that user).
+ * One CGI request through the shared runner (tests/lib/cgi.mjs runCgi, which
+ * also checks the answer against docs/openapi.yaml). opts: method (default by
+ * program), key (PATH_INFO "/<key>"), body (object or string), ip
+ * (REMOTE_ADDR, default 192.0.2.1), xff, auth (HTTP_AUTHORIZATION), env (more
+ * variables), uid/gid (run as that user). Resolves to { status, headers,
+ * body, json, stderr }; a non-zero exit rejects.
  */
 export function cgi(ctx, program, opts = {}) {
-	const prog = programPath(program);
-	const body = opts.body === undefined ? null :
-		Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
 	const env = {
-		...baseEnv(),
 		BURNLINK_DB: ctx.db,
-		REQUEST_METHOD: opts.method || (program === 'create' || program === 'retrieve' ? 'POST' :
-			program === 'delete' ? 'DELETE' : 'GET'),
 		REMOTE_ADDR: opts.ip || '192.0.2.1',
-		HTTP_HOST: 'burnlink.test',
-		REQUEST_URI: '/api/secrets' + (opts.key ? `/${opts.key}` : ''),
 		...ctx.env,
 		...(opts.env || {}),
 	};
-	if (opts.key !== undefined) env.PATH_INFO = `/${opts.key}`;
 	if (opts.xff !== undefined) env.HTTP_X_FORWARDED_FOR = opts.xff;
 	if (opts.auth !== undefined) env.HTTP_AUTHORIZATION = opts.auth;
-	if (body) {
-		env.CONTENT_TYPE = 'application/json';
-		env.CONTENT_LENGTH = String(body.length);
-	}
-	for (const k of Object.keys(env)) if (env[k] == null) delete env[k];
-	const cmd = wrap.length ? wrap[0] : prog;
-	const args = wrap.length ? [...wrap.slice(1), prog] : [];
-	const spawnOpts = { env, stdio: ['pipe', 'pipe', 'pipe'] };
-	if (opts.uid !== undefined) Object.assign(spawnOpts, { uid: opts.uid, gid: opts.gid });
-	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, spawnOpts);
-		const out = [], err = [];
-		child.stdout.on('data', (c) => out.push(c));
-		child.stderr.on('data', (c) => err.push(c));
-		child.stdin.on('error', () => {});
-		child.stdin.end(body || undefined);
-		child.on('error', reject);
-		child.on('close', (code, signal) => {
-			const stderr = Buffer.concat(err).toString();
-			if (code !== 0 || signal)
-				return reject(new Error(`${program} exited with ${signal || code}: ${stderr}`));
-			try {
-				resolve({ ...parseCgi(Buffer.concat(out)), stderr });
-			} catch (e) {
-				reject(new Error(`${e.message}; stderr: ${stderr}`));
-			}
-		});
+	return runCgi(program, {
+		method: opts.method || (program === 'create' || program === 'retrieve' ? 'POST' :
+			program === 'delete' ? 'DELETE' : 'GET'),
+		pathInfo: opts.key === undefined ? undefined : `/${opts.key}`,
+		body: opts.body,
+		env,
+		uid: opts.uid,
+		gid: opts.gid,
 	});
 }
 

@@ -13,6 +13,13 @@ export const sqliteOnly = {
 		'leaves no WAL content behind (checkpointed and truncated)': 'SQLite WAL file',
 		'exits non-zero when the database is not a database': 'writes garbage into the SQLite file',
 	},
+	'cgi/health.test.mjs': {
+		'counters store unusable: 503 naming counters': "turns the SQLite backend's counters file (<stem>-counters) into a directory; PostgreSQL keeps its counters in the database",
+	},
+	'cgi/commitment.test.mjs': {
+		'a schema-version-3 database gains the column in place; its secrets keep working':
+			'builds a version-3 SQLite file with the sqlite3 shell; PostgreSQL: tests/pg',
+	},
 	'cgi/secure-delete.test.mjs': {
 		'server-side mode': files,
 		'client-side mode': files,

@@ -8,7 +8,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { startServer } from '../lib/server.mjs';
+import { startServer, rawRequest } from '../lib/server.mjs';
 import { encryptItem, b64urlEncode, fragmentKey } from '../lib/cgi.mjs';
 
 const SERVERS = (process.env.BURNLINK_SECURITY_SERVERS || 'lighttpd apache nginx').split(/\s+/).filter(Boolean);
@@ -76,6 +76,15 @@ for (const kind of SERVERS) {
 				const res = await fetch(srv.base + p);
 				await res.arrayBuffer();
 				assert.equal(res.status, 200, p);
+			}
+
+			// The same paths written otherwise: percent-encoded, doubled slashes.
+			// The server normalises them to the same route; the log must too.
+			const sk2 = c2.json.metadata.secretKey, rk2 = c2.json.metadata.key;
+			for (const p of [`/api/%73ecrets/${sk2}`, `//api/secrets/${sk2}`, `/api/secrets//${rk2}`,
+				`/%73ecret/${sk2}`, `//secret/${sk2}`, `//receipt/${rk2}?y=2`, `/receipt/%${'4'}1${rk2.slice(1)}`]) {
+				const r = await rawRequest(srv.base, { path: p });
+				assert.ok(r.status < 500, `${p}: ${r.status}`);
 			}
 
 			// Errors that echo nothing of the input.

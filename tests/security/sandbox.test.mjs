@@ -91,6 +91,27 @@ describe('seccomp filter', () => {
 		});
 	}
 
+	test('tgkill cannot signal another process of the same user', async (t) => {
+		if (!enabled) return t.skip('built without seccomp');
+		const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+		const gone = new Promise((resolve) => victim.on('exit', (code, signal) => resolve(signal)));
+		try {
+			const r = probe('tgkill', String(victim.pid));
+			assert.equal(r.out, 'tgkill=-1 errno=1', JSON.stringify(r));
+			// still running: signal 0 reaches it
+			assert.doesNotThrow(() => process.kill(victim.pid, 0));
+		} finally {
+			victim.kill('SIGKILL');
+		}
+		assert.equal(await gone, 'SIGKILL', 'the process ended by the test, not by the probe');
+	});
+
+	test('tgkill to its own threads still works: raise() and abort() end in SIGABRT', (t) => {
+		if (!enabled) return t.skip('built without seccomp');
+		assert.equal(probe('tgkill-self').out, 'tgkill=0 errno=0');
+		assert.equal(probe('abort').signal, 'SIGABRT');
+	});
+
 	test('a call outside the allow-list that is not dangerous fails with EPERM', (t) => {
 		if (!enabled) return t.skip('built without seccomp');
 		const dir = path.join(tmp, 'not-made');

@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -59,12 +62,24 @@ main(int argc, char *argv[])
 		/* Not in the allow-list and not among the killed: refused with EPERM. */
 		rc = mkdir(argc > 2 ? argv[2] : "/tmp/burnlink-probe-dir", 0700);
 		printf("mkdir=%d errno=%d\n", rc, errno);
+	} else if (strcmp(what, "tgkill") == 0 && argc > 2) {
+		/* Another process of the same user: the filter refuses it. */
+		pid_t pid = (pid_t)strtol(argv[2], NULL, 10);
+		rc = (int)syscall(SYS_tgkill, pid, pid, SIGTERM);
+		printf("tgkill=%d errno=%d\n", rc, rc == 0 ? 0 : errno);
+	} else if (strcmp(what, "tgkill-self") == 0) {
+		/* Its own threads: allowed (raise() and abort() use it). */
+		signal(SIGUSR1, SIG_IGN);
+		rc = (int)syscall(SYS_tgkill, getpid(), gettid(), SIGUSR1);
+		printf("tgkill=%d errno=%d\n", rc, rc == 0 ? 0 : errno);
+	} else if (strcmp(what, "abort") == 0) {
+		abort();
 	} else if (strcmp(what, "crash") == 0) {
 		/* A crash must leave no core file behind. */
 		volatile int *p = NULL;
 		*p = 1;
 	} else {
-		printf("usage: sandbox_probe enabled|wait|read|execve|socket|fork|ptrace|mkdir|crash\n");
+		printf("usage: sandbox_probe enabled|wait|read|execve|socket|fork|ptrace|mkdir|tgkill PID|tgkill-self|abort|crash\n");
 		return 2;
 	}
 	return 0;

@@ -120,6 +120,104 @@ test_errors(void)
 	CHECK(strcmp(bl_error_info(BL_ERR_NOT_FOUND)->code, "NOT_FOUND") == 0);
 }
 
+/* Each hint that names a limit reads as it did when the numbers were text. */
+static void
+test_hints(void)
+{
+	static const struct { enum bl_err e; const char *want; } hints[] = {
+		{BL_ERR_INVALID_CONTENT_SIZE, "Text and files together may hold at most 2 MiB (2097152 bytes) of plaintext."},
+		{BL_ERR_INVALID_TTL, "ttl must be a whole number of seconds from 1800 to 7776000 (30 minutes to 90 days)."},
+		{BL_ERR_INVALID_MAX_VIEWS, "maxViews must be a whole number from 1 to 999, or null for unlimited views until expiry."},
+		{BL_ERR_INVALID_PASSPHRASE_FORMAT, "passphrase must be a string of 4 to 256 characters without NUL."},
+		{BL_ERR_INVALID_FILES, "files must be an array of at most 20 items, each {filename, mimeType, data}."},
+		{BL_ERR_INVALID_CIPHERTEXT, "ciphertext must be canonical standard base64 (with padding) of the AES-256-GCM output including its 16-byte tag."},
+		{BL_ERR_INVALID_IV, "iv must be canonical standard base64 of exactly 12 bytes."},
+		{BL_ERR_PAYLOAD_TOO_LARGE, "The JSON body may be at most 4 MiB (4194304 bytes)."},
+		{BL_ERR_TOO_MANY_ATTEMPTS, "At most 5 attempts a minute are allowed for one secret; wait for the seconds in Retry-After."},
+		{BL_ERR_INVALID_EMAIL, "email must be an address such as name@example.org, at most 254 bytes."},
+		{BL_ERR_INVALID_PASSWORD, "A password must be a string of 8 to 256 characters."},
+		{BL_ERR_INVALID_NAME, "name must be a string of 1 to 128 bytes without control characters."},
+		{BL_ERR_NOT_SIGNED_IN, "Sign in on the dashboard; sessions end after 2 hours without use and 12 hours after sign-in."},
+		{BL_ERR_KEY_LIMIT, "Revoke a key you no longer use (at most 100 valid keys per account)."},
+	};
+	struct bl_limits	 lim;
+	struct bl_bounds	 b;
+	char			 buf[256];
+	size_t			 i;
+	int			 e;
+
+	bl_limits_init(&lim);
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		bl_error_hint(hints[i].e, &lim, buf, sizeof(buf));
+		if (strcmp(buf, hints[i].want) != 0)
+			fprintf(stderr, "hint: %s\n want: %s\n", buf, hints[i].want);
+		CHECK(strcmp(buf, hints[i].want) == 0);
+	}
+	/* No hint keeps a reference that names nothing. */
+	for (e = 1; e < BL_ERR__MAX; e++)
+		CHECK(strstr(bl_error_hint((enum bl_err)e, &lim, buf, sizeof(buf)), "${") == NULL);
+	CHECK(strcmp(bl_error_hint(BL_ERR_INVALID_TTL, NULL, buf, sizeof(buf)),
+	    hints[1].want) == 0);
+	/* Truncated, never overrun. */
+	CHECK(bl_hint_format(&lim, "ttl ${ttl.max:time}", buf, 8) == 7 && strcmp(buf, "ttl 90 ") == 0);
+	CHECK(bl_hint_format(&lim, "${ttl.nope} ${nope.max} ${ttl.max:x} ${ttl", buf, sizeof(buf)) > 0 &&
+	    strcmp(buf, "${ttl.nope} ${nope.max} ${ttl.max:x} ${ttl") == 0);
+	bl_hint_format(&lim, "${ttl.default:time} ${sealedMeta.max:size} ${filename.max:size}", buf, sizeof(buf));
+	CHECK(strcmp(buf, "1 day 1 KiB 255 bytes") == 0);
+
+	/* An instance may tighten a limit, never loosen it; hints follow. */
+	b = (struct bl_bounds){3600, 604800, 3600};
+	CHECK(bl_limits_tighten(&lim, BL_F_TTL, &b) == 0);
+	bl_error_hint(BL_ERR_INVALID_TTL, &lim, buf, sizeof(buf));
+	CHECK(strcmp(buf, "ttl must be a whole number of seconds from 3600 to 604800 (1 hour to 7 days).") == 0);
+	b = (struct bl_bounds){1800, 7776001, 86400};
+	CHECK(bl_limits_tighten(&lim, BL_F_TTL, &b) != 0);
+	b = (struct bl_bounds){1799, 86400, 86400};
+	CHECK(bl_limits_tighten(&lim, BL_F_TTL, &b) != 0);
+	b = (struct bl_bounds){3600, 7200, 86400};
+	CHECK(bl_limits_tighten(&lim, BL_F_TTL, &b) != 0);
+	CHECK(lim.f[BL_F_TTL].min == 3600 && lim.f[BL_F_TTL].max == 604800);
+	CHECK(bl_limits_tighten(&lim, BL_F__MAX, &b) != 0);
+}
+
+/* The table's fields of a JSON object, with the defaults and nulls it declares. */
+static void
+test_fields(void)
+{
+	struct bl_limits	 lim;
+	json_object		*o;
+	int64_t			 v;
+	const char		*s;
+	size_t			 len;
+	int			 b;
+
+	bl_limits_init(&lim);
+	o = json_tokener_parse("{\"ttl\": null, \"maxViews\": null, \"passphrase\": null, \"deletable\": null}");
+	CHECK(bl_field_int(&lim, BL_F_TTL, o, &v) == BL_OK && v == 86400);
+	CHECK(bl_field_int(&lim, BL_F_MAX_VIEWS, o, &v) == BL_OK && v == -1);
+	CHECK(bl_field_string(&lim, BL_F_PASSPHRASE, o, &s, &len) == BL_OK && s == NULL);
+	CHECK(bl_field_bool(&lim, BL_F_DELETABLE, o, &b) == BL_OK && b == 1);
+	json_object_put(o);
+	o = json_tokener_parse("{}");
+	CHECK(bl_field_int(&lim, BL_F_MAX_VIEWS, o, &v) == BL_OK && v == 1);
+	json_object_put(o);
+	o = json_tokener_parse("{\"ttl\": 1799, \"maxViews\": 1000, \"passphrase\": \"abc\", \"deletable\": 0}");
+	CHECK(bl_field_int(&lim, BL_F_TTL, o, &v) == BL_ERR_INVALID_TTL);
+	CHECK(bl_field_int(&lim, BL_F_MAX_VIEWS, o, &v) == BL_ERR_INVALID_MAX_VIEWS);
+	CHECK(bl_field_string(&lim, BL_F_PASSPHRASE, o, &s, &len) == BL_ERR_INVALID_PASSPHRASE_FORMAT);
+	CHECK(bl_field_bool(&lim, BL_F_DELETABLE, o, &b) == BL_ERR_INVALID_DELETABLE);
+	json_object_put(o);
+	o = json_tokener_parse("{\"ttl\": 7776000, \"maxViews\": 999, \"passphrase\": \"\u00e9\u00e9\u00e9\u00e9\", \"deletable\": false}");
+	CHECK(bl_field_int(&lim, BL_F_TTL, o, &v) == BL_OK && v == 7776000);
+	CHECK(bl_field_int(&lim, BL_F_MAX_VIEWS, o, &v) == BL_OK && v == 999);
+	CHECK(bl_field_string(&lim, BL_F_PASSPHRASE, o, &s, &len) == BL_OK && len == 8);
+	CHECK(bl_field_bool(&lim, BL_F_DELETABLE, o, &b) == BL_OK && b == 0);
+	/* The request's limits, not the table's, decide. */
+	lim.f[BL_F_MAX_VIEWS].max = 10;
+	CHECK(bl_field_int(&lim, BL_F_MAX_VIEWS, o, &v) == BL_ERR_INVALID_MAX_VIEWS);
+	json_object_put(o);
+}
+
 int
 main(void)
 {
@@ -128,5 +226,7 @@ main(void)
 	test_utf8();
 	test_time();
 	test_errors();
+	test_hints();
+	test_fields();
 	UNIT_END("unit validate");
 }

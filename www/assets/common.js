@@ -1,6 +1,6 @@
-// common.js: what the create, reveal and receipt pages share: addresses, base64,
-// AES-256-GCM through WebCrypto, API calls, error messages (the catalogues of
-// i18n.js) and the DOM helpers.
+// common.js: what the create, reveal and receipt pages share: addresses, the
+// limits, API calls, error messages (the catalogues of i18n.js) and the DOM
+// helpers. The encryption and base64 of the wire format are wire.js's.
 
 import {
 	Msg, msg, localize, localizeAttr, bytes, seconds,
@@ -9,10 +9,15 @@ import {
 
 export { msg, localize, localizeAttr };
 
-export const MAX_PLAINTEXT = 2097152; // 2 MiB of text and file bytes (DECISIONS.md)
-export const MAX_FILES = 20;
-export const PASS_MIN = 4;
-export const PASS_MAX = 256;
+import { LIMITS } from './limits.js';
+
+// The limits of docs/API.md (limits.js, generated from lib/fields.c).
+export const MAX_PLAINTEXT = LIMITS.content.max; // text and file bytes together
+export const MAX_FILES = LIMITS.files.max;
+export const PASS_MIN = LIMITS.passphrase.min;
+export const PASS_MAX = LIMITS.passphrase.max;
+export const VIEWS_MIN = LIMITS.maxViews.min;
+export const VIEWS_MAX = LIMITS.maxViews.max;
 const KEY_RE = /^[A-Za-z0-9_-]{22}$/;
 
 // The site root path, ending in "/": the part of the address before
@@ -46,48 +51,6 @@ export function pathKey() {
 	return KEY_RE.test(key) ? key : null;
 }
 
-/* Base64 */
-
-// Standard base64 with padding of a Uint8Array.
-export function b64encode(bytes) {
-	let s = '';
-	const step = 0x8000;
-	for (let i = 0; i < bytes.length; i += step)
-		s += String.fromCharCode.apply(null, bytes.subarray(i, i + step));
-	return btoa(s);
-}
-
-// Bytes of standard base64; throws on anything else.
-export function b64decode(str) {
-	if (typeof str !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(str) || str.length % 4 !== 0)
-		throw new Error('not base64');
-	const bin = atob(str);
-	const out = new Uint8Array(bin.length);
-	for (let i = 0; i < bin.length; i++)
-		out[i] = bin.charCodeAt(i);
-	return out;
-}
-
-// Url-safe base64 without padding, the form of the key in the link.
-export function b64urlEncode(bytes) {
-	return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-// The 32 key bytes of a link's "key" value (url-safe or standard alphabet,
-// padding optional), or null when it is not a 256-bit key.
-export function decodeLinkKey(value) {
-	if (typeof value !== 'string' || !/^[A-Za-z0-9_+/-]{43}=?$/.test(value))
-		return null;
-	let s = value.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/');
-	s += '=';
-	try {
-		const bytes = b64decode(s);
-		return bytes.length === 32 ? bytes : null;
-	} catch {
-		return null;
-	}
-}
-
 // The key value of the address fragment: undefined when the fragment has no
 // key at all, else the raw string (which may still be malformed).
 export function fragmentKey() {
@@ -108,48 +71,6 @@ export function fragmentKey() {
 		return value;
 	}
 	return undefined;
-}
-
-/* AES-256-GCM (WebCrypto: the 16-byte tag follows the ciphertext) */
-
-export function newRawKey() {
-	return crypto.getRandomValues(new Uint8Array(32));
-}
-
-export function importKey(raw) {
-	return crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
-}
-
-// {ciphertext, iv} of bytes under key, with a fresh 12-byte IV.
-export async function encryptBytes(key, bytes) {
-	const iv = crypto.getRandomValues(new Uint8Array(12));
-	const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, bytes);
-	return { ciphertext: b64encode(new Uint8Array(ct)), iv: b64encode(iv) };
-}
-
-export function encryptString(key, str) {
-	return encryptBytes(key, new TextEncoder().encode(str));
-}
-
-// The plaintext bytes of an {ciphertext, iv} item; throws when the key does not
-// open it (wrong key or altered data).
-export async function decryptBytes(key, item) {
-	if (!item || typeof item !== 'object')
-		throw new Error('not an encrypted item');
-	const iv = b64decode(item.iv);
-	const ct = b64decode(item.ciphertext);
-	const pt = await crypto.subtle.decrypt({ name: 'AES-GCM', iv }, key, ct);
-	return new Uint8Array(pt);
-}
-
-// A field that is either a plain string or an encrypted string.
-export async function decryptField(key, value) {
-	if (typeof value === 'string')
-		return value;
-	if (value === null || value === undefined)
-		return '';
-	const bytes = await decryptBytes(key, value);
-	return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
 
 /* API */
@@ -224,6 +145,8 @@ export function describeError(res) {
 	case 'STORE_BUSY':
 	case 'STORE_UNAVAILABLE':
 		return { title: msg('error.busy.title'), detail: msg('error.busy.detail', { reference: ref }) };
+	case 'CONFIG_INVALID':
+		return { title: msg('error.config.title'), detail: msg('error.config.detail', { reference: ref }) };
 	case 'INVALID_CONTENT':
 		return { title: msg('error.empty.title'), detail: msg('error.empty.detail') };
 	case 'INVALID_CONTENT_SIZE':

@@ -3,12 +3,14 @@
 // link with the key in its fragment, its QR code and the receipt link.
 
 import {
-	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX,
-	$, el, apiUrl, b64urlEncode, newRawKey, importKey, encryptBytes, encryptString,
+	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX, VIEWS_MIN, VIEWS_MAX,
+	$, el, apiUrl,
 	describeError, showView, announce, setMessage, copyText, msg, localize, localizeAttr,
 } from './common.js';
 import { t, value, bytes, date, rel, currentLocale } from './i18n.js';
-import { csrfToken, showAccount } from './account.js';
+import { csrfToken, session, showAccount } from './account.js';
+import { newKey, encodeKey, sealCreate } from './wire.js';
+import { policy } from './policy.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -146,6 +148,35 @@ const progressText = $('progress-text');
 let files = []; // File objects, in the order added
 let busy = false;
 
+// The limits checked here: docs/API.md's (limits.js), then this server's
+// once GET api/config answers (policy.js; the operator may tighten them).
+const limits = {
+	content: MAX_PLAINTEXT, files: MAX_FILES, passMin: PASS_MIN, passMax: PASS_MAX,
+	viewsMin: VIEWS_MIN, viewsMax: VIEWS_MAX, passRequired: false,
+};
+views.min = String(VIEWS_MIN);
+views.max = String(VIEWS_MAX);
+policy.then((p) => {
+	if (!p || !p.limits)
+		return;
+	const l = p.limits;
+	Object.assign(limits, {
+		content: l.content.max, files: l.files.max, passMin: l.passphrase.min,
+		passMax: l.passphrase.max, viewsMin: l.maxViews.min, viewsMax: l.maxViews.max,
+		passRequired: l.passphrase.required,
+	});
+	const hint = $('files-hint');
+	if (hint)
+		localize(hint, msg('create.filesHint', { count: limits.files, size: bytes(limits.content) }));
+	updateMeter();
+	// Only signed-in users and API keys may create here: say so before the form is filled.
+	if (p.create === 'accounts')
+		session().then((s) => {
+			if (!s.signedIn)
+				setMessage(formError, 'warn', msg('create.accountsOnly'), msg('create.accountsOnlyDetail'));
+		});
+});
+
 /* Size meter and files */
 
 function textBytes() {
@@ -159,9 +190,9 @@ function filesBytes() {
 function updateMeter() {
 	const used = textBytes() + filesBytes();
 	localize(meter, files.length
-		? msg('create.meterFiles', { used: bytes(used), max: bytes(MAX_PLAINTEXT), count: files.length, maxFiles: MAX_FILES })
-		: msg('create.meter', { used: bytes(used), max: bytes(MAX_PLAINTEXT) }));
-	meter.classList.toggle('over', used > MAX_PLAINTEXT);
+		? msg('create.meterFiles', { used: bytes(used), max: bytes(limits.content), count: files.length, maxFiles: limits.files })
+		: msg('create.meter', { used: bytes(used), max: bytes(limits.content) }));
+	meter.classList.toggle('over', used > limits.content);
 	return used;
 }
 
@@ -205,15 +236,15 @@ function addFiles(list) {
 	const refused = [];
 	let reason = '';
 	for (const f of list) {
-		if (files.length >= MAX_FILES) {
+		if (files.length >= limits.files) {
 			refused.push(f);
-			reason = msg('create.tooManyFiles', { count: MAX_FILES });
+			reason = msg('create.tooManyFiles', { count: limits.files });
 			continue;
 		}
-		const room = MAX_PLAINTEXT - textBytes() - filesBytes();
+		const room = limits.content - textBytes() - filesBytes();
 		if (f.size > room) {
 			refused.push(f);
-			reason = msg('create.noRoom', { max: bytes(MAX_PLAINTEXT), left: bytes(Math.max(0, room)) });
+			reason = msg('create.noRoom', { max: bytes(limits.content), left: bytes(Math.max(0, room)) });
 			continue;
 		}
 		files.push(f);
@@ -302,19 +333,23 @@ function readOptions(text) {
 		f.removeAttribute('aria-invalid');
 	if (text === '' && files.length === 0)
 		return invalid(textArea, msg('error.empty.title'), msg('error.empty.detail'));
-	if (utf8Length(text) + filesBytes() > MAX_PLAINTEXT)
-		return invalid(textArea, msg('error.tooLarge.title'), msg('error.tooLarge.detail', { size: bytes(MAX_PLAINTEXT) }));
+	if (utf8Length(text) + filesBytes() > limits.content)
+		return invalid(textArea, msg('error.tooLarge.title'), msg('error.tooLarge.detail', { size: bytes(limits.content) }));
 	let maxViews = null;
 	if (!unlimited.checked) {
 		const v = views.value.trim();
-		if (!/^\d+$/.test(v) || +v < 1 || +v > 999)
-			return invalid(views, msg('create.badViews', { min: 1, max: 999 }), msg('create.badViewsDetail'));
+		if (!/^\d+$/.test(v) || +v < limits.viewsMin || +v > limits.viewsMax)
+			return invalid(views, msg('create.badViews', { min: limits.viewsMin, max: limits.viewsMax }),
+				unlimited.closest('.check').hidden ? '' : msg('create.badViewsDetail'));
 		maxViews = parseInt(v, 10);
 	}
 	const pass = passphrase.value;
 	const plen = Array.from(pass).length;
-	if (pass !== '' && (plen < PASS_MIN || plen > PASS_MAX))
-		return invalid(passphrase, msg('error.passphraseLength.title', { min: PASS_MIN, max: PASS_MAX }),
+	if (pass === '' && limits.passRequired)
+		return invalid(passphrase, msg('create.passRequired'),
+			msg('create.passRequiredDetail', { min: limits.passMin, max: limits.passMax }));
+	if (pass !== '' && (plen < limits.passMin || plen > limits.passMax))
+		return invalid(passphrase, msg('error.passphraseLength.title', { min: limits.passMin, max: limits.passMax }),
 			msg('create.passphraseLengthDetail', { count: plen }));
 	return {
 		ttl: parseInt($('ttl').value, 10),
@@ -397,32 +432,22 @@ form.addEventListener('submit', async (e) => {
 	setMessage(formError, '', '');
 	setBusy(true);
 	announce(msg('create.encryptingAnnounce'));
-	const raw = newRawKey();
+	const raw = newKey();
 	try {
-		const key = await importKey(raw);
 		const total = utf8Length(text) + filesBytes() || 1;
-		let done = 0;
-		const body = {};
 		setProgress(0, msg('create.encrypting'));
-		if (text !== '') {
-			body.text = await encryptString(key, text);
-			done += utf8Length(text);
-		}
-		if (files.length) {
-			body.files = [];
-			for (let i = 0; i < files.length; i++) {
-				const f = files[i];
+		// Each file is read when its turn comes, and its bytes wiped once sealed.
+		const body = await sealCreate(raw, {
+			text,
+			files: files.map((f) => ({
+				name: f.name || 'file', type: f.type, data: async () => new Uint8Array(await f.arrayBuffer()),
+			})),
+		}, {
+			onFile: (i) => {
+				const done = utf8Length(text) + files.slice(0, i).reduce((n, f) => n + f.size, 0);
 				setProgress(0.5 * done / total, msg('create.encryptingFile', { n: i + 1, count: files.length }));
-				const bytes = new Uint8Array(await f.arrayBuffer());
-				body.files.push({
-					filename: await encryptString(key, f.name || 'file'),
-					mimeType: await encryptString(key, f.type || 'application/octet-stream'),
-					data: await encryptBytes(key, bytes),
-				});
-				bytes.fill(0);
-				done += f.size;
-			}
-		}
+			},
+		});
 		body.ttl = opts.ttl;
 		body.maxViews = opts.maxViews;
 		if (opts.passphrase !== undefined)
@@ -442,7 +467,7 @@ form.addEventListener('submit', async (e) => {
 			formError.focus();
 			return;
 		}
-		const link = res.data.secretUrl.split('#')[0] + '#key=' + b64urlEncode(raw);
+		const link = res.data.secretUrl.split('#')[0] + '#key=' + encodeKey(raw);
 		setBusy(false);
 		showResult(link, res.data, opts);
 	} catch (err) {

@@ -4,10 +4,11 @@
 // from the address bar.
 
 import {
-	$, el, api, pathKey, fragmentKey, decodeLinkKey, importKey, decryptBytes, decryptField,
+	$, el, api, pathKey, fragmentKey,
 	describeError, retryAfterSeconds, showView, announce, setMessage, copyText, msg, localize,
 	localizeAttr,
 } from './common.js';
+import { decodeKey, openAnswer, checkKey } from './wire.js';
 
 const message = msg; // the burn handler has its own "msg", the message box
 import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.js';
@@ -16,6 +17,7 @@ import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.j
 const GONE = {
 	nokey: { title: 'gone.nokey.title', text: 'gone.nokey.text', extra: 'gone.nokey.extra' },
 	badkey: { title: 'gone.badkey.title', text: 'gone.badkey.text', extra: 'gone.badkey.extra' },
+	wrongkey: { title: 'gone.wrongkey.title', text: 'gone.wrongkey.text', extra: 'gone.wrongkey.extra' },
 	badpath: { title: 'gone.badpath.title', text: 'gone.badpath.text', extra: 'gone.badpath.extra' },
 	SECRET_EXPIRED: { title: 'gone.expired.title', text: 'gone.expired.text', extra: 'gone.askAgain' },
 	SECRET_BURNED: { title: 'gone.burned.title', text: 'gone.burned.text', extra: 'gone.askAgain' },
@@ -54,6 +56,11 @@ async function check() {
 	showView('loading-view');
 	const res = await api('GET', secretKey);
 	if (res.ok && res.data.exists && res.data.type === 'secret') {
+		// A key that does not fit is refused here, before a view is spent
+		// (docs/API.md "Key commitment"); a secret without a commitment
+		// can only be checked by decrypting it.
+		if (await checkKey(rawKey, res.data.keyCommitment) === 'mismatch')
+			return gone('wrongkey');
 		meta = res.data;
 		showReady();
 		return;
@@ -153,27 +160,25 @@ async function reveal(e) {
 	box.focus();
 }
 
-// A download name that cannot point elsewhere: no path, no control characters.
+// A download name that cannot point elsewhere or pass for another: no path,
+// and control (C0, DEL, C1) and bidirectional-control characters become "_",
+// as in the CLI's safeFileName (docs/CLI.md), so "invoice\u202Efdp.exe"
+// cannot read as "invoiceexe.pdf".
 function safeName(name) {
-	const n = String(name || '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim();
+	const n = String(name || '').normalize('NFC')
+		.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069/\\]/g, '_').trim();
 	return n === '' || n === '.' || n === '..' ? 'file' : n;
 }
 
 async function showSecret(data) {
-	const key = await importKey(rawKey);
 	let text = null;
 	const files = [];
 	try {
-		if (data.text)
-			text = new TextDecoder('utf-8').decode(await decryptBytes(key, data.text));
-		for (const f of data.files || []) {
-			const bytes = await decryptBytes(key, f.data);
-			files.push({
-				name: safeName(await decryptField(key, f.filename)),
-				type: await decryptField(key, f.mimeType),
-				bytes,
-			});
-		}
+		const opened = await openAnswer(rawKey, data);
+		if (opened.text)
+			text = new TextDecoder('utf-8').decode(opened.text);
+		for (const f of opened.files)
+			files.push({ name: safeName(f.name), type: f.type, bytes: f.data });
 	} catch {
 		$('views-message').hidden = true;
 		setMessage($('views-message'), 'error', msg('reveal.wrongKey'), msg('reveal.wrongKeyDetail'));
@@ -296,7 +301,7 @@ window.addEventListener('pagehide', () => {
 	const fk = fragmentKey();
 	if (fk === undefined || fk === '')
 		return gone('nokey');
-	rawKey = decodeLinkKey(fk);
+	rawKey = decodeKey(fk);
 	if (!rawKey)
 		return gone('badkey');
 	check();

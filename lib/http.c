@@ -1,6 +1,5 @@
-/* cgi.c: reading the CGI request and the one path every response leaves by. */
+/* http.c (layer: http): reading the request and the one path every response leaves by. */
 #include <errno.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,9 +56,12 @@ bl_req_env(const struct bl_req *r, const char *name)
 	return r->io->getenv(r->io->ctx, name);
 }
 
-/* Sets up r for one request: id, clock, method, configuration. */
+/*
+ * Sets up r for one request over io, borrowing ctx: id (also the context's id
+ * for log lines), clock, method and client address.
+ */
 enum bl_err
-bl_req_init(struct bl_req *r, const struct bl_io *io)
+bl_req_init(struct bl_req *r, const struct bl_io *io, struct bl_ctx *ctx)
 {
 	unsigned char	 rnd[15];
 	char		*id;
@@ -67,7 +69,8 @@ bl_req_init(struct bl_req *r, const struct bl_io *io)
 
 	memset(r, 0, sizeof(*r));
 	r->io = io;
-	r->now_ms = bl_now_ms();
+	r->ctx = ctx;
+	r->now_ms = ctx->now_ms;
 	memcpy(r->id, "req_unknown", sizeof("req_unknown"));
 	if (bl_random(rnd, sizeof(rnd)) == 0 &&
 	    (id = bl_b64url_encode(rnd, sizeof(rnd), NULL)) != NULL) {
@@ -85,13 +88,17 @@ bl_req_init(struct bl_req *r, const struct bl_io *io)
 		r->method = BL_M_POST;
 	else if (strcmp(m, "DELETE") == 0)
 		r->method = BL_M_DELETE;
-	if (bl_config_load(&r->cfg, io) != 0)
-		return BL_ERR_INTERNAL;
-	bl_client_ip(r);	/* after the configuration: trusted proxies */
+	memcpy(ctx->log_id, r->id, sizeof(ctx->log_id));
+	/* The context's configuration names the trusted proxies. */
+	bl_client_ip(ctx, bl_req_env(r, "REMOTE_ADDR"), bl_req_env(r, "HTTP_X_FORWARDED_FOR"),
+	    r->client_ip);
 	return BL_OK;
 }
 
-/* Releases everything r holds, wiping the body and parsed JSON first. */
+/*
+ * Releases everything r holds, wiping the body, the parsed JSON and the
+ * session first. The stores are the context's: it closes or keeps them.
+ */
 void
 bl_req_free(struct bl_req *r)
 {
@@ -101,16 +108,28 @@ bl_req_free(struct bl_req *r)
 	}
 	if (r->body != NULL)
 		bl_free_wipe(r->body, r->body_len + 1);
-	if (r->store != NULL)
-		bl_store_close(r->store);
-	if (r->counters != NULL)
-		bl_store_close(r->counters);
-	bl_wipe(r->install_key, sizeof(r->install_key));
-	bl_config_free(&r->cfg);
+	bl_wipe(&r->session, sizeof(r->session));
 	r->json = NULL;
 	r->body = NULL;
 	r->store = NULL;
-	r->counters = NULL;
+}
+
+/* The context's store for this request, opened on first use (lib/ctx.c). */
+enum bl_err
+bl_req_store(struct bl_req *r)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_ctx_store(r->ctx)) == BL_OK)
+		r->store = r->ctx->store;
+	return e;
+}
+
+/* The install secret, loaded on first use into the context. */
+enum bl_err
+bl_req_install_key(struct bl_req *r)
+{
+	return bl_ctx_install_key(r->ctx);
 }
 
 /* BL_OK if the request method is in mask, else 405 with allow as the Allow header. */
@@ -133,6 +152,32 @@ bl_req_key(struct bl_req *r)
 		return BL_ERR_NOT_FOUND;
 	memcpy(r->key, p + 1, BL_KEY_LEN + 1);
 	return BL_OK;
+}
+
+/* 1 if the request names an item of a collection (any PATH_INFO other than "" or "/"). */
+int
+bl_req_item(const struct bl_req *r)
+{
+	const char	*p = bl_req_env(r, "PATH_INFO");
+
+	return p != NULL && p[0] != '\0' && strcmp(p, "/") != 0;
+}
+
+/* Parses PATH_INFO "/<id>" (a positive decimal without a leading zero); 0 if it is not one. */
+int64_t
+bl_req_item_id(const struct bl_req *r)
+{
+	const char	*p = bl_req_env(r, "PATH_INFO");
+	int64_t		 v = 0;
+
+	if (p == NULL || p[0] != '/' || p[1] < '1' || p[1] > '9')
+		return 0;
+	for (p++; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return v;
 }
 
 /* 1 if CONTENT_TYPE is application/json, parameters allowed. */
@@ -185,7 +230,8 @@ bl_req_read_body(struct bl_req *r, int required)
 	size_t		 len, got = 0, n;
 	int		 rc;
 
-	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"), BL_MAX_BODY, &len);
+	rc = content_length(bl_req_env(r, "CONTENT_LENGTH"),
+	    (size_t)r->ctx->cfg.limits.f[BL_F_BODY].max, &len);
 	if (rc > 0)
 		return BL_ERR_PAYLOAD_TOO_LARGE;
 	if (rc < 0)
@@ -264,12 +310,13 @@ write_response(struct bl_req *r, int status, const char *body, size_t blen)
 	oprintf(&o, "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
 	    "Content-Length: %zu\r\n"
-	    "Cache-Control: no-store\r\n"
+	    "Cache-Control: %s\r\n"
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
 	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: %s\r\n", status, reason(status), blen, r->id);
+	    "X-Request-Id: %s\r\n", status, reason(status), blen,
+	    status == 200 && r->cache_control != NULL ? r->cache_control : "no-store", r->id);
 	if (r->rl.set)
 		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
 		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,
@@ -350,10 +397,9 @@ escaped_len(const char *s, size_t len)
 }
 
 /*
- * The length json-c's plain serialisation of o must have. json-c 0.16 carries
- * on when its buffer cannot grow and returns what it has, a body with pieces
- * missing; comparing lengths catches that. SIZE_MAX for what this does not
- * predict (doubles): no check then.
+ * The length of o's plain serialisation (json_plain_put(), the bytes json-c
+ * writes): bl_json_text() allocates it once. SIZE_MAX for what this does not
+ * write (doubles: no answer holds one).
  */
 static size_t
 json_plain_len(json_object *o)
@@ -395,51 +441,154 @@ json_plain_len(json_object *o)
 	}
 }
 
+/* Writes s (len bytes) escaped as json-c's plain output does; returns the end. */
+static char *
+escaped_put(char *p, const char *s, size_t len)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i;
+	unsigned char		 c;
+
+	for (i = 0; i < len; i++) {
+		switch (c = (unsigned char)s[i]) {
+		case '"':  *p++ = '\\'; *p++ = '"'; break;
+		case '\\': *p++ = '\\'; *p++ = '\\'; break;
+		case '\b': *p++ = '\\'; *p++ = 'b'; break;
+		case '\n': *p++ = '\\'; *p++ = 'n'; break;
+		case '\r': *p++ = '\\'; *p++ = 'r'; break;
+		case '\t': *p++ = '\\'; *p++ = 't'; break;
+		case '\f': *p++ = '\\'; *p++ = 'f'; break;
+		default:
+			if (c < 0x20) {
+				memcpy(p, "\\u00", 4);
+				p += 4;
+				*p++ = hex[c >> 4];
+				*p++ = hex[c & 0xf];
+			} else
+				*p++ = (char)c;
+		}
+	}
+	return p;
+}
+
+/* Writes o as json_plain_len() counts it (the bytes json-c would); returns the end. */
+static char *
+json_plain_put(char *p, json_object *o)
+{
+	size_t	 i, len;
+	char	 num[32];
+	int	 n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		memcpy(p, "null", 4);
+		return p + 4;
+	case json_type_boolean:
+		n = json_object_get_boolean(o);
+		memcpy(p, n ? "true" : "false", n ? 4 : 5);
+		return p + (n ? 4 : 5);
+	case json_type_int:
+		n = snprintf(num, sizeof(num), "%lld", (long long)json_object_get_int64(o));
+		memcpy(p, num, (size_t)n);
+		return p + n;
+	case json_type_string:
+		*p++ = '"';
+		p = escaped_put(p, json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+		*p++ = '"';
+		return p;
+	case json_type_array:
+		*p++ = '[';
+		len = json_object_array_length(o);
+		for (i = 0; i < len; i++) {
+			if (i > 0)
+				*p++ = ',';
+			p = json_plain_put(p, json_object_array_get_idx(o, i));
+		}
+		*p++ = ']';
+		return p;
+	case json_type_object: {
+		*p++ = '{';
+		i = 0;
+		json_object_object_foreach(o, k, val) {
+			if (i++ > 0)
+				*p++ = ',';
+			*p++ = '"';
+			p = escaped_put(p, k, strlen(k));
+			*p++ = '"';
+			*p++ = ':';
+			p = json_plain_put(p, val);
+		}
+		*p++ = '}';
+		return p;
+	}
+	default:
+		return p;	/* json_plain_len() refused it */
+	}
+}
+
 /*
- * Writes one whole response with body as JSON. If the body cannot be
- * serialised, the fallback 500 goes out instead. 0 on success.
+ * The plain JSON text of o (as json-c writes it with JSON_C_TO_STRING_PLAIN
+ * | JSON_C_TO_STRING_NOSLASHESCAPE) in one block of its exact size, never
+ * grown: an answer may hold a decryption key or plaintext, and json-c's own
+ * serialisation grows its buffer by realloc, which frees the old copies
+ * unwiped. Release it with bl_free_wipe(text, *len + 1). NULL when memory
+ * runs out or o holds a value this does not write (a double).
+ */
+char *
+bl_json_text(json_object *o, size_t *len)
+{
+	size_t	 want = json_plain_len(o);
+	char	*t, *end;
+
+	*len = 0;
+	if (want == SIZE_MAX || (t = malloc(want + 1)) == NULL)
+		return NULL;
+	end = json_plain_put(t, o);
+	if ((size_t)(end - t) != want) {	/* cannot be: json_plain_len() counts these bytes */
+		bl_free_wipe(t, want + 1);
+		return NULL;
+	}
+	*end = '\0';
+	*len = want;
+	return t;
+}
+
+/*
+ * Writes one whole response with body as JSON (bl_json_text()). If the body
+ * cannot be serialised, the fallback 500 goes out instead. 0 on success.
  */
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {
-	const char	*js;
-	size_t		 jlen = 0, want;
-	int		 rc;
+	char	*js;
+	size_t	 jlen;
+	int	 rc;
 
 	if (r->responded)
 		return 0;
-	r->responded = 1;
-	/*
-	 * Finish the store's work first (the WAL checkpoint that secure deletion
-	 * needs after a burn or last view): lighttpd ends a CGI program with
-	 * SIGTERM as soon as its whole response has arrived.
-	 */
-	if (r->store != NULL)
-		bl_store_idle(r->store);
-	js = json_object_to_json_string_length(body,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &jlen);
-	if (js == NULL || ((want = json_plain_len(body)) != SIZE_MAX && want != jlen)) {
+	if ((js = bl_json_text(body, &jlen)) == NULL) {
+		r->responded = 1;
 		bl_log(r, "cannot serialise the response");
-		if (js != NULL)
-			bl_wipe((char *)js, jlen);
 		return write_fallback(r);
 	}
-	rc = write_response(r, status, js, jlen);
-	/* The serialised body may hold a decryption key (create's secretUrl). */
-	bl_wipe((char *)js, jlen);
+	rc = bl_respond_text(r, status, js, jlen);
+	bl_free_wipe(js, jlen + 1);
 	return rc;
 }
 
-/* Records a hint for the error about to be returned; returns e. */
-enum bl_err
-bl_req_fail(struct bl_req *r, enum bl_err e, const char *fmt, ...)
+/*
+ * Writes one whole response whose JSON body was made ahead (bl_json_text()),
+ * so that nothing can fail between a commit and the answer: this allocates
+ * nothing. 0 on success.
+ */
+int
+bl_respond_text(struct bl_req *r, int status, const char *js, size_t jlen)
 {
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->hint, sizeof(r->hint), fmt, ap);
-	va_end(ap);
-	return e;
+	if (r->responded)
+		return 0;
+	r->responded = 1;
+	return write_response(r, status, js, jlen);
 }
 
 /* Writes the JSON error body for e: {error, code, hint, requestId}. */
@@ -448,6 +597,7 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 {
 	const struct bl_error_info	*ei = bl_error_info(e);
 	json_object			*o;
+	char				 hint[sizeof(r->hint)];
 	int				 rc;
 
 	if (ei->status == 503 && r->retry_after == 0)
@@ -456,7 +606,9 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	    json_object_object_add(o, "error", json_object_new_string(ei->message)) ||
 	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
 	    json_object_object_add(o, "hint",
-	    json_object_new_string(r->hint[0] != '\0' ? r->hint : ei->hint)) ||
+	    json_object_new_string(r->hint[0] != '\0' ? r->hint :
+	    bl_error_hint(e, r->ctx != NULL ? &r->ctx->cfg.limits : NULL,
+	    hint, sizeof(hint)))) ||
 	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
 		json_object_put(o);
 		if (r->responded)
@@ -487,35 +639,13 @@ bl_respond_detached(const struct bl_io *io, const char *id, enum bl_err e,
 	return bl_respond_error(&r, e);
 }
 
-/* Logs one line to stderr with the request id; control characters escaped. */
-void
-bl_log(const struct bl_req *r, const char *fmt, ...)
-{
-	char	 msg[512], out[1100];
-	size_t	 i, j = 0;
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (i = 0; msg[i] != '\0' && j + 5 < sizeof(out); i++) {
-		unsigned char c = (unsigned char)msg[i];
-		if (c < 0x20 || c == 0x7f)
-			j += (size_t)snprintf(out + j, sizeof(out) - j, "\\x%02x", c);
-		else
-			out[j++] = (char)c;
-	}
-	out[j] = '\0';
-	fprintf(stderr, "burnlink: %s: %s\n", r != NULL ? r->id : "-", out);
-}
-
 /*
  * Reads and discards what is left of the request body (up to 64 MiB), so that
  * a server that streams the body (Apache mod_cgid, fcgiwrap) delivers the
  * answer instead of resetting the connection on an unread body.
  */
-static void
-drain(struct bl_req *r)
+void
+bl_req_drain(struct bl_req *r)
 {
 	const char	*cl = bl_req_env(r, "CONTENT_LENGTH");
 	char		 buf[16384];
@@ -538,119 +668,95 @@ drain(struct bl_req *r)
 	bl_wipe(buf, used);
 }
 
-/* Hands r the stores kept from the last request, if they are for its files. */
-static void
-keep_lend(struct bl_keep *k, struct bl_req *r)
-{
-	if (k->store != NULL && strcmp(k->db_path, r->cfg.db_path) == 0) {
-		r->store = k->store;
-		if (k->batch)
-			bl_store_batch(r->store);
-	} else {
-		if (k->store != NULL && k->batch)
-			k->batch_failed = 1;	/* fcgi.c ends a batch first */
-		bl_store_close(k->store);
-	}
-	if (k->counters != NULL && strcmp(k->limits_path, r->cfg.limits_path) == 0)
-		r->counters = k->counters;
-	else
-		bl_store_close(k->counters);
-	free(k->db_path);
-	free(k->limits_path);
-	k->store = k->counters = NULL;
-	k->db_path = k->limits_path = NULL;
-}
 
-/* Takes r's stores back for the next request, readied (bl_store_idle()). */
+/* Keeps in r->rl the window with the fewest requests left (the later reset on a tie). */
 static void
-keep_take(struct bl_keep *k, struct bl_req *r)
+note(struct bl_req *r, int64_t limit, int64_t left, int64_t reset)
 {
-	if (r->store != NULL && bl_store_idle(r->store) == 0 &&
-	    (k->db_path = strdup(r->cfg.db_path)) != NULL) {
-		k->store = r->store;
-		r->store = NULL;
-	} else if (r->store != NULL && k->batch)
-		k->batch_failed = 1;	/* closed with the batch's writes */
-	if (r->counters != NULL && bl_store_idle(r->counters) == 0 &&
-	    (k->limits_path = strdup(r->cfg.limits_path)) != NULL) {
-		k->counters = r->counters;
-		r->counters = NULL;
-	}
-}
-
-/* Closes the kept stores. */
-void
-bl_keep_free(struct bl_keep *k)
-{
-	bl_store_close(k->store);
-	bl_store_close(k->counters);
-	free(k->db_path);
-	free(k->limits_path);
-	memset(k, 0, sizeof(*k));
+	if (r->rl.set && (left > r->rl.remaining ||
+	    (left == r->rl.remaining && reset <= r->rl.reset)))
+		return;
+	r->rl.set = 1;
+	r->rl.limit = limit;
+	r->rl.remaining = left;
+	r->rl.reset = reset;
 }
 
 /*
- * Runs handler for one request over io: sets up the request, lets the handler
- * respond, turns a returned error into the JSON error body, reads what is left
- * of the body, wipes and frees everything. With keep (FastCGI), the stores are
- * lent to the request and taken back for the next one.
+ * Counts one request against a limit for subject (lib/limit.c) and keeps the
+ * tightest window for the X-RateLimit-* headers. Returns BL_OK while the
+ * count is within the limit (and the requests left in *remaining, if not
+ * NULL), the limit's error with Retry-After and a hint once it is exceeded,
+ * and RATE_LIMIT_UNAVAILABLE when the counter cannot be read or written.
  */
-void
-bl_serve_one(enum bl_err (*handler)(struct bl_req *), const struct bl_io *io,
-    struct bl_keep *keep, int confined)
+enum bl_err
+bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t len,
+    int64_t *remaining)
 {
-	struct bl_req	 r;
+	const struct bl_limit_info	*li = bl_limit_info(which);
+	struct bl_usage			 u;
+	int64_t				 left;
+	enum bl_err			 e;
+
+	if ((e = bl_limit_count(r->ctx, which, subject, len, &u)) != BL_OK)
+		return e;
+	left = u.count >= u.limit ? 0 : u.limit - u.count;
+	note(r, u.limit, left, u.reset);
+	if (remaining != NULL)
+		*remaining = left;
+	if (u.count <= u.limit)
+		return BL_OK;
+	r->retry_after = (long)(r->rl.reset - r->now_ms / 1000);
+	if (r->retry_after < 1)
+		r->retry_after = 1;
+	if (which == BL_LIM_PASSPHRASE)
+		return bl_req_fail(r, li->err, "At most %lld passphrase attempts a minute "
+		    "are allowed for this secret; try again in %ld seconds.",
+		    (long long)li->limit, r->retry_after);
+	if (which == BL_LIM_PASSPHRASE_SECRET)
+		return bl_req_fail(r, li->err, "At most %lld passphrase attempts an hour "
+		    "are allowed for this secret from all addresses together; try again "
+		    "in %ld seconds.", (long long)li->limit, r->retry_after);
+	if (which == BL_LIM_SIGNIN || which == BL_LIM_SIGNIN_IP || which == BL_LIM_SIGNUP)
+		return bl_req_fail(r, li->err, "At most %lld %s an hour are allowed %s; "
+		    "try again in %ld seconds.", (long long)li->limit,
+		    which == BL_LIM_SIGNUP ? "sign-ups" : "sign-in attempts",
+		    which == BL_LIM_SIGNIN ? "for this account from this address" :
+		    "from this address", r->retry_after);
+	return bl_req_fail(r, li->err, "%s allows %lld requests per %s; try again in "
+	    "%ld seconds (see Retry-After and X-RateLimit-Reset).",
+	    which == BL_LIM_KEY_HOUR ? "This account's API keys" :
+	    which <= BL_LIM_IP_BURN || strncmp(li->name, "ip:", 3) == 0 ?
+	    "This address" : "This account",
+	    (long long)li->limit, li->window == 60 ? "minute" : li->window == 3600 ?
+	    "hour" : "day", r->retry_after);
+}
+
+/* Counts the request against the per-IP daily limit of its operation. */
+enum bl_err
+bl_limit_request(struct bl_req *r, enum bl_limit which)
+{
+	return bl_limit_take(r, which, r->client_ip, strlen(r->client_ip), NULL);
+}
+
+/*
+ * Counts a creation attributed to an account: with an API key against the
+ * account's shared hourly key limit, else (a signed-in session) against the
+ * account's hourly and daily limits. Anonymous creation (account 0) is free.
+ */
+enum bl_err
+bl_limit_creator(struct bl_req *r, int64_t account_id, int by_key)
+{
+	char		 id[24];
+	int		 n;
 	enum bl_err	 e;
 
-	e = bl_req_init(&r, io);
-	if (e == BL_OK && !confined)
-		e = bl_req_fail(&r, BL_ERR_INTERNAL,
-		    "cannot install the seccomp sandbox (build with make SECCOMP=0 where seccomp is unavailable)");
-	if (e == BL_OK && keep != NULL)
-		keep_lend(keep, &r);
-	if (e == BL_OK)
-		e = handler(&r);
-	if (e != BL_OK && !r.responded)
-		bl_respond_error(&r, e);
-	if (e == BL_ERR_INTERNAL)
-		bl_log(&r, "request failed: %s", r.hint[0] ? r.hint : "internal error");
-	drain(&r);
-	if (keep != NULL)
-		keep_take(keep, &r);
-	bl_req_free(&r);
-}
-
-/*
- * The main loop of every program: FastCGI when the web server started it as a
- * FastCGI responder (bl_fcgi_serve()), else one CGI request. A CGI process
- * ends with _exit() once the response is written and everything is wiped and
- * freed: the exit handlers would only run OpenSSL's cleanup (about 0.5 M
- * instructions after a cipher was used). Sanitizer builds return instead, so
- * LeakSanitizer's exit-time check runs.
- */
-int
-bl_serve(enum bl_err (*handler)(struct bl_req *))
-{
-	/*
-	 * Buffers of 128 KiB and more get their own mappings, returned when
-	 * freed and grown with mremap. glibc's default raises that threshold
-	 * after the first such buffer is freed, so a 2 MiB secret's later
-	 * copies came from the heap, where freed memory stays resident and a
-	 * growing buffer is copied: a 2 MiB retrieve peaked at 11.6 MiB, now
-	 * 9.7 MiB (and 61 -> 49 ms).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-	if (bl_fcgi_listening())
-		return bl_fcgi_serve(handler);
-	bl_prefault();
-	bl_serve_one(handler, &bl_cgi_io, NULL, bl_sandbox() == 0);
-#if defined(__SANITIZE_ADDRESS__)
-	return 0;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return 0;
-#endif
-#endif
-	fflush(stderr);
-	_exit(0);
+	if (account_id <= 0)
+		return BL_OK;
+	n = snprintf(id, sizeof(id), "%lld", (long long)account_id);
+	if (by_key)
+		return bl_limit_take(r, BL_LIM_KEY_HOUR, id, (size_t)n, NULL);
+	if ((e = bl_limit_take(r, BL_LIM_SESSION_HOUR, id, (size_t)n, NULL)) != BL_OK)
+		return e;
+	return bl_limit_take(r, BL_LIM_SESSION_DAY, id, (size_t)n, NULL);
 }

@@ -1,0 +1,298 @@
+/* account_store.c (layer: domain): accounts, API keys, passwords and sessions, written once above the backends (lib/store.h). */
+#include <string.h>
+
+#include "internal.h"
+#include "store.h"
+
+/* Row callback: an account (BL_ACCOUNT_COLUMNS). */
+static int
+account_row(void *arg, const struct bl_row *row)
+{
+	struct bl_account	*a = arg;
+
+	memset(a, 0, sizeof(*a));
+	a->id = bl_col_int(row, 0, 0);
+	bl_col_text(row, 1, a->name, sizeof(a->name));
+	a->created_ms = bl_col_int(row, 2, 0);
+	a->keys_active = bl_col_int(row, 3, 0);
+	a->secrets = bl_col_int(row, 4, 0);
+	a->secrets_active = bl_col_int(row, 5, 0);
+	return 0;
+}
+
+/* Row callback: an API key (BL_KEY_COLUMNS). */
+static int
+key_row(void *arg, const struct bl_row *row)
+{
+	struct bl_api_key	*k = arg;
+
+	memset(k, 0, sizeof(*k));
+	k->id = bl_col_int(row, 0, 0);
+	k->account_id = bl_col_int(row, 1, 0);
+	bl_col_text(row, 2, k->prefix, sizeof(k->prefix));
+	bl_col_text(row, 3, k->label, sizeof(k->label));
+	k->created_ms = bl_col_int(row, 4, 0);
+	k->last_used_ms = bl_col_int(row, 5, -1);
+	k->revoked_ms = bl_col_int(row, 6, -1);
+	return 0;
+}
+
+/* Creates an account; BL_ERR_EXISTS if the name is taken. */
+enum bl_err
+bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64_t *id)
+{
+	*id = 0;
+	return bl_st_run(s, ST_ACCOUNT_INSERT, PARMS(P_TEXT(name), P_INT(now)), bl_row_id, id,
+	    NULL);
+}
+
+/* Finds an account by id, or by name when name is not NULL; NOT_FOUND if none. */
+enum bl_err
+bl_store_account_get(struct bl_store *s, int64_t id, const char *name, struct bl_account *a)
+{
+	return bl_st_one(s, ST_ACCOUNT_GET, PARMS(P_INT(name != NULL ? -1 : id),
+	    P_TEXT_OR_NULL(name)), account_row, a);
+}
+
+/*
+ * Finds the account whose name, with ASCII letters lower-cased, is email (which
+ * the caller lower-cased); the oldest if several. NOT_FOUND if none.
+ */
+enum bl_err
+bl_store_account_by_email(struct bl_store *s, const char *email, struct bl_account *a)
+{
+	return bl_st_one(s, ST_ACCOUNT_BY_EMAIL, PARMS(P_TEXT(email)), account_row, a);
+}
+
+/*
+ * A listing: each row read as one kind of item (an account, a key, a secret)
+ * and handed to the caller's callback, until it returns non-zero.
+ */
+enum list_kind {
+	LIST_ACCOUNTS,
+	LIST_KEYS,
+	LIST_SECRETS
+};
+
+struct list {
+	enum list_kind	 kind;
+	union {
+		int	(*account)(void *, const struct bl_account *);
+		int	(*key)(void *, const struct bl_api_key *);
+		int	(*secret)(void *, const struct bl_secret *);
+	} cb;
+	void		*arg;
+};
+
+static int
+list_row(void *arg, const struct bl_row *row)
+{
+	struct list		*l = arg;
+	union {
+		struct bl_account	 a;
+		struct bl_api_key	 k;
+		struct bl_secret	 s;
+	} item;
+
+	switch (l->kind) {
+	case LIST_ACCOUNTS:
+		account_row(&item.a, row);
+		return l->cb.account(l->arg, &item.a) != 0;
+	case LIST_KEYS:
+		key_row(&item.k, row);
+		return l->cb.key(l->arg, &item.k) != 0;
+	default:
+		if (bl_secret_row(&item.s, row) != 0)
+			return -1;
+		return l->cb.secret(l->arg, &item.s) != 0;
+	}
+}
+
+/* Calls cb for every account in id order; stops early when cb returns non-zero. */
+enum bl_err
+bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_account *),
+    void *arg)
+{
+	struct list	 l = { LIST_ACCOUNTS, { .account = cb }, arg };
+
+	return bl_st_run(s, ST_ACCOUNT_LIST, NO_PARMS, list_row, &l, NULL);
+}
+
+/* Calls cb for every key of account_id (0: of all accounts), in id order. */
+enum bl_err
+bl_store_key_list(struct bl_store *s, int64_t account_id,
+    int (*cb)(void *, const struct bl_api_key *), void *arg)
+{
+	struct list	 l = { LIST_KEYS, { .key = cb }, arg };
+
+	return bl_st_run(s, ST_KEY_LIST, PARMS(P_INT(account_id)), list_row, &l, NULL);
+}
+
+/*
+ * Calls cb for the newest max secret rows of an account ("my secrets": active
+ * ones and the tombstones cleanup has not removed yet), newest first; stops
+ * early when cb returns non-zero. The rows are as stored: an active row past
+ * its expiry is still active here.
+ */
+enum bl_err
+bl_store_account_secrets(struct bl_store *s, int64_t account_id, int64_t max,
+    int (*cb)(void *, const struct bl_secret *), void *arg)
+{
+	struct list	 l = { LIST_SECRETS, { .secret = cb }, arg };
+
+	return bl_st_run(s, ST_ACCOUNT_SECRETS, PARMS(P_INT(account_id), P_INT(max)),
+	    list_row, &l, NULL);
+}
+
+/* Stores a new key (account_id, prefix, label, created_ms of k); sets k->id. */
+enum bl_err
+bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_api_key *k)
+{
+	return bl_st_run(s, ST_KEY_INSERT, PARMS(P_INT(k->account_id),
+	    P_BLOB(hash, BL_HASH_BYTES), P_TEXT(k->prefix), P_TEXT(k->label),
+	    P_INT(k->created_ms)), bl_row_id, &k->id, NULL);
+}
+
+/* Finds a key by the SHA-256 of the whole key (revoked ones too). */
+enum bl_err
+bl_store_key_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_api_key *k)
+{
+	return bl_st_one(s, ST_KEY_FIND, PARMS(P_BLOB(hash, BL_HASH_BYTES)), key_row, k);
+}
+
+enum bl_err
+bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
+{
+	return bl_st_one(s, ST_KEY_GET, PARMS(P_INT(id)), key_row, k);
+}
+
+/* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
+enum bl_err
+bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
+{
+	enum bl_err	 e;
+	int64_t		 changed;
+
+	if ((e = bl_st_run(s, ST_KEY_REVOKE, PARMS(P_INT(id), P_INT(now)), NULL, NULL,
+	    &changed)) != BL_OK)
+		return e;
+	return changed == 1 ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
+/* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
+enum bl_err
+bl_store_account_signup(struct bl_store *s, const char *name,
+    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_store_account_create(s, name, now, id)) == BL_OK)
+		e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(*id),
+		    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/* Row callback: a password hash; a malformed one is not copied (it lets no one in). */
+static int
+password_row(void *arg, const struct bl_row *row)
+{
+	const void	*p;
+	size_t		 n;
+
+	if (bl_col_blob(row, 0, &p, &n) != 0)
+		return -1;
+	if (p == NULL || n != BL_PASSHASH_BYTES)
+		return 1;
+	memcpy(arg, p, BL_PASSHASH_BYTES);
+	*((unsigned char *)arg + BL_PASSHASH_BYTES) = 1;
+	return 0;
+}
+
+/* The password hash of an account; NOT_FOUND if it has none (no sign-in). */
+enum bl_err
+bl_store_password_get(struct bl_store *s, int64_t account_id,
+    unsigned char hash[BL_PASSHASH_BYTES])
+{
+	unsigned char	 got[BL_PASSHASH_BYTES + 1] = { 0 };
+	enum bl_err	 e;
+
+	e = bl_st_one(s, ST_PASSWORD_GET, PARMS(P_INT(account_id)), password_row, got);
+	if (e == BL_OK && !got[BL_PASSHASH_BYTES])
+		e = BL_ERR_NOT_FOUND;
+	if (e == BL_OK)
+		memcpy(hash, got, BL_PASSHASH_BYTES);
+	bl_wipe(got, sizeof(got));
+	return e;
+}
+
+/* Sets an account's password and ends every session of the account, in one transaction. */
+enum bl_err
+bl_store_password_set(struct bl_store *s, int64_t account_id,
+    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(account_id),
+	    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_SESSION_END_ALL, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
+enum bl_err
+bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    int64_t account_id, int64_t now)
+{
+	return bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
+	    P_INT(account_id), P_INT(now)), NULL, NULL, NULL);
+}
+
+static int
+session_row(void *arg, const struct bl_row *row)
+{
+	struct bl_session	*out = arg;
+	int64_t			*col[] = { &out->id, &out->account_id, &out->created_ms,
+				    &out->seen_ms };
+	size_t			 i;
+
+	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+		*col[i] = bl_col_int(row, (int)i, 0);
+	return 0;
+}
+
+/* Finds a session by the SHA-256 of its id (expired ones too); NOT_FOUND if none. */
+enum bl_err
+bl_store_session_find(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    struct bl_session *out)
+{
+	return bl_st_one(s, ST_SESSION_FIND, PARMS(P_BLOB(hash, BL_HASH_BYTES)), session_row,
+	    out);
+}
+
+/* Records a request of session id at now. */
+enum bl_err
+bl_store_session_touch(struct bl_store *s, int64_t id, int64_t now)
+{
+	return bl_st_run(s, ST_SESSION_TOUCH, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL);
+}
+
+/* Ends session id (sign-out); BL_OK also when it was already gone. */
+enum bl_err
+bl_store_session_delete(struct bl_store *s, int64_t id)
+{
+	return bl_st_run(s, ST_SESSION_DELETE, PARMS(P_INT(id)), NULL, NULL, NULL);
+}
+
+/* Removes the sessions last seen at or before seen_before or created at or before created_before. */
+enum bl_err
+bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_before)
+{
+	return bl_st_run(s, ST_SESSION_PRUNE, PARMS(P_INT(seen_before), P_INT(created_before)),
+	    NULL, NULL, NULL);
+}

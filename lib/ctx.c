@@ -1,0 +1,73 @@
+/* ctx.c (layer: domain): the context a request borrows: configuration, stores, install secret, clock. */
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * Sets up a context from the variables get returns (the process environment
+ * for NULL), with the clock read once. Nothing is opened yet. 0 on success,
+ * -1 when out of memory.
+ */
+int
+bl_ctx_init(struct bl_ctx *c, const char *(*get)(void *, const char *), void *arg)
+{
+	memset(c, 0, sizeof(*c));
+	c->now_ms = bl_now_ms();
+	return bl_config_load(&c->cfg, get, arg);
+}
+
+/* Closes the stores the context still holds and wipes the install secret. */
+void
+bl_ctx_free(struct bl_ctx *c)
+{
+	if (c->store != NULL)
+		bl_store_close(c->store);
+	if (c->counters != NULL)
+		bl_store_close(c->counters);
+	bl_wipe(c->install_key, sizeof(c->install_key));
+	bl_config_free(&c->cfg);
+	c->store = c->counters = NULL;
+	c->have_install_key = 0;
+}
+
+/* Opens the secrets store on first use, logging why it could not. */
+enum bl_err
+bl_ctx_store(struct bl_ctx *c)
+{
+	char		 err[256] = "";
+	enum bl_err	 e;
+
+	if (c->store != NULL)
+		return BL_OK;
+	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) != BL_OK)
+		bl_log_id(c->log_id, "cannot open the database %s: %s",
+		    bl_config_db_name(&c->cfg), err);
+	return e;
+}
+
+/* Opens the rate limiter's counters store on first use. */
+enum bl_err
+bl_ctx_counters(struct bl_ctx *c)
+{
+	if (c->counters != NULL)
+		return BL_OK;
+	return bl_store_open_counters(&c->counters, &c->cfg);
+}
+
+/* Loads the install secret on first use, logging why it could not. */
+enum bl_err
+bl_ctx_install_key(struct bl_ctx *c)
+{
+	char		 err[512] = "";
+	enum bl_err	 e;
+
+	if (c->have_install_key)
+		return BL_OK;
+	if ((e = bl_config_install_key(&c->cfg, c->install_key, err, sizeof(err))) != BL_OK) {
+		if (e != BL_ERR_INTERNAL)
+			bl_log_id(c->log_id, "%s", err);
+		return e;
+	}
+	c->have_install_key = 1;
+	return BL_OK;
+}

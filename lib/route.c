@@ -1,0 +1,106 @@
+/*
+ * route.c (layer: handlers): every endpoint, declared once: its per-IP limit,
+ * what its path names, the Allow header of a 405, and for each method what
+ * the preamble checks (lib/serve.c) before the handler answers. Each route is
+ * its own object, so a program links only its own handlers.
+ */
+#include "internal.h"
+
+#define SECRET_ALLOW	"GET, HEAD, POST, DELETE"	/* /api/secrets/<key> */
+#define GET_HEAD	(BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD))
+
+const struct bl_route bl_route_create = {
+	.name = "create", .limit = BL_LIM_IP_CREATE, .path = BL_PATH_NONE, .allow = "POST",
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_CREATOR | BL_NEED_BODY, bl_op_create },
+	},
+};
+
+const struct bl_route bl_route_metadata = {
+	.name = "metadata", .limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY,
+	.allow = SECRET_ALLOW,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_metadata },
+	},
+};
+
+const struct bl_route bl_route_retrieve = {
+	.name = "retrieve", .limit = BL_LIM_IP_RETRIEVE, .path = BL_PATH_KEY,
+	.allow = SECRET_ALLOW,
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_BODY_OPT, bl_op_retrieve },
+	},
+};
+
+const struct bl_route bl_route_delete = {
+	.name = "delete", .limit = BL_LIM_IP_BURN, .path = BL_PATH_KEY,
+	.allow = SECRET_ALLOW,
+	.actions = {
+		{ BL_MASK(BL_M_DELETE), 0, BL_NEED_BODY_OPT, bl_op_burn },
+	},
+};
+
+const struct bl_route bl_route_session = {
+	.name = "session", .limit = BL_LIM_IP_SESSION, .path = BL_PATH_NONE,
+	.allow = "GET, HEAD, POST, DELETE",
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION_OPT, bl_op_session_get },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_sign_in },
+		/* the CSRF token is needed while the session lives */
+		{ BL_MASK(BL_M_DELETE), 0, BL_NEED_SESSION_OPT | BL_NEED_CSRF, bl_op_sign_out },
+	},
+};
+
+const struct bl_route bl_route_signup = {
+	.name = "signup", .limit = BL_LIM_IP_SIGNUP, .path = BL_PATH_NONE, .allow = "POST",
+	.open = bl_signup_open, .closed = BL_ERR_SIGNUP_CLOSED,
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_signup },
+	},
+};
+
+const struct bl_route bl_route_password = {
+	.name = "password", .limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE, .allow = "POST",
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_password },
+	},
+};
+
+const struct bl_route bl_route_keys = {
+	.name = "keys", .limit = BL_LIM_IP_KEYS, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD, POST", .allow_item = "DELETE", .bad_item = BL_ERR_KEY_NOT_FOUND,
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_keys_list },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_key_create },
+		{ BL_MASK(BL_M_DELETE), 1, BL_NEED_SESSION | BL_NEED_CSRF, bl_op_key_revoke },
+	},
+};
+
+const struct bl_route bl_route_mysecrets = {
+	.name = "mysecrets", .limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_NOT_FOUND,
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_my_list },
+		{ BL_MASK(BL_M_DELETE), 1, BL_NEED_SESSION | BL_NEED_CSRF, bl_op_my_burn },
+	},
+};
+
+/* Answers from the settings alone, opening no store: not counted. */
+const struct bl_route bl_route_config = {
+	.name = "config", .limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_config },
+	},
+};
+
+/* Counts itself (BL_LIM_IP_HEALTH): the count is its check that the counters are writable. */
+const struct bl_route bl_route_health = {
+	.name = "health", .limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_PROBE,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_health },
+	},
+};

@@ -1,0 +1,398 @@
+/* secret.c (layer: domain): the lifecycle of a secret, written once above the backends (lib/store.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "store.h"
+
+/*
+ * A secret is active until its expiry, its last view (exhausted) or a burn;
+ * then its content is deleted in the same transaction and the row stays as a
+ * tombstone (state, counts, times) until the hourly cleanup removes it with
+ * the rows past their expiry. Every change locks the row (ST_LOCK: SELECT ...
+ * FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
+ * database's write lock), re-reads it, and only then reads, counts or deletes,
+ * so racing requests for one secret each see what the previous one committed.
+ */
+
+/* Views left: -1 for unlimited, 0 once the secret is no longer active. */
+int64_t
+bl_views_left(const struct bl_secret *s)
+{
+	if (s->state != BL_ST_ACTIVE)
+		return s->max_views < 0 ? -1 : 0;
+	if (s->max_views < 0)
+		return -1;
+	return s->max_views > s->view_count ? s->max_views - s->view_count : 0;
+}
+
+/* Row callback: a secret row (BL_ROW_COLUMNS and the by-receipt flag) into a struct bl_secret. */
+int
+bl_secret_row(void *arg, const struct bl_row *row)
+{
+	struct bl_secret	*r = arg;
+	const void		*p;
+	size_t			 n;
+
+	memset(r, 0, sizeof(*r));
+	r->id = bl_col_int(row, 0, 0);
+	r->state = (enum bl_state)bl_col_int(row, 1, 0);
+	r->created_ms = bl_col_int(row, 2, 0);
+	r->expires_ms = bl_col_int(row, 3, 0);
+	r->max_views = bl_col_int(row, 4, -1);
+	r->view_count = bl_col_int(row, 5, 0);
+	r->last_viewed_ms = bl_col_int(row, 6, -1);
+	r->deletable = (int)bl_col_int(row, 7, 1);
+	if (bl_col_blob(row, 8, &p, &n) != 0)
+		return -1;
+	if (p != NULL && n == BL_PASSHASH_BYTES) {
+		r->has_pass = 1;
+		memcpy(r->pass_hash, p, BL_PASSHASH_BYTES);
+	}
+	r->account_id = bl_col_int(row, 9, 0);
+	if (bl_col_blob(row, 10, &p, &n) != 0)
+		return -1;
+	if (p != NULL && n == BL_COMMIT_BYTES) {	/* NULL: stored before commitments */
+		r->has_commit = 1;
+		memcpy(r->commit, p, BL_COMMIT_BYTES);
+	}
+	r->by_receipt = (int)bl_col_int(row, BL_ROW_NCOLS, 0);
+	return 0;
+}
+
+/*
+ * Stores a new secret and its attachments in one transaction. In a batch
+ * (FastCGI group commit) a small one is copied and inserted when the batch
+ * commits, its request answered only after that commit.
+ */
+#define DEFER_MAX_BYTES	65536
+
+struct deferred {
+	struct bl_new_secret	 n;
+	struct bl_content	 c;
+};
+
+static enum bl_err	 insert(struct bl_store *, const struct bl_new_secret *);
+
+static int
+item_copy(struct bl_item *to, const struct bl_item *from)
+{
+	*to = *from;
+	to->buf = NULL;
+	if (from->len > 0) {
+		if ((to->buf = malloc(from->len)) == NULL)
+			return -1;
+		memcpy(to->buf, from->buf, from->len);
+	}
+	return 0;
+}
+
+static void
+deferred_free(void *arg)
+{
+	struct deferred	*d = arg;
+
+	bl_content_free(&d->c);
+	bl_wipe(d, sizeof(*d));
+	free(d);
+}
+
+static enum bl_err
+deferred_insert(struct bl_store *s, void *arg)
+{
+	return insert(s, &((struct deferred *)arg)->n);
+}
+
+/* A copy of n for the batch's commit; NULL to insert it now. */
+static struct deferred *
+defer_copy(const struct bl_new_secret *n)
+{
+	const struct bl_content	*c = n->content;
+	struct deferred		*d;
+	size_t			 i;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->n = *n;
+	d->n.content = &d->c;
+	d->c.has_text = c->has_text;
+	if ((c->has_text && item_copy(&d->c.text, &c->text) != 0) ||
+	    (c->nfiles > 0 && (d->c.files = calloc(c->nfiles, sizeof(*d->c.files))) == NULL))
+		goto fail;
+	for (i = 0; i < c->nfiles; i++) {
+		d->c.nfiles = i + 1;
+		if (item_copy(&d->c.files[i].name, &c->files[i].name) != 0 ||
+		    item_copy(&d->c.files[i].mime, &c->files[i].mime) != 0 ||
+		    item_copy(&d->c.files[i].data, &c->files[i].data) != 0)
+			goto fail;
+	}
+	return d;
+fail:
+	deferred_free(d);
+	return NULL;
+}
+
+enum bl_err
+bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
+{
+	const struct bl_content	*c = n->content;
+	struct deferred		*d;
+	size_t			 i, bytes = c->has_text ? c->text.len : 0;
+
+	for (i = 0; i < c->nfiles; i++)
+		bytes += c->files[i].name.len + c->files[i].mime.len + c->files[i].data.len;
+	if (bytes <= DEFER_MAX_BYTES && bl_st_deferrable(s) && (d = defer_copy(n)) != NULL) {
+		bl_st_defer(s, deferred_insert, deferred_free, d);
+		return BL_OK;
+	}
+	return insert(s, n);
+}
+
+static enum bl_err
+insert_file(struct bl_store *s, int64_t id, size_t i, const struct bl_file *f)
+{
+	return bl_st_run(s, ST_INSERT_FILE, PARMS(P_INT(id), P_INT((int64_t)i),
+	    P_BLOB(f->name.buf, f->name.len), P_BLOB_OR_NULL(f->name.enc, f->name.iv, BL_IV_BYTES),
+	    P_BLOB(f->mime.buf, f->mime.len), P_BLOB_OR_NULL(f->mime.enc, f->mime.iv, BL_IV_BYTES),
+	    P_BLOB(f->data.buf, f->data.len), P_BLOB_OR_NULL(f->data.enc, f->data.iv, BL_IV_BYTES)),
+	    NULL, NULL, NULL);
+}
+
+static enum bl_err
+insert(struct bl_store *s, const struct bl_new_secret *n)
+{
+	const struct bl_content	*c = n->content;
+	enum bl_err		 e;
+	int64_t			 id = 0;
+	size_t			 i;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_run(s, ST_INSERT_SECRET, PARMS(
+	    P_BLOB(n->secret_hash, BL_HASH_BYTES),
+	    P_BLOB(n->receipt_hash, BL_HASH_BYTES),
+	    P_INT(n->created_ms),
+	    P_INT(n->expires_ms),
+	    P_INT_OR_NULL(n->max_views >= 0, n->max_views),
+	    P_BOOL(n->deletable),
+	    P_BLOB_OR_NULL(n->has_pass, n->pass_hash, BL_PASSHASH_BYTES),
+	    P_BOOL(n->server_side),
+	    P_INT_OR_NULL(n->account_id > 0, n->account_id),
+	    P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
+	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
+	    P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES)),
+	    bl_row_id, &id, NULL);
+	for (i = 0; e == BL_OK && i < c->nfiles; i++)
+		e = insert_file(s, id, i, &c->files[i]);
+	if (e == BL_OK && n->api_key_id > 0)
+		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(n->api_key_id), P_INT(n->created_ms)),
+		    NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/* Moves a locked row to state, deleting its content in the same transaction. */
+static enum bl_err
+set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL, NULL)) != BL_OK ||
+	    (e = bl_st_run(s, ST_SET_STATE, PARMS(P_INT(r->id), P_INT(state)), NULL, NULL,
+	    NULL)) != BL_OK)
+		return e;
+	r->state = state;
+	return BL_OK;
+}
+
+/* What check_active() reads: the row, and its text if c is not NULL and it is active. */
+struct locked {
+	struct bl_secret	*r;
+	struct bl_content	*c;
+	int64_t			 now;
+};
+
+static int
+locked_row(void *arg, const struct bl_row *row)
+{
+	struct locked	*l = arg;
+	const void	*p;
+	size_t		 n;
+
+	if (bl_secret_row(l->r, row) != 0)
+		return -1;
+	if (l->c == NULL || l->r->state != BL_ST_ACTIVE || l->r->expires_ms <= l->now)
+		return 0;
+	if (bl_col_blob(row, BL_ROW_TEXT, &p, &n) != 0)
+		return -1;
+	if (p == NULL)
+		return 0;
+	l->c->has_text = 1;
+	return bl_col_item(row, BL_ROW_TEXT, &l->c->text);
+}
+
+/*
+ * Inside a transaction: locks row id, reads it (and its text into c, if not
+ * NULL), and ends an active row whose expiry has passed. Returns BL_OK if the
+ * row is active, else its state's error (NOT_FOUND if gone); *changed says
+ * whether it ended the row.
+ */
+static enum bl_err
+check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+    struct bl_content *c, int *changed)
+{
+	struct locked	 l = { r, c, now };
+	enum bl_err	 e;
+
+	*changed = 0;
+	if ((e = bl_st_one(s, c != NULL ? ST_LOCK_TEXT : ST_LOCK, PARMS(P_INT(id)),
+	    locked_row, &l)) != BL_OK)
+		return e;
+	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
+		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK)
+			return e;
+		*changed = 1;
+	}
+	return r->state == BL_ST_ACTIVE ? BL_OK : bl_state_err(r->state);
+}
+
+/*
+ * Ends the transaction of a request that found the row not active: keeps an
+ * expiry that check_active() recorded, and returns the row's state error.
+ */
+static enum bl_err
+end_inactive(struct bl_store *s, enum bl_err e, int changed)
+{
+	enum bl_err	 ce;
+
+	if (!changed)
+		return bl_st_end(s, e);
+	ce = bl_st_end(s, BL_OK);
+	return ce != BL_OK ? ce : e;
+}
+
+/* 1 for the failures of the store itself (the others are the row's state). */
+static int
+store_failed(enum bl_err e)
+{
+	return e == BL_ERR_NOT_FOUND || e == BL_ERR_STORE_BUSY ||
+	    e == BL_ERR_STORE_UNAVAILABLE || e == BL_ERR_INTERNAL;
+}
+
+/*
+ * Finds a secret by the hash of its secret key or receipt key. An active row
+ * past its expiry is moved to expired (content deleted) on the way.
+ */
+enum bl_err
+bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int64_t now,
+    struct bl_secret *r)
+{
+	enum bl_err	 e;
+	int		 changed, by_receipt;
+
+	if ((e = bl_st_one(s, ST_LOOKUP, PARMS(P_BLOB(hash, BL_HASH_BYTES)), bl_secret_row,
+	    r)) != BL_OK)
+		return e;
+	if (r->state != BL_ST_ACTIVE || r->expires_ms > now)
+		return BL_OK;
+	by_receipt = r->by_receipt;
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = check_active(s, r->id, now, r, NULL, &changed);
+	r->by_receipt = by_receipt;
+	return bl_st_end(s, store_failed(e) ? e : BL_OK);
+}
+
+/* Row callback: one attachment appended to a content (at most BL_MAX_FILES). */
+static int
+file_row(void *arg, const struct bl_row *row)
+{
+	struct bl_content	*c = arg;
+	struct bl_file		*nf;
+
+	if ((nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf))) == NULL)
+		return -1;
+	c->files = nf;
+	nf += c->nfiles++;
+	memset(nf, 0, sizeof(*nf));
+	if (bl_col_item(row, 0, &nf->name) != 0 || bl_col_item(row, 2, &nf->mime) != 0 ||
+	    bl_col_item(row, 4, &nf->data) != 0)
+		return -1;
+	return c->nfiles < BL_MAX_FILES ? 0 : 1;
+}
+
+/*
+ * Consumes one view of secret id in one transaction: locks the row, re-checks
+ * that it is active, reads its content, counts the view, and on the last view
+ * deletes the content (the row stays as an exhausted tombstone).
+ */
+enum bl_err
+bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+    struct bl_content *c)
+{
+	enum bl_err	 e;
+	int		 changed;
+
+	memset(c, 0, sizeof(*c));
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = check_active(s, id, now, r, c, &changed)) != BL_OK) {
+		bl_content_free(c);
+		return end_inactive(s, e, changed);
+	}
+	if ((e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL)) == BL_OK) {
+		r->view_count++;
+		r->last_viewed_ms = now;
+		if (r->max_views >= 0 && r->view_count >= r->max_views)
+			e = set_state(s, r, BL_ST_EXHAUSTED);
+	}
+	if ((e = bl_st_end(s, e)) != BL_OK)
+		bl_content_free(c);
+	return e;
+}
+
+/* Burns secret id: content deleted, state burned, in one transaction. */
+enum bl_err
+bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
+{
+	struct bl_secret	 r;
+	enum bl_err		 e;
+	int			 changed;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	memset(&r, 0, sizeof(r));
+	if ((e = check_active(s, id, now, &r, NULL, &changed)) != BL_OK)
+		return end_inactive(s, e, changed);
+	return bl_st_end(s, set_state(s, &r, BL_ST_BURNED));
+}
+
+/*
+ * Hourly cleanup: removes every row whose expiry has passed with its
+ * attachments (rows another host's cleanup or a request holds are left for
+ * the next run on PostgreSQL), then makes the removed content leave the
+ * database's files (lib/store_sqlite.c: a WAL checkpoint). The counters are
+ * the rate limiter's (bl_counter_clean()).
+ */
+enum bl_err
+bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats)
+{
+	enum bl_err	 e;
+
+	memset(stats, 0, sizeof(*stats));
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_CLEAN_ROWS, PARMS(P_INT(now)), NULL, NULL, &stats->removed);
+	if ((e = bl_st_end(s, e)) != BL_OK)
+		return e;
+	return bl_st_purge(s);
+}
+
+/* One secret row by its id (no content, no state change); NOT_FOUND if none. */
+enum bl_err
+bl_store_secret_get(struct bl_store *s, int64_t id, struct bl_secret *r)
+{
+	memset(r, 0, sizeof(*r));
+	return bl_st_one(s, ST_SECRET_GET, PARMS(P_INT(id)), bl_secret_row, r);
+}
