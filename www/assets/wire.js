@@ -249,3 +249,137 @@ export function nodeSync(nodeCrypto) {
 		},
 	};
 }
+
+/* Secret requests (docs/API.md, "Secret requests: wire format") */
+
+// ECDH over P-256; public keys travel as the uncompressed SEC1 point (65
+// bytes: 0x04 || X || Y) in url-safe base64 without padding (87 characters);
+// the inbox link's fragment holds d || X || Y (96 bytes, 128 characters).
+export const POINT_BYTES = 65;
+export const SCALAR_BYTES = 32;
+export const ANSWER_INFO = 'burnlink request answer v1';
+const EC = { name: 'ECDH', namedCurve: 'P-256' };
+
+function b64u(bytes) {
+	return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+// The bytes of url-safe base64 without padding of exactly n bytes, or null.
+export function fromB64u(s, n) {
+	if (typeof s !== 'string' || !/^[A-Za-z0-9_-]*$/.test(s) || s.length !== Math.ceil(n * 4 / 3))
+		return null;
+	const std = s.replace(/-/g, '+').replace(/_/g, '/');
+	const padded = std + '='.repeat((4 - std.length % 4) % 4);
+	if (!isCanonicalB64(padded))
+		return null;
+	const b = decodeChecked(padded);
+	return b.length === n ? b : null;
+}
+
+// A public key (87 characters) of a 65-byte uncompressed point.
+export function encodePoint(raw) {
+	return b64u(raw);
+}
+
+// The 65 bytes of a public key, or null when it is not an uncompressed point's encoding.
+export function decodePoint(s) {
+	const b = fromB64u(s, POINT_BYTES);
+	return b && b[0] === 4 ? b : null;
+}
+
+// A new request: {publicKey (87 characters, for the server), inboxKey (128
+// characters, for the inbox link's fragment only), noteKey (43 characters,
+// for the request link's fragment only)}.
+export async function newRequestKeys() {
+	const pair = await wc.subtle.generateKey(EC, true, ['deriveBits']);
+	const jwk = await wc.subtle.exportKey('jwk', pair.privateKey);
+	const pub = new Uint8Array(await wc.subtle.exportKey('raw', pair.publicKey));
+	const unb = (v) => fromB64u(v, SCALAR_BYTES);
+	const secret = new Uint8Array(SCALAR_BYTES * 3);
+	secret.set(unb(jwk.d), 0);
+	secret.set(pub.subarray(1), SCALAR_BYTES);
+	const inboxKey = b64u(secret);
+	secret.fill(0);
+	const nk = newKey();
+	const noteKey = encodeKey(nk);
+	nk.fill(0);
+	return { publicKey: encodePoint(pub), inboxKey, noteKey };
+}
+
+// {privateKey (a WebCrypto key), publicRaw (65 bytes)} of an inbox link's
+// key value, or null when it is not 96 bytes of a P-256 key pair.
+export async function importInboxKey(value) {
+	const b = fromB64u(value, SCALAR_BYTES * 3);
+	if (!b)
+		return null;
+	const jwk = {
+		kty: 'EC', crv: 'P-256', ext: false,
+		d: b64u(b.subarray(0, 32)), x: b64u(b.subarray(32, 64)), y: b64u(b.subarray(64, 96)),
+	};
+	const publicRaw = new Uint8Array(POINT_BYTES);
+	publicRaw[0] = 4;
+	publicRaw.set(b.subarray(32), 1);
+	b.fill(0);
+	try {
+		const privateKey = await wc.subtle.importKey('jwk', jwk, EC, false, ['deriveBits']);
+		return { privateKey, publicRaw };
+	} catch {
+		return null;
+	}
+}
+
+// The 32-byte AES-256-GCM key of an answer: HKDF-SHA-256 over the ECDH
+// shared secret (the X coordinate, 32 bytes), salt = the ephemeral public
+// point || the requester's public point (130 bytes), info = ANSWER_INFO.
+export async function answerKey(privateKey, peerRaw, ephemeralRaw, requesterRaw) {
+	const peer = await wc.subtle.importKey('raw', toBytes(peerRaw), EC, false, []);
+	const z = new Uint8Array(await wc.subtle.deriveBits({ name: 'ECDH', public: peer }, privateKey, 256));
+	const salt = new Uint8Array(POINT_BYTES * 2);
+	salt.set(toBytes(ephemeralRaw), 0);
+	salt.set(toBytes(requesterRaw), POINT_BYTES);
+	const ikm = await wc.subtle.importKey('raw', z, 'HKDF', false, ['deriveBits']);
+	z.fill(0);
+	const bits = await wc.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt,
+	    info: toBytes(ANSWER_INFO) }, ikm, 256);
+	return new Uint8Array(bits);
+}
+
+// The body of POST /requests/<requestKey>: {ephemeralKey, text?, files?},
+// sealed for the requester's public key (87 characters) like a secret
+// (sealCreate) under the key answerKey() derives; options as sealCreate's.
+export async function sealAnswer(publicKey, content, options) {
+	const requester = decodePoint(publicKey);
+	if (!requester)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const eph = await wc.subtle.generateKey(EC, true, ['deriveBits']);
+	const ephRaw = new Uint8Array(await wc.subtle.exportKey('raw', eph.publicKey));
+	const key = await answerKey(eph.privateKey, requester, ephRaw, requester);
+	try {
+		const body = await sealCreate(key, content, options);
+		return { ephemeralKey: encodePoint(ephRaw), ...body };
+	} finally {
+		key.fill(0);
+	}
+}
+
+// The content of an answer read from the inbox (POST /requests/<inboxKey>),
+// opened with the inbox link's key value: as openAnswer().
+export async function openRequestAnswer(inboxKey, answer) {
+	const me = await importInboxKey(inboxKey);
+	if (!me)
+		throw new WireError('malformed', 'the inbox key is not a P-256 key pair', 'inbox key', 'key');
+	const eph = decodePoint(answer && answer.ephemeralKey);
+	if (!eph)
+		throw new WireError('malformed', 'not a P-256 public key', 'ephemeral key', 'ephemeralKey');
+	let key;
+	try {
+		key = await answerKey(me.privateKey, eph, eph, me.publicRaw);
+	} catch {
+		throw new WireError('key', 'the ephemeral key is not a point of P-256', 'ephemeral key', 'ephemeralKey');
+	}
+	try {
+		return await openAnswer(key, answer);
+	} finally {
+		key.fill(0);
+	}
+}
