@@ -26,7 +26,7 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	3		/* the version schema-pg.sql writes */
+#define SCHEMA_VERSION	4		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
 #define MAX_ARGS	11
 
@@ -50,6 +50,10 @@ static const char *const dialect[ST__MAX] = {
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
+	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1 "
+	    "FOR UPDATE",
+	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
 };
 

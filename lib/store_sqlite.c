@@ -12,7 +12,7 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		3
+#define SCHEMA_VERSION		4
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not
@@ -55,6 +55,9 @@
 static const unsigned char frees_content[ST__MAX] = {
 	[ST_DELETE_FILES] = 1,
 	[ST_SET_STATE] = 1,
+	[ST_RQ_ANSWER] = 1,
+	[ST_RQ_READ] = 1,
+	[ST_RQ_END] = 1,
 };
 
 struct sqlite_store {

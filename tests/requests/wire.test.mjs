@@ -54,7 +54,7 @@ test('node:crypto: ECDH, HKDF-SHA-256 (salt, info) and AES-256-GCM give the docu
 });
 
 test('wire.js derives the same key from either side and opens the vector\'s answer', async () => {
-	const inbox = await wire.importInboxKey(v.inbox);
+	const inbox = await wire.importInboxSecret(v.inbox);
 	const epub = wire.decodePoint(v.epub);
 	const fromRequester = await wire.answerKey(inbox.privateKey, epub, epub, inbox.publicRaw);
 	assert.equal(Buffer.from(fromRequester).toString('hex'), v.key);
@@ -70,12 +70,12 @@ test('a sealed answer opens only with its inbox key, byte for byte', async () =>
 	const data = crypto.randomBytes(3000);
 	const body = await wire.sealAnswer(a.publicKey, { text: 'pässwörd\u0000x', files: [{ name: 'k.bin', type: '', data }] });
 	assert.equal(body.ephemeralKey.length, 87);
-	const got = await wire.openRequestAnswer(a.inboxKey, body);
+	const got = await wire.openRequestAnswer(a.inboxSecret, body);
 	assert.equal(Buffer.from(got.text).toString(), 'pässwörd\u0000x');
 	assert.equal(got.files[0].name, 'k.bin');
 	assert.equal(got.files[0].type, 'application/octet-stream');
 	assert.ok(Buffer.from(got.files[0].data).equals(data));
-	await assert.rejects(wire.openRequestAnswer(b.inboxKey, body), (e) => e.reason === 'key');
+	await assert.rejects(wire.openRequestAnswer(b.inboxSecret, body), (e) => e.reason === 'key');
 	assert.equal(wire.decodePoint('A'.repeat(87)), null);
-	assert.equal(await wire.importInboxKey('x'), null);
+	assert.equal(await wire.importInboxSecret('x'), null);
 });

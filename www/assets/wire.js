@@ -287,7 +287,7 @@ export function decodePoint(s) {
 	return b && b[0] === 4 ? b : null;
 }
 
-// A new request: {publicKey (87 characters, for the server), inboxKey (128
+// A new request: {publicKey (87 characters, for the server), inboxSecret (128
 // characters, for the inbox link's fragment only), noteKey (43 characters,
 // for the request link's fragment only)}.
 export async function newRequestKeys() {
@@ -298,17 +298,17 @@ export async function newRequestKeys() {
 	const secret = new Uint8Array(SCALAR_BYTES * 3);
 	secret.set(unb(jwk.d), 0);
 	secret.set(pub.subarray(1), SCALAR_BYTES);
-	const inboxKey = b64u(secret);
+	const inboxSecret = b64u(secret);
 	secret.fill(0);
 	const nk = newKey();
 	const noteKey = encodeKey(nk);
 	nk.fill(0);
-	return { publicKey: encodePoint(pub), inboxKey, noteKey };
+	return { publicKey: encodePoint(pub), inboxSecret, noteKey };
 }
 
 // {privateKey (a WebCrypto key), publicRaw (65 bytes)} of an inbox link's
 // key value, or null when it is not 96 bytes of a P-256 key pair.
-export async function importInboxKey(value) {
+export async function importInboxSecret(value) {
 	const b = fromB64u(value, SCALAR_BYTES * 3);
 	if (!b)
 		return null;
@@ -364,10 +364,10 @@ export async function sealAnswer(publicKey, content, options) {
 
 // The content of an answer read from the inbox (POST /requests/<inboxKey>),
 // opened with the inbox link's key value: as openAnswer().
-export async function openRequestAnswer(inboxKey, answer) {
-	const me = await importInboxKey(inboxKey);
+export async function openRequestAnswer(inboxSecret, answer) {
+	const me = await importInboxSecret(inboxSecret);
 	if (!me)
-		throw new WireError('malformed', 'the inbox key is not a P-256 key pair', 'inbox key', 'key');
+		throw new WireError('malformed', 'the inbox secret is not a P-256 key pair', 'inbox secret', 'key');
 	const eph = decodePoint(answer && answer.ephemeralKey);
 	if (!eph)
 		throw new WireError('malformed', 'not a P-256 public key', 'ephemeral key', 'ephemeralKey');
