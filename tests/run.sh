@@ -154,6 +154,8 @@ for s in $suites; do
 				    NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
 			done
 			# shellcheck disable=SC2086
+			node_suite pg-requests tests/requests $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
+			# shellcheck disable=SC2086
 			node_suite pg tests/pg $pgenv
 		fi
 		node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1

@@ -139,3 +139,18 @@ test('validation: public keys, note, allowFiles, server-side answers, files refu
 	assert.equal((await ctx.rq.get(q.inboxKey)).json.state, 'waiting', 'nothing changed the request');
 	ctx.remove();
 });
+
+test('a database of schema version 3 (before requests) is migrated on first use', async () => {
+	const ctx = requestContext();
+	await ctx.createOk({ text: 'an old secret' });
+	if (process.env.BURNLINK_TEST_PG)
+		ctx.sql('DROP TABLE requests; UPDATE burnlink_schema SET version = 3');
+	else
+		ctx.sql('DROP TABLE requests; PRAGMA user_version = 3');
+	const q = await ctx.ask({ note: 'after the upgrade' });
+	assert.equal((await ctx.rq.get(q.inboxKey)).json.state, 'waiting');
+	assert.equal(ctx.sql(process.env.BURNLINK_TEST_PG ? 'SELECT version FROM burnlink_schema'
+		: 'PRAGMA user_version').trim(), '4');
+	assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1', 'the old secret is kept');
+	ctx.remove();
+});
