@@ -9,6 +9,7 @@ import {
 	$, el, showView, announce, setMessage, copyText, describeError, formatDate,
 	formatRelative, MAX_PLAINTEXT, MAX_FILES,
 } from './common.js';
+import { call as accountCall } from './account.js';
 
 // Every string of these pages, in one place (for translation).
 const T = {
@@ -149,7 +150,8 @@ async function ask(ev) {
 			allowFiles: $('allow-files').checked };
 		if (note.length > 0)
 			body.note = await wire.seal(wire.decodeKey(keys.noteKey), note);
-		const res = await call('POST', null, body);
+		// signed in, the request counts as the account's: with the session's CSRF token
+		const res = await accountCall('POST', 'requests', body);
 		if (!res.ok)
 			return fail(box, res);
 		const requestLink = `${res.data.requestUrl}#key=${keys.noteKey}`;
