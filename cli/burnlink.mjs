@@ -858,11 +858,7 @@ async function cmdRequest(opts) {
 	const body = { publicKey: keys.publicKey, allowFiles: !!opts.files };
 	if (opts.ttl !== undefined)
 		body.ttl = parseTtl(opts.ttl);
-	if (note.length > 0) {
-		const nk = wire.decodeKey(keys.noteKey);
-		body.note = await wire.seal(nk, note);
-		nk.fill(0);
-	}
+	body.note = await wire.sealNote(keys.noteKey, keys.publicKey, note);
 	const res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
 	if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
 		throw new CliError('the server answered without a requestUrl and an inboxUrl');
@@ -903,11 +899,18 @@ async function cmdAnswer(opts, args) {
 	const q = await api('GET', url, { timeoutMs });
 	if (files.length > 0 && q.allowFiles === false)
 		throw new UsageError('this request accepts text only (the requester did not allow files)');
-	if (q.note) {
-		const note = (await openAnswer(noteKey, { text: q.note, files: [] })).text;
-		process.stderr.write(`burnlink: the request says: ${escapeControls(note).text.toString()}\n`);
+	// The note vouches for the public key: it opens only with the key the requester made.
+	let note;
+	try {
+		note = await wire.openNote(noteKey, q.publicKey, q.note);
+	} catch (err) {
+		if (!(err instanceof wire.WireError))
+			throw err;
+		throw new CliError('the request does not match its link: the link is damaged, or the server changed the requester\'s key; nothing was sent');
 	}
 	noteKey.fill(0);
+	if (note.length > 0)
+		process.stderr.write(`burnlink: the request says: ${escapeControls(Buffer.from(note)).text.toString()}\n`);
 	let body;
 	try {
 		body = await wire.sealAnswer(q.publicKey, {

@@ -133,7 +133,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "publicKey and ephemeralKey are the 65-byte point 0x04 || X || Y as url-safe base64 without padding (87 characters)."},
 	[BL_ERR_INVALID_NOTE] = {400, "INVALID_NOTE",
 	    "The note is not a sealed item of the allowed size.",
-	    "note must be {ciphertext, iv} under the request link's key, at most ${note.max} bytes of plaintext, or null."},
+	    "note must be {ciphertext, iv} under the request link's key with the public key as additional data, at most ${note.max} bytes of plaintext."},
 	[BL_ERR_INVALID_ALLOW_FILES] = {400, "INVALID_ALLOW_FILES",
 	    "allowFiles is not a boolean.",
 	    "allowFiles must be true, false or null (true: the answer may carry files)."},

@@ -106,12 +106,16 @@ bl_op_request_create(struct bl_req *r)
 	    (e = bl_field_int(lim, BL_F_TTL, r->json, &ttl)) != BL_OK ||
 	    (e = bl_field_bool(lim, BL_F_ALLOW_FILES, r->json, &n.allow_files)) != BL_OK)
 		goto out;
-	if (json_object_object_get_ex(r->json, "note", &v) &&
-	    !json_object_is_type(v, json_type_null)) {
-		if ((e = bl_json_sealed(r, v, "note", BL_F_NOTE, &note)) != BL_OK)
-			goto out;
-		n.note = &note;
+	/* always sealed, an empty note too: it vouches for the public key (docs/API.md) */
+	if (!json_object_object_get_ex(r->json, "note", &v) ||
+	    (e = bl_json_sealed(r, v, "note", BL_F_NOTE, &note)) != BL_OK) {
+		if (v == NULL)
+			e = bl_req_fail(r, BL_ERR_INVALID_NOTE, "note is required: {ciphertext, iv} "
+			    "under the request link's key, with the public key as additional data "
+			    "(an empty note sealed when there is none).");
+		goto out;
 	}
+	n.note = &note;
 	n.created_ms = r->now_ms;
 	n.expires_ms = r->now_ms + ttl * 1000;
 	e = BL_ERR_INTERNAL;

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { checkError, sha256hex } from '../lib/cgi.mjs';
+import fs from 'node:fs';
+import { checkError, sha256hex, dbFiles } from '../lib/cgi.mjs';
 import { requestContext, wire } from './helpers.mjs';
 
 const text = (b) => Buffer.from(b).toString('utf8');
@@ -23,7 +24,10 @@ test('ask, read the note, answer once, read the answer once: text and files byte
 	assert.equal(g.status, 200);
 	assert.equal(g.json.type, 'request');
 	assert.equal(g.json.publicKey, q.publicKey);
-	assert.equal(text(await wire.open(wire.decodeKey(q.noteKey), g.json.note)), 'the VPN password for host X, please');
+	assert.equal(await wire.openNote(q.noteKey, g.json.publicKey, g.json.note), 'the VPN password for host X, please');
+	const other = await wire.newRequestKeys();
+	await assert.rejects(wire.openNote(q.noteKey, other.publicKey, g.json.note), (e) => e.reason === 'key',
+		'a public key swapped by the server does not open the note');
 	let s = await ctx.rq.get(q.inboxKey);
 	assert.equal(s.json.state, 'waiting');
 	checkError(assert, await ctx.rq.post(q.inboxKey), 409, 'REQUEST_WAITING');
@@ -118,15 +122,17 @@ test('validation: public keys, note, allowFiles, server-side answers, files refu
 	checkError(assert, await ctx.rq.create({}), 400, 'INVALID_PUBLIC_KEY');
 	checkError(assert, await ctx.rq.create({ publicKey: 'A'.repeat(87) }), 400, 'INVALID_PUBLIC_KEY');
 	const k = await wire.newRequestKeys();
-	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, ttl: 60 }), 400, 'INVALID_TTL');
-	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, allowFiles: 'yes' }), 400, 'INVALID_ALLOW_FILES');
+	const note = await wire.sealNote(k.noteKey, k.publicKey, '');
+	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, note, ttl: 60 }), 400, 'INVALID_TTL');
+	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, note, allowFiles: 'yes' }), 400, 'INVALID_ALLOW_FILES');
+	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey }), 400, 'INVALID_NOTE');
 	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, note: 'plain' }), 400, 'INVALID_NOTE');
-	const big = await wire.seal(wire.decodeKey(k.noteKey), 'x'.repeat(wire.LIMITS.note.max + 1));
+	const big = await wire.sealNote(k.noteKey, k.publicKey, 'x'.repeat(wire.LIMITS.note.max + 1));
 	checkError(assert, await ctx.rq.create({ publicKey: k.publicKey, note: big }), 400, 'INVALID_NOTE');
 	const q = await ctx.ask({ allowFiles: false });
 	const g = await ctx.rq.get(q.requestKey);
 	assert.equal(g.json.allowFiles, false);
-	assert.equal(g.json.note, null);
+	assert.equal(await wire.openNote(q.noteKey, g.json.publicKey, g.json.note), '');
 	const sealed = await wire.sealAnswer(q.publicKey, { text: 't' });
 	checkError(assert, await ctx.rq.post(q.requestKey, { ...sealed, ephemeralKey: undefined }), 400, 'INVALID_PUBLIC_KEY');
 	checkError(assert, await ctx.rq.post(q.requestKey, { ephemeralKey: sealed.ephemeralKey, text: 'plain' }), 400, 'INVALID_ENCRYPTION_MODE');
@@ -152,5 +158,36 @@ test('a database of schema version 3 (before requests) is migrated on first use'
 	assert.equal(ctx.sql(process.env.BURNLINK_TEST_PG ? 'SELECT version FROM burnlink_schema'
 		: 'PRAGMA user_version').trim(), '4');
 	assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1', 'the old secret is kept');
+	ctx.remove();
+});
+
+// Whether any 16-byte window of buf is in one of the database's files (SQLite).
+function inDatabase(ctx, buf) {
+	const files = dbFiles(ctx.db).map((f) => fs.readFileSync(f));
+	for (let i = 0; i + 16 <= buf.length; i += 16)
+		if (files.some((f) => f.includes(buf.subarray(i, i + 16))))
+			return true;
+	return false;
+}
+
+test('secure deletion: the answer\'s and the note\'s ciphertext leave the database files when read or burned', { skip: process.env.BURNLINK_TEST_PG ? 'scans the SQLite files' : false }, async () => {
+	const ctx = requestContext();
+	const q = await ctx.ask({ note: 'n'.repeat(200) });
+	const note = Buffer.from((await ctx.rq.get(q.requestKey)).json.note.ciphertext, 'base64');
+	const body = await wire.sealAnswer(q.publicKey, { text: 'z'.repeat(3000), files: [{ name: 'f', data: crypto.randomBytes(5000) }] });
+	assert.equal((await ctx.rq.post(q.requestKey, body)).status, 200);
+	const text = Buffer.from(body.text.ciphertext, 'base64');
+	const file = Buffer.from(body.files[0].data.ciphertext, 'base64');
+	assert.ok(inDatabase(ctx, text) && inDatabase(ctx, file), 'the search finds the stored answer');
+	assert.ok(!inDatabase(ctx, note), 'the note went with the answer');
+	assert.equal((await ctx.rq.post(q.inboxKey)).status, 200);
+	assert.ok(!inDatabase(ctx, text), 'the answer text is gone from the files');
+	assert.ok(!inDatabase(ctx, file), 'the answer file is gone from the files');
+
+	const b = await ctx.ask({ note: 'm'.repeat(200) });
+	const note2 = Buffer.from((await ctx.rq.get(b.requestKey)).json.note.ciphertext, 'base64');
+	assert.ok(inDatabase(ctx, note2));
+	assert.equal((await ctx.rq.burn(b.requestKey)).status, 200);
+	assert.ok(!inDatabase(ctx, note2), 'the burned note is gone from the files');
 	ctx.remove();
 });

@@ -86,10 +86,22 @@ test('--inbox-file writes the inbox link to a new 0600 file; text only refuses f
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {
 	const keys = await wire.newRequestKeys();
 	const res = await fetch(`${srv.base}/api/requests`, { method: 'POST', headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ publicKey: keys.publicKey, allowFiles: true }) });
+		body: JSON.stringify({ publicKey: keys.publicKey, allowFiles: true,
+			note: await wire.sealNote(keys.noteKey, keys.publicKey, '') }) });
 	const q = await res.json();
 	const a = await cli(['answer', `${q.requestUrl}#key=${keys.noteKey}`, 'from the CLI']);
 	assert.equal(a.code, 0, a.err);
 	const read = await (await fetch(`${srv.base}/api/requests/${q.inboxKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
 	assert.equal(Buffer.from((await wire.openRequestAnswer(keys.inboxSecret, read)).text).toString(), 'from the CLI');
+});
+
+test('answer refuses a request whose note does not open with the link (damaged link or swapped key); nothing is sent', async () => {
+	const r = await cli(['request', '--note', 'n']);
+	const [requestLink, inboxLink] = r.out.trim().split('\n');
+	const other = wire.encodeKey(new Uint8Array(32).fill(7));
+	const a = await cli(['answer', requestLink.replace(/#key=.*$/, `#key=${other}`), 'secret']);
+	assert.equal(a.code, 1);
+	assert.match(a.err, /does not match its link/);
+	const s = await cli(['status', inboxLink]);
+	assert.match(s.out, /^state:\s+waiting$/m);
 });

@@ -31,9 +31,8 @@ export function requestContext(extraEnv) {
 	// A new request of the requester: its keys, the server's answer and the note key.
 	ctx.ask = async ({ note, ttl, allowFiles } = {}) => {
 		const keys = await wire.newRequestKeys();
-		const body = { publicKey: keys.publicKey };
-		if (note !== undefined)
-			body.note = await wire.seal(wire.decodeKey(keys.noteKey), note);
+		const body = { publicKey: keys.publicKey,
+			note: await wire.sealNote(keys.noteKey, keys.publicKey, note ?? '') };
 		if (ttl !== undefined) body.ttl = ttl;
 		if (allowFiles !== undefined) body.allowFiles = allowFiles;
 		const res = await ctx.rq.create(body);

@@ -44,7 +44,7 @@ for (const kind of SERVERS) {
 			const secret = `answer-${crypto.randomBytes(8).toString('hex')}`;
 			const fileBytes = Buffer.from(`file-${crypto.randomBytes(8).toString('hex')}`);
 			const keys = await wire.newRequestKeys();
-			const body = { publicKey: keys.publicKey, note: await wire.seal(wire.decodeKey(keys.noteKey), note) };
+			const body = { publicKey: keys.publicKey, note: await wire.sealNote(keys.noteKey, keys.publicKey, note) };
 			let r = await api(srv, 'POST', '/api/requests', body);
 			sent.push(r.init.body);
 			assert.equal(r.status, 200, r.text);

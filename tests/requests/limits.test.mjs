@@ -11,7 +11,7 @@ import { requestContext, wire } from './helpers.mjs';
 test('each method is counted by its own per-IP limit (create, metadata, retrieve, burn)', async () => {
 	const ctx = requestContext();
 	const q = await ctx.ask();
-	const created = await ctx.rq.create({ publicKey: q.publicKey });
+	const created = await ctx.rq.create({ publicKey: q.publicKey, note: await wire.sealNote(q.noteKey, q.publicKey, '') });
 	const got = await ctx.rq.get(q.requestKey);
 	const read = await ctx.rq.post(q.inboxKey);
 	const burned = await ctx.rq.burn(q.inboxKey);
@@ -34,7 +34,8 @@ test('with an API key the request is the account\'s (creator limits); a wrong ke
 	assert.equal(issued.code, 0, issued.stderr);
 	const key = issued.json.key;
 	const k = await wire.newRequestKeys();
-	const run = (auth) => ctx.run('requests', { method: 'POST', body: { publicKey: k.publicKey },
+	const note = await wire.sealNote(k.noteKey, k.publicKey, '');
+	const run = (auth) => ctx.run('requests', { method: 'POST', body: { publicKey: k.publicKey, note },
 		env: { REQUEST_URI: '/api/requests', HTTP_AUTHORIZATION: `Bearer ${auth}` } });
 	const ok = await run(key);
 	assert.equal(ok.status, 200, ok.body.toString());

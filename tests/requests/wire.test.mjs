@@ -25,6 +25,8 @@ const v = {
 	ed: row('ephemeral `d`'), epub: row('`ephemeralKey`'), z: row('`Z`'), key: row('AES key'),
 	iv: row('`text.iv` (base64)'),
 	ct: row('`text.ciphertext` (base64) for `correct horse battery staple`'),
+	nk: row('note key (`#key=` of the request link)'), niv: row('`note.iv` (base64)'),
+	nct: row('`note.ciphertext` (base64) for `the VPN password, please`, additional data the requester\'s point'),
 };
 
 test('the vector\'s keys: SHA-256 seeds, uncompressed points, the inbox fragment', () => {
@@ -62,6 +64,19 @@ test('wire.js derives the same key from either side and opens the vector\'s answ
 	const opened = await wire.openRequestAnswer(v.inbox, answer);
 	assert.equal(Buffer.from(opened.text).toString(), 'correct horse battery staple');
 	assert.equal(wire.ANSWER_INFO, 'burnlink request answer v1');
+});
+
+test('the note: AES-256-GCM under the note key with the requester\'s point as additional data', async () => {
+	assert.equal(v.nk, crypto.createHash('sha256').update('burnlink note key').digest('base64url'));
+	const c = crypto.createCipheriv('aes-256-gcm', Buffer.from(v.nk, 'base64url'), Buffer.from(v.niv, 'base64'));
+	c.setAAD(Buffer.from(v.rpub, 'base64url'));
+	const ct = Buffer.concat([c.update('the VPN password, please'), c.final(), c.getAuthTag()]);
+	assert.equal(ct.toString('base64'), v.nct);
+	const item = { ciphertext: v.nct, iv: v.niv };
+	assert.equal(await wire.openNote(v.nk, v.rpub, item), 'the VPN password, please');
+	await assert.rejects(wire.openNote(v.nk, v.epub, item), (e) => e.reason === 'key', 'another public key');
+	const fresh = await wire.sealNote(v.nk, v.rpub, 'x');
+	assert.equal(await wire.openNote(v.nk, v.rpub, fresh), 'x');
 });
 
 test('a sealed answer opens only with its inbox key, byte for byte', async () => {

@@ -19,6 +19,8 @@ const T = {
 	asked: 'Your request is ready.',
 	linkBroken: 'This link is incomplete.',
 	linkBrokenDetail: 'The part after # is missing or damaged: copy the whole link from the message you received.',
+	mismatch: 'This request cannot be answered safely.',
+	mismatchDetail: 'It does not match its link: the link is damaged, or the server changed the requester\'s key. Nothing was sent.',
 	empty: 'There is nothing to send yet.',
 	emptyDetail: 'Type the secret or add a file.',
 	tooLarge: 'The secret is too large.',
@@ -147,9 +149,8 @@ async function ask(ev) {
 	try {
 		const keys = await wire.newRequestKeys();
 		const body = { publicKey: keys.publicKey, ttl: Number($('ttl').value),
-			allowFiles: $('allow-files').checked };
-		if (note.length > 0)
-			body.note = await wire.seal(wire.decodeKey(keys.noteKey), note);
+			allowFiles: $('allow-files').checked,
+			note: await wire.sealNote(keys.noteKey, keys.publicKey, note) };
 		// signed in, the request counts as the account's: with the session's CSRF token
 		const res = await accountCall('POST', 'requests', body);
 		if (!res.ok)
@@ -187,13 +188,16 @@ async function initSender() {
 		return;
 	}
 	const q = res.data;
-	if (q.note) {
-		try {
-			$('note-text').textContent = new TextDecoder().decode(await wire.open(noteKey, q.note, 'note'));
-			$('note-box').hidden = false;
-		} catch {
-			return done(T.linkBroken, T.linkBrokenDetail);
-		}
+	// The note vouches for the public key: it opens only with the requester's own.
+	let note;
+	try {
+		note = await wire.openNote(noteKey, q.publicKey, q.note);
+	} catch {
+		return done(T.mismatch, T.mismatchDetail);
+	}
+	if (note.length > 0) {
+		$('note-text').textContent = note;
+		$('note-box').hidden = false;
 	}
 	$('answer-files-field').hidden = !q.allowFiles;
 	showView('answer-view');

@@ -306,6 +306,42 @@ export async function newRequestKeys() {
 	return { publicKey: encodePoint(pub), inboxSecret, noteKey };
 }
 
+// The note of a request, sealed under the note key (raw bytes or the link's
+// 43 characters) with the requester's public point (65 bytes) as additional
+// data: a sender who opens it knows that the public key the server handed
+// out is the requester's (another key, or a swapped note, does not open).
+// Always sent, an empty note as the empty string.
+export async function sealNote(noteKey, publicKey, text) {
+	const point = decodePoint(publicKey);
+	if (!point)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const raw = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	const k = await importKey(raw);
+	const iv = wc.getRandomValues(new Uint8Array(IV_BYTES));
+	const sealed = await wc.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: point }, k, toBytes(text));
+	return toItem(iv, new Uint8Array(sealed));
+}
+
+// The note's text (a string); throws WireError ("key" when the note key or
+// the public key does not match: the link is damaged, or the server changed
+// the key).
+export async function openNote(noteKey, publicKey, item) {
+	const point = decodePoint(publicKey);
+	if (!point)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const { iv, sealed } = fromItem(item, 'note');
+	const raw = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	if (!raw)
+		throw new WireError('key', 'the note key is damaged', 'note', 'key');
+	const k = await importKey(raw);
+	try {
+		return new TextDecoder('utf-8').decode(await wc.subtle.decrypt({ name: 'AES-GCM', iv,
+		    additionalData: point }, k, sealed));
+	} catch {
+		throw new WireError('key', 'the note does not open with this link and public key', 'note', 'ciphertext');
+	}
+}
+
 // {privateKey (a WebCrypto key), publicRaw (65 bytes)} of an inbox link's
 // key value, or null when it is not 96 bytes of a P-256 key pair.
 export async function importInboxSecret(value) {
