@@ -822,10 +822,10 @@ async function emitContent(opts, outDir, opened, extra, footer) {
 
 /* ---------- secret requests (docs/API.md, "Secret requests") ---------- */
 
-// The inbox secret of an inbox link's #key=… (128 characters), checked.
+// The inbox secret of an inbox link's #key=… (171 characters), checked.
 function inboxSecret(link) {
-	if (link.fragmentKey === null || wire.fromB64u(link.fragmentKey, 96) === null)
-		throw new UsageError('the #key=… part of the inbox link is damaged (expected 128 base64 characters); copy the whole link');
+	if (link.fragmentKey === null || wire.fromB64u(link.fragmentKey, wire.INBOX_BYTES) === null)
+		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters); copy the whole link');
 	return link.fragmentKey;
 }
 
@@ -908,12 +908,11 @@ async function cmdAnswer(opts, args) {
 			throw err;
 		throw new CliError('the request does not match its link: the link is damaged, or the server changed the requester\'s key; nothing was sent');
 	}
-	noteKey.fill(0);
 	if (note.length > 0)
 		process.stderr.write(`burnlink: the request says: ${escapeControls(Buffer.from(note)).text.toString()}\n`);
 	let body;
 	try {
-		body = await wire.sealAnswer(q.publicKey, {
+		body = await wire.sealAnswer(q.publicKey, noteKey, {
 			text,
 			files: files.map(f => ({ name: f.name, type: mimeTypeOf(f.name), data: f.data })),
 		});
@@ -922,6 +921,7 @@ async function cmdAnswer(opts, args) {
 			throw new CliError('the server sent a malformed public key');
 		throw err;
 	}
+	noteKey.fill(0);
 	const res = await api('POST', url, { json: body, timeoutMs });
 	return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'answered\n');
 }

@@ -34,7 +34,7 @@ test('ask, read the note, answer once, read the answer once: text and files byte
 	assert.equal((await ctx.rq.get(q.inboxKey)).json.state, 'waiting', 'no view used');
 
 	const data = crypto.randomBytes(70000);
-	const a = await ctx.answer(q.requestKey, { text: 'hunter2 \u00e9\u0000', files: [{ name: 'cert.pem', type: 'application/x-pem-file', data }] });
+	const a = await ctx.answer(q, { text: 'hunter2 \u00e9\u0000', files: [{ name: 'cert.pem', type: 'application/x-pem-file', data }] });
 	assert.equal(a.status, 200, a.body.toString());
 	assert.deepEqual(a.json, { success: true, state: 'answered' });
 	assert.equal(row(ctx, q.inboxKey), '1|1|0|0|' + row(ctx, q.inboxKey).split('|')[4]);
@@ -52,7 +52,7 @@ test('ask, read the note, answer once, read the answer once: text and files byte
 	assert.ok(Buffer.from(opened.files[0].data).equals(data));
 
 	checkError(assert, await ctx.rq.post(q.inboxKey), 410, 'ANSWER_READ');
-	checkError(assert, await ctx.answer(q.requestKey, { text: 'again' }), 409, 'REQUEST_ANSWERED');
+	checkError(assert, await ctx.answer(q, { text: 'again' }), 409, 'REQUEST_ANSWERED');
 	s = await ctx.rq.get(q.inboxKey);
 	assert.equal(s.json.state, 'read');
 	assert.ok(s.json.readAt);
@@ -66,7 +66,7 @@ test('ask, read the note, answer once, read the answer once: text and files byte
 test('20 concurrent answers to one request: exactly one is accepted, the others 409 REQUEST_ANSWERED', async () => {
 	const ctx = requestContext();
 	const q = await ctx.ask();
-	const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => wire.sealAnswer(q.publicKey, { text: `answer ${i}` })));
+	const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => wire.sealAnswer(q.publicKey, q.noteKey, { text: `answer ${i}` })));
 	const results = await Promise.all(bodies.map((b) => ctx.rq.post(q.requestKey, b)));
 	const ok = results.filter((r) => r.status === 200);
 	assert.equal(ok.length, 1, results.map((r) => r.status).join(','));
@@ -87,11 +87,11 @@ test('either key burns: waiting by the request key, answered by the inbox key; c
 	assert.equal(row(ctx, a.inboxKey), '4|1|1|1|0');
 	assert.equal((await ctx.rq.get(a.inboxKey)).json.state, 'burned');
 	checkError(assert, await ctx.rq.get(a.requestKey), 410, 'REQUEST_BURNED');
-	checkError(assert, await ctx.answer(a.requestKey, { text: 'x' }), 410, 'REQUEST_BURNED');
+	checkError(assert, await ctx.answer(a, { text: 'x' }), 410, 'REQUEST_BURNED');
 	checkError(assert, await ctx.rq.burn(a.inboxKey), 410, 'REQUEST_BURNED');
 
 	const b = await ctx.ask();
-	assert.equal((await ctx.answer(b.requestKey, { text: 'secret answer' })).status, 200);
+	assert.equal((await ctx.answer(b, { text: 'secret answer' })).status, 200);
 	assert.equal((await ctx.rq.burn(b.inboxKey)).status, 200);
 	checkError(assert, await ctx.rq.post(b.inboxKey), 410, 'REQUEST_BURNED');
 	assert.equal(ctx.sql('SELECT state, text_ct IS NULL FROM secrets').trim(), '2|1', 'the answer burned too');
@@ -101,7 +101,7 @@ test('either key burns: waiting by the request key, answered by the inbox key; c
 test('expiry ends the request and its answer; cleanup removes both (then 404)', async () => {
 	const ctx = requestContext();
 	const a = await ctx.ask({ note: 'n', ttl: 1800 });
-	assert.equal((await ctx.answer(a.requestKey, { text: 'late' })).status, 200);
+	assert.equal((await ctx.answer(a, { text: 'late' })).status, 200);
 	const w = await ctx.ask({ note: 'waiting one' });
 	const past = Date.now() - 1000;
 	ctx.sql(`UPDATE requests SET expires_at = ${past}; UPDATE secrets SET expires_at = ${past}`);
@@ -133,10 +133,10 @@ test('validation: public keys, note, allowFiles, server-side answers, files refu
 	const g = await ctx.rq.get(q.requestKey);
 	assert.equal(g.json.allowFiles, false);
 	assert.equal(await wire.openNote(q.noteKey, g.json.publicKey, g.json.note), '');
-	const sealed = await wire.sealAnswer(q.publicKey, { text: 't' });
+	const sealed = await wire.sealAnswer(q.publicKey, q.noteKey, { text: 't' });
 	checkError(assert, await ctx.rq.post(q.requestKey, { ...sealed, ephemeralKey: undefined }), 400, 'INVALID_PUBLIC_KEY');
 	checkError(assert, await ctx.rq.post(q.requestKey, { ephemeralKey: sealed.ephemeralKey, text: 'plain' }), 400, 'INVALID_ENCRYPTION_MODE');
-	checkError(assert, await ctx.answer(q.requestKey, { files: [{ name: 'a', data: new Uint8Array([1]) }] }), 400, 'FILES_NOT_ALLOWED');
+	checkError(assert, await ctx.answer(q, { files: [{ name: 'a', data: new Uint8Array([1]) }] }), 400, 'FILES_NOT_ALLOWED');
 	checkError(assert, await ctx.rq.get('A'.repeat(22)), 404, 'NOT_FOUND');
 	checkError(assert, await ctx.rq.get('short'), 404, 'NOT_FOUND');
 	const m = await ctx.run('requests', { method: 'PUT', env: { REQUEST_URI: '/api/requests' } });
@@ -174,7 +174,7 @@ test('secure deletion: the answer\'s and the note\'s ciphertext leave the databa
 	const ctx = requestContext();
 	const q = await ctx.ask({ note: 'n'.repeat(200) });
 	const note = Buffer.from((await ctx.rq.get(q.requestKey)).json.note.ciphertext, 'base64');
-	const body = await wire.sealAnswer(q.publicKey, { text: 'z'.repeat(3000), files: [{ name: 'f', data: crypto.randomBytes(5000) }] });
+	const body = await wire.sealAnswer(q.publicKey, q.noteKey, { text: 'z'.repeat(3000), files: [{ name: 'f', data: crypto.randomBytes(5000) }] });
 	assert.equal((await ctx.rq.post(q.requestKey, body)).status, 200);
 	const text = Buffer.from(body.text.ciphertext, 'base64');
 	const file = Buffer.from(body.files[0].data.ciphertext, 'base64');

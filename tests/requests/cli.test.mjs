@@ -21,7 +21,7 @@ test('request, answer with text and files, get the answer once: byte for byte', 
 	assert.equal(r.code, 0, r.err);
 	const [requestLink, inboxLink] = r.out.trim().split('\n');
 	assert.match(requestLink, /\/request\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{43}$/);
-	assert.match(inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{128}$/);
+	assert.match(inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{171}$/);
 	let s = await cli(['status', inboxLink]);
 	assert.match(s.out, /^state:\s+waiting$/m);
 	s = await cli(['get', inboxLink]);

@@ -40,12 +40,13 @@ export function requestContext(extraEnv) {
 			throw new Error(`request create: ${res.status} ${res.body.toString()}`);
 		return { ...keys, ...res.json };
 	};
-	// The sender's answer: reads the request, seals content for its public key.
-	ctx.answer = async (requestKey, content) => {
-		const got = await ctx.rq.get(requestKey);
+	// The sender's answer: reads the request, seals content for its public
+	// key and note key (the request link's; q as ask() returns it).
+	ctx.answer = async (q, content) => {
+		const got = await ctx.rq.get(q.requestKey);
 		if (got.status !== 200)
 			return got;
-		return ctx.rq.post(requestKey, await wire.sealAnswer(got.json.publicKey, content));
+		return ctx.rq.post(q.requestKey, await wire.sealAnswer(got.json.publicKey, q.noteKey, content));
 	};
 	return ctx;
 }

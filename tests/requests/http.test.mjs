@@ -52,7 +52,7 @@ for (const kind of SERVERS) {
 			assert.equal(r.json.requestUrl, `${srv.base}/request/${requestKey}`);
 			r = await api(srv, 'GET', `/api/requests/${requestKey}`);
 			assert.equal(r.status, 200, r.text);
-			const answer = await wire.sealAnswer(r.json.publicKey, { text: secret, files: [{ name: 'f.txt', type: 'text/plain', data: fileBytes }] });
+			const answer = await wire.sealAnswer(r.json.publicKey, keys.noteKey, { text: secret, files: [{ name: 'f.txt', type: 'text/plain', data: fileBytes }] });
 			r = await api(srv, 'POST', `/api/requests/${requestKey}`, answer);
 			sent.push(r.init.body);
 			assert.equal(r.status, 200, r.text);

@@ -22,7 +22,7 @@ function row(name) {
 
 const v = {
 	rd: row('requester `d`'), rpub: row('requester `publicKey`'), inbox: row('inbox `#key=`'),
-	ed: row('ephemeral `d`'), epub: row('`ephemeralKey`'), z: row('`Z`'), key: row('AES key'),
+	ed: row('ephemeral `d`'), epub: row('`ephemeralKey`'), z: row('`Z`'), key: row('AES key (IKM: `Z`, then the note key)'),
 	iv: row('`text.iv` (base64)'),
 	ct: row('`text.ciphertext` (base64) for `correct horse battery staple`'),
 	nk: row('note key (`#key=` of the request link)'), niv: row('`note.iv` (base64)'),
@@ -37,8 +37,9 @@ test('the vector\'s keys: SHA-256 seeds, uncompressed points, the inbox fragment
 	assert.equal(r.getPublicKey().toString('base64url'), v.rpub);
 	assert.equal(v.rpub.length, 87);
 	assert.equal(wire.decodePoint(v.rpub)[0], 4);
-	assert.equal(Buffer.concat([r.getPrivateKey(), r.getPublicKey().subarray(1)]).toString('base64url'), v.inbox);
-	assert.equal(v.inbox.length, 128);
+	assert.equal(Buffer.concat([r.getPrivateKey(), r.getPublicKey().subarray(1),
+	    Buffer.from(v.nk, 'base64url')]).toString('base64url'), v.inbox);
+	assert.equal(v.inbox.length, 171);
 });
 
 test('node:crypto: ECDH, HKDF-SHA-256 (salt, info) and AES-256-GCM give the documented values', () => {
@@ -49,7 +50,8 @@ test('node:crypto: ECDH, HKDF-SHA-256 (salt, info) and AES-256-GCM give the docu
 	const z = e.computeSecret(rpub);
 	assert.equal(z.toString('hex'), v.z);
 	const salt = Buffer.concat([e.getPublicKey(), rpub]);
-	const key = Buffer.from(crypto.hkdfSync('sha256', z, salt, 'burnlink request answer v1', 32));
+	const ikm = Buffer.concat([z, Buffer.from(v.nk, 'base64url')]);
+	const key = Buffer.from(crypto.hkdfSync('sha256', ikm, salt, 'burnlink request answer v1', 32));
 	assert.equal(key.toString('hex'), v.key);
 	const sealed = wire.nodeSync(crypto).seal(key, 'correct horse battery staple', Buffer.from(v.iv, 'base64'));
 	assert.deepEqual(sealed, { ciphertext: v.ct, iv: v.iv });
@@ -58,7 +60,8 @@ test('node:crypto: ECDH, HKDF-SHA-256 (salt, info) and AES-256-GCM give the docu
 test('wire.js derives the same key from either side and opens the vector\'s answer', async () => {
 	const inbox = await wire.importInboxSecret(v.inbox);
 	const epub = wire.decodePoint(v.epub);
-	const fromRequester = await wire.answerKey(inbox.privateKey, epub, epub, inbox.publicRaw);
+	assert.equal(Buffer.from(inbox.noteKey).toString('base64url'), v.nk);
+	const fromRequester = await wire.answerKey(inbox.privateKey, epub, epub, inbox.publicRaw, inbox.noteKey);
 	assert.equal(Buffer.from(fromRequester).toString('hex'), v.key);
 	const answer = { ephemeralKey: v.epub, text: { ciphertext: v.ct, iv: v.iv }, files: [] };
 	const opened = await wire.openRequestAnswer(v.inbox, answer);
@@ -83,7 +86,7 @@ test('a sealed answer opens only with its inbox key, byte for byte', async () =>
 	const a = await wire.newRequestKeys();
 	const b = await wire.newRequestKeys();
 	const data = crypto.randomBytes(3000);
-	const body = await wire.sealAnswer(a.publicKey, { text: 'pässwörd\u0000x', files: [{ name: 'k.bin', type: '', data }] });
+	const body = await wire.sealAnswer(a.publicKey, a.noteKey, { text: 'pässwörd\u0000x', files: [{ name: 'k.bin', type: '', data }] });
 	assert.equal(body.ephemeralKey.length, 87);
 	const got = await wire.openRequestAnswer(a.inboxSecret, body);
 	assert.equal(Buffer.from(got.text).toString(), 'pässwörd\u0000x');
@@ -91,6 +94,9 @@ test('a sealed answer opens only with its inbox key, byte for byte', async () =>
 	assert.equal(got.files[0].type, 'application/octet-stream');
 	assert.ok(Buffer.from(got.files[0].data).equals(data));
 	await assert.rejects(wire.openRequestAnswer(b.inboxSecret, body), (e) => e.reason === 'key');
+	const forged = await wire.sealAnswer(a.publicKey, b.noteKey, { text: 'from the server' });
+	await assert.rejects(wire.openRequestAnswer(a.inboxSecret, forged), (e) => e.reason === 'key',
+		'an answer sealed without the request link\'s note key (by the server) does not open');
 	assert.equal(wire.decodePoint('A'.repeat(87)), null);
 	assert.equal(await wire.importInboxSecret('x'), null);
 });

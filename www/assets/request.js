@@ -201,11 +201,11 @@ async function initSender() {
 	}
 	$('answer-files-field').hidden = !q.allowFiles;
 	showView('answer-view');
-	$('answer-form').addEventListener('submit', (ev) => send(ev, q));
+	$('answer-form').addEventListener('submit', (ev) => send(ev, q, noteKey));
 	$('sender-burn').addEventListener('click', () => burn(T.declineConfirm));
 }
 
-async function send(ev, q) {
+async function send(ev, q, noteKey) {
 	ev.preventDefault();
 	const box = $('answer-error');
 	setMessage(box);
@@ -228,7 +228,7 @@ async function send(ev, q) {
 	button.disabled = true;
 	announce(T.sending);
 	try {
-		const body = await wire.sealAnswer(q.publicKey, {
+		const body = await wire.sealAnswer(q.publicKey, noteKey, {
 			text,
 			files: picked.map((f) => ({ name: f.name, type: f.type,
 				data: async () => new Uint8Array(await f.arrayBuffer()) })),
@@ -323,7 +323,7 @@ async function burn(question) {
 
 function initInbox() {
 	const secret = fragment();
-	if (!here.key || !secret || wire.fromB64u(secret, 96) === null)
+	if (!here.key || !secret || wire.fromB64u(secret, wire.INBOX_BYTES) === null)
 		return done(T.linkBroken, T.linkBrokenDetail);
 	$('reveal').addEventListener('click', () => reveal(secret));
 	$('refresh').addEventListener('click', loadInbox);

@@ -254,9 +254,11 @@ export function nodeSync(nodeCrypto) {
 
 // ECDH over P-256; public keys travel as the uncompressed SEC1 point (65
 // bytes: 0x04 || X || Y) in url-safe base64 without padding (87 characters);
-// the inbox link's fragment holds d || X || Y (96 bytes, 128 characters).
+// the inbox link's fragment holds d || X || Y || the note key (128 bytes,
+// 171 characters).
 export const POINT_BYTES = 65;
 export const SCALAR_BYTES = 32;
+export const INBOX_BYTES = 128;
 export const ANSWER_INFO = 'burnlink request answer v1';
 const EC = { name: 'ECDH', namedCurve: 'P-256' };
 
@@ -287,7 +289,7 @@ export function decodePoint(s) {
 	return b && b[0] === 4 ? b : null;
 }
 
-// A new request: {publicKey (87 characters, for the server), inboxSecret (128
+// A new request: {publicKey (87 characters, for the server), inboxSecret (171
 // characters, for the inbox link's fragment only), noteKey (43 characters,
 // for the request link's fragment only)}.
 export async function newRequestKeys() {
@@ -295,12 +297,13 @@ export async function newRequestKeys() {
 	const jwk = await wc.subtle.exportKey('jwk', pair.privateKey);
 	const pub = new Uint8Array(await wc.subtle.exportKey('raw', pair.publicKey));
 	const unb = (v) => fromB64u(v, SCALAR_BYTES);
-	const secret = new Uint8Array(SCALAR_BYTES * 3);
+	const nk = newKey();
+	const secret = new Uint8Array(INBOX_BYTES);
 	secret.set(unb(jwk.d), 0);
 	secret.set(pub.subarray(1), SCALAR_BYTES);
+	secret.set(nk, SCALAR_BYTES * 3);
 	const inboxSecret = b64u(secret);
 	secret.fill(0);
-	const nk = newKey();
 	const noteKey = encodeKey(nk);
 	nk.fill(0);
 	return { publicKey: encodePoint(pub), inboxSecret, noteKey };
@@ -342,10 +345,11 @@ export async function openNote(noteKey, publicKey, item) {
 	}
 }
 
-// {privateKey (a WebCrypto key), publicRaw (65 bytes)} of an inbox link's
-// key value, or null when it is not 96 bytes of a P-256 key pair.
+// {privateKey (a WebCrypto key), publicRaw (65 bytes), noteKey (32 bytes)}
+// of an inbox link's key value, or null when it is not 128 bytes of a P-256
+// key pair and a note key.
 export async function importInboxSecret(value) {
-	const b = fromB64u(value, SCALAR_BYTES * 3);
+	const b = fromB64u(value, INBOX_BYTES);
 	if (!b)
 		return null;
 	const jwk = {
@@ -354,42 +358,53 @@ export async function importInboxSecret(value) {
 	};
 	const publicRaw = new Uint8Array(POINT_BYTES);
 	publicRaw[0] = 4;
-	publicRaw.set(b.subarray(32), 1);
+	publicRaw.set(b.subarray(32, 96), 1);
+	const noteKey = b.slice(96, 128);
 	b.fill(0);
 	try {
 		const privateKey = await wc.subtle.importKey('jwk', jwk, EC, false, ['deriveBits']);
-		return { privateKey, publicRaw };
+		return { privateKey, publicRaw, noteKey };
 	} catch {
 		return null;
 	}
 }
 
-// The 32-byte AES-256-GCM key of an answer: HKDF-SHA-256 over the ECDH
-// shared secret (the X coordinate, 32 bytes), salt = the ephemeral public
-// point || the requester's public point (130 bytes), info = ANSWER_INFO.
-export async function answerKey(privateKey, peerRaw, ephemeralRaw, requesterRaw) {
+// The 32-byte AES-256-GCM key of an answer: HKDF-SHA-256 with IKM = the
+// ECDH shared secret (the X coordinate, 32 bytes) || the note key (32 bytes:
+// only a holder of the request link can make an answer that opens), salt =
+// the ephemeral public point || the requester's public point (130 bytes),
+// info = ANSWER_INFO.
+export async function answerKey(privateKey, peerRaw, ephemeralRaw, requesterRaw, noteKey) {
 	const peer = await wc.subtle.importKey('raw', toBytes(peerRaw), EC, false, []);
 	const z = new Uint8Array(await wc.subtle.deriveBits({ name: 'ECDH', public: peer }, privateKey, 256));
+	const ikmBytes = new Uint8Array(64);
+	ikmBytes.set(z, 0);
+	ikmBytes.set(toBytes(noteKey), 32);
+	z.fill(0);
 	const salt = new Uint8Array(POINT_BYTES * 2);
 	salt.set(toBytes(ephemeralRaw), 0);
 	salt.set(toBytes(requesterRaw), POINT_BYTES);
-	const ikm = await wc.subtle.importKey('raw', z, 'HKDF', false, ['deriveBits']);
-	z.fill(0);
+	const ikm = await wc.subtle.importKey('raw', ikmBytes, 'HKDF', false, ['deriveBits']);
+	ikmBytes.fill(0);
 	const bits = await wc.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt,
 	    info: toBytes(ANSWER_INFO) }, ikm, 256);
 	return new Uint8Array(bits);
 }
 
 // The body of POST /requests/<requestKey>: {ephemeralKey, text?, files?},
-// sealed for the requester's public key (87 characters) like a secret
+// sealed for the requester's public key (87 characters) and the request
+// link's note key (its 43 characters, or the bytes) like a secret
 // (sealCreate) under the key answerKey() derives; options as sealCreate's.
-export async function sealAnswer(publicKey, content, options) {
+export async function sealAnswer(publicKey, noteKey, content, options) {
 	const requester = decodePoint(publicKey);
 	if (!requester)
 		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const nk = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	if (!nk)
+		throw new WireError('key', 'the note key is damaged', 'note key', 'key');
 	const eph = await wc.subtle.generateKey(EC, true, ['deriveBits']);
 	const ephRaw = new Uint8Array(await wc.subtle.exportKey('raw', eph.publicKey));
-	const key = await answerKey(eph.privateKey, requester, ephRaw, requester);
+	const key = await answerKey(eph.privateKey, requester, ephRaw, requester, nk);
 	try {
 		const body = await sealCreate(key, content, options);
 		return { ephemeralKey: encodePoint(ephRaw), ...body };
@@ -409,9 +424,11 @@ export async function openRequestAnswer(inboxSecret, answer) {
 		throw new WireError('malformed', 'not a P-256 public key', 'ephemeral key', 'ephemeralKey');
 	let key;
 	try {
-		key = await answerKey(me.privateKey, eph, eph, me.publicRaw);
+		key = await answerKey(me.privateKey, eph, eph, me.publicRaw, me.noteKey);
 	} catch {
 		throw new WireError('key', 'the ephemeral key is not a point of P-256', 'ephemeral key', 'ephemeralKey');
+	} finally {
+		me.noteKey.fill(0);
 	}
 	try {
 		return await openAnswer(key, answer);
