@@ -93,7 +93,7 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -c -o $@ $<
 
 # The units that include the backend interface (lib/store.h).
-STORE_OBJ = store store_sql store_sqlite store_pg counters secret account_store
+STORE_OBJ = store store_sql store_sqlite store_pg counters secret request account_store
 $(STORE_OBJ:%=$(BUILD)/lib/%.o): lib/store.h
 $(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
 

@@ -59,6 +59,15 @@ enum bl_err {
 	BL_ERR_KEY_LIMIT,
 	BL_ERR_CONFIG_INVALID,		/* the settings file (lib/settings.c) */
 	BL_ERR_UNHEALTHY,		/* GET /api/health */
+	BL_ERR_INVALID_PUBLIC_KEY,	/* secret requests (lib/request_ops.c) */
+	BL_ERR_INVALID_NOTE,
+	BL_ERR_INVALID_ALLOW_FILES,
+	BL_ERR_FILES_NOT_ALLOWED,
+	BL_ERR_REQUEST_ANSWERED,
+	BL_ERR_REQUEST_WAITING,
+	BL_ERR_ANSWER_READ,
+	BL_ERR_REQUEST_EXPIRED,
+	BL_ERR_REQUEST_BURNED,
 	BL_ERR__MAX
 };
 
@@ -91,6 +100,7 @@ const struct bl_error_info *bl_error_info(enum bl_err);
 #define BL_META_SEALED_MAX	1024		/* plaintext bytes of an encrypted one */
 #define BL_ATTEMPTS_PER_MIN	5		/* per secret and client (IPv6 per /48) */
 #define BL_ATTEMPTS_PER_HOUR	20		/* per secret, all clients together */
+#define BL_NOTE_MAX		1024		/* plaintext bytes of a secret request's note */
 
 /*
  * fields.c: the table of validated inputs, one row per field (and per limit a
@@ -118,6 +128,8 @@ enum bl_field {
 	BL_F_KEYS,		/* valid API keys per account */
 	BL_F_SESSION_IDLE,
 	BL_F_SESSION_MAX,
+	BL_F_NOTE,		/* a secret request's sealed note, its plaintext bytes */
+	BL_F_ALLOW_FILES,	/* whether a request's answer may carry files */
 	BL_F__MAX
 };
 
@@ -272,6 +284,7 @@ extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
 extern const struct bl_route bl_route_config;		/* GET /api/config */
 extern const struct bl_route bl_route_health;		/* GET /api/health */
+extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 int		 bl_serve(const struct bl_route *);
 
 /*
@@ -292,6 +305,7 @@ void		 bl_log_id(const char *id, const char *fmt, ...)
 struct bl_cleanup_stats {
 	int64_t	removed;	/* rows past expiresAt, with their attachments */
 	int64_t	counters;	/* ended counter windows pruned */
+	int64_t	requests;	/* secret requests past expiresAt */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);

@@ -54,6 +54,10 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_SESSION_IDLE, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
 	[BL_F_SESSION_MAX] = {"sessionMax", NULL, BL_FT_SECONDS,
 	    {0, BL_SESSION_MAX, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
+	[BL_F_NOTE] = {"note", NULL, BL_FT_SIZE,
+	    {0, BL_NOTE_MAX, 0}, BL_NULL_INVALID, BL_ERR_INVALID_NOTE},
+	[BL_F_ALLOW_FILES] = {"allowFiles", "allowFiles", BL_FT_BOOLEAN,
+	    {0, 1, 1}, BL_NULL_DEFAULT, BL_ERR_INVALID_ALLOW_FILES},
 };
 
 /* The row of f (f must be a field). */

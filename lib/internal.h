@@ -116,6 +116,60 @@ enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HAS
 		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
 enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
 
+/*
+ * request.c: the lifecycle of a secret request (docs/API.md, "Secret
+ * requests"): waiting until one answer (answered), which is read once (read),
+ * or expired, or burned by either key. The answer is a one-view secret row
+ * (lib/secret.c) that only the request points to; every change locks the
+ * request row and re-checks its state in one transaction.
+ */
+#define BL_POINT_BYTES	65	/* an uncompressed P-256 point */
+
+enum bl_rstate {
+	BL_RQ_WAITING = 0,
+	BL_RQ_ANSWERED = 1,
+	BL_RQ_READ = 2,
+	BL_RQ_EXPIRED = 3,
+	BL_RQ_BURNED = 4
+};
+
+struct bl_request {
+	int64_t		 id;
+	enum bl_rstate	 state;
+	int		 by_inbox;	/* the lookup matched the inbox key */
+	int64_t		 created_ms;
+	int64_t		 expires_ms;
+	int64_t		 answered_ms;	/* -1: not answered */
+	int64_t		 read_ms;	/* -1: not read */
+	int		 allow_files;
+	int		 has_public_key;	/* gone once the request ends */
+	unsigned char	 public_key[BL_POINT_BYTES];
+	int64_t		 answer_id;	/* the answer's secret row, 0: none */
+	int		 has_answer_key;
+	unsigned char	 answer_key[BL_POINT_BYTES];	/* the sender's ephemeral key */
+};
+
+struct bl_new_request {
+	unsigned char	 request_hash[BL_HASH_BYTES];
+	unsigned char	 inbox_hash[BL_HASH_BYTES];
+	int64_t		 created_ms;
+	int64_t		 expires_ms;
+	int		 allow_files;
+	unsigned char	 public_key[BL_POINT_BYTES];
+	const struct bl_item *note;	/* NULL: none */
+};
+
+enum bl_err	 bl_request_insert(struct bl_store *, const struct bl_new_request *);
+enum bl_err	 bl_request_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    int64_t now_ms, struct bl_request *, struct bl_item *note);
+enum bl_err	 bl_request_answer(struct bl_store *, int64_t id, int64_t now_ms,
+		    const unsigned char ephemeral[BL_POINT_BYTES], const struct bl_content *);
+enum bl_err	 bl_request_read(struct bl_store *, int64_t id, int64_t now_ms,
+		    struct bl_request *, struct bl_content *);
+enum bl_err	 bl_request_burn(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_request_state_err(enum bl_rstate, int by_inbox);
+const char	*bl_request_state_name(enum bl_rstate);
+
 /* account_store.c: accounts, API keys, passwords, sessions and an account's secrets. */
 enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
 		    int64_t max, int (*cb)(void *, const struct bl_secret *), void *);
@@ -189,6 +243,8 @@ struct bl_create {
 	unsigned char	 dkey[32];	/* server-side key, wiped after use */
 };
 enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
+enum bl_err	 bl_json_sealed(struct bl_req *, json_object *, const char *what, enum bl_field,
+		    struct bl_item *);
 void		 bl_create_free(struct bl_create *);
 
 /*
@@ -197,9 +253,9 @@ void		 bl_create_free(struct bl_create *);
  *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
  *   formats  json.c
  *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c secret.c account_store.c health.c
+ *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c status.c route.c
+ *   handlers ops.c account.c status.c request_ops.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
@@ -316,7 +372,8 @@ enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
 enum bl_path {
 	BL_PATH_NONE = 0,	/* PATH_INFO is not read */
 	BL_PATH_KEY,		/* "/<22-character key>", else 404 NOT_FOUND */
-	BL_PATH_ITEM		/* the collection, or "/<id>" of one of its items */
+	BL_PATH_ITEM,		/* the collection, or "/<id>" of one of its items */
+	BL_PATH_KEY_ITEM	/* the collection, or "/<22-character key>" (else 404 NOT_FOUND) */
 };
 
 #define BL_NEED_CREATOR		0x01u	/* API key, else session + CSRF; creator limits */
@@ -332,6 +389,8 @@ struct bl_action {
 	int		 item;		/* BL_PATH_ITEM: 1 for "/<id>", 0 for the collection */
 	unsigned	 needs;		/* BL_NEED_* */
 	enum bl_err	(*handler)(struct bl_req *);
+	int		 own_limit;	/* 1: counted by limit, not by the route's */
+	enum bl_limit	 limit;
 };
 
 #define BL_ACTIONS_MAX	4
@@ -381,6 +440,12 @@ int		 bl_signup_open(const struct bl_req *);
 /* status.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
 enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
+
+/* request_ops.c: the secret request handlers (docs/API.md, "Secret requests"). */
+enum bl_err	 bl_op_request_create(struct bl_req *);	/* POST /api/requests */
+enum bl_err	 bl_op_request_get(struct bl_req *);	/* GET, HEAD /api/requests/<key> */
+enum bl_err	 bl_op_request_post(struct bl_req *);	/* POST: answer, or read the answer */
+enum bl_err	 bl_op_request_burn(struct bl_req *);	/* DELETE /api/requests/<key> */
 enum bl_err	 bl_session_load(struct bl_req *, struct bl_sess *);
 enum bl_err	 bl_check_origin(struct bl_req *);
 enum bl_err	 bl_check_csrf(struct bl_req *, const struct bl_sess *);

@@ -611,6 +611,7 @@ too_large(struct bl_req *r, enum bl_field f, const char *what)
 
 	bl_hint_format(&r->ctx->cfg.limits, f == BL_F_SEALED_META ?
 	    "${sealedMeta.max:size} limit (${sealedMeta.max} bytes of plaintext)" :
+	    f == BL_F_NOTE ? "${note.max:size} limit (${note.max} bytes of plaintext)" :
 	    "${content.max:size} limit (${content.max} bytes of plaintext)",
 	    bound, sizeof(bound));
 	return bl_req_fail(r, bl_field_info(f)->err, "%s is larger than the %s.", what, bound);
@@ -661,6 +662,20 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
 	free(ivb);
 	it->enc = 1;
 	return BL_OK;
+}
+
+/*
+ * Decodes one sealed item {ciphertext, iv} (a secret request's note) into it,
+ * its plaintext at most field f's bound; the field's error when v is not an
+ * object.
+ */
+enum bl_err
+bl_json_sealed(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
+    struct bl_item *it)
+{
+	if (!json_object_is_type(v, json_type_object))
+		return bl_req_fail(r, bl_field_info(f)->err, "%s must be {ciphertext, iv}.", what);
+	return parse_enc(r, v, what, f, 0, it);
 }
 
 /* Copies a plaintext string into it (to be encrypted later, or kept plain). */

@@ -59,8 +59,9 @@ path_char(unsigned char c)
 
 /*
  * {site_url}: BURNLINK_SITE_URL, else the scheme, HTTP_HOST and the path the
- * install lives under (what REQUEST_URI has before "/api/secrets"). Only
- * characters valid in a host or path are taken from the request.
+ * install lives under (what REQUEST_URI has before "/api/secrets" or
+ * "/api/requests"). Only characters valid in a host or path are taken from
+ * the request.
  */
 int
 bl_site_url(struct bl_req *r, char **out)
@@ -91,7 +92,8 @@ bl_site_url(struct bl_req *r, char **out)
 		host = "localhost";
 		hlen = strlen(host);
 	}
-	if (uri != NULL && (api = strstr(uri, "/api/secrets")) != NULL) {
+	if (uri != NULL && ((api = strstr(uri, "/api/secrets")) != NULL ||
+	    (api = strstr(uri, "/api/requests")) != NULL)) {
 		plen = (size_t)(api - uri);
 		for (i = 0; i < plen; i++)
 			if (!path_char((unsigned char)uri[i]))

@@ -51,6 +51,10 @@ static const char *const dialect[ST__MAX] = {
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1 "
+	    "FOR UPDATE",
+	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
+	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
 };
 
 /*

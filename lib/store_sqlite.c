@@ -55,6 +55,9 @@
 static const unsigned char frees_content[ST__MAX] = {
 	[ST_DELETE_FILES] = 1,
 	[ST_SET_STATE] = 1,
+	[ST_RQ_ANSWER] = 1,
+	[ST_RQ_READ] = 1,
+	[ST_RQ_END] = 1,
 };
 
 struct sqlite_store {

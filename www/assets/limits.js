@@ -22,4 +22,6 @@ export const LIMITS = Object.freeze({
 	keys: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'KEY_LIMIT_REACHED' }),
 	sessionIdle: Object.freeze({ member: null, type: 'seconds', min: 0, max: 7200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
 	sessionMax: Object.freeze({ member: null, type: 'seconds', min: 0, max: 43200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
+	note: Object.freeze({ member: null, type: 'size', min: 0, max: 1024, default: null, null: 'invalid', code: 'INVALID_NOTE' }),
+	allowFiles: Object.freeze({ member: 'allowFiles', type: 'boolean', min: 0, max: 1, default: true, null: 'default', code: 'INVALID_ALLOW_FILES' }),
 });
