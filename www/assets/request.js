@@ -6,53 +6,31 @@
 
 import * as wire from './wire.js';
 import {
-	$, el, showView, announce, setMessage, copyText, describeError, formatDate,
-	formatRelative, MAX_PLAINTEXT, MAX_FILES,
+	$, el, showView, announce, setMessage, copyText, describeError, msg, localize,
+	MAX_PLAINTEXT, MAX_FILES,
 } from './common.js';
+import { Msg, value, bytes, date, rel, setTitle } from './i18n.js';
 import { call as accountCall } from './account.js';
 
-// Every string of these pages, in one place (for translation).
-const T = {
-	noteTooLong: 'The note is too long.',
-	noteTooLongDetail: `A note may hold at most ${wire.LIMITS.note.max} bytes.`,
-	asking: 'Making the key pair…',
-	asked: 'Your request is ready.',
-	linkBroken: 'This link is incomplete.',
-	linkBrokenDetail: 'The part after # is missing or damaged: copy the whole link from the message you received.',
-	mismatch: 'This request cannot be answered safely.',
-	mismatchDetail: 'It does not match its link: the link is damaged, or the server changed the requester\'s key. Nothing was sent.',
-	empty: 'There is nothing to send yet.',
-	emptyDetail: 'Type the secret or add a file.',
-	tooLarge: 'The secret is too large.',
-	tooLargeDetail: 'Text and files together may hold at most 2 MiB.',
-	tooManyFiles: `At most ${MAX_FILES} files can be sent.`,
-	sending: 'Encrypting and sending…',
-	sentTitle: 'Your secret was sent',
-	sentText: 'It was encrypted in this browser. The requester can read it once, with their inbox link.',
-	declineConfirm: 'Burn this request? Nobody can answer it afterwards.',
-	burnConfirm: 'Burn this request? Its answer, if any, is deleted and nobody can read it.',
-	burnedTitle: 'The request was burned',
-	burnedText: 'Nothing can be sent or read with it any more.',
-	answeredTitle: 'This request has been answered already',
-	answeredText: 'A request is answered once. Ask the requester for a new request link if needed.',
-	expiredTitle: 'This request has expired',
-	expiredText: 'Ask the requester for a new request link.',
-	goneTitle: 'This request does not exist (any more)',
-	goneText: 'Requests are removed after they expire.',
-	states: {
-		waiting: ['Waiting', 'No answer yet. This page does not use anything: come back later or refresh.'],
-		answered: ['Answered', 'The answer has arrived. Reveal it once: it is deleted from the server as it is read.'],
-		read: ['Read', 'The answer was read and deleted from the server.'],
-		expired: ['Expired', 'The request expired; any answer is deleted.'],
-		burned: ['Burned', 'The request was burned; any answer is deleted.'],
-	},
-	notYet: 'Not yet',
-	revealing: 'Decrypting…',
-	revealed: 'The answer is shown below.',
-	wrongKey: 'The answer cannot be decrypted with this inbox link.',
-	wrongKeyDetail: 'Was the whole link copied? The answer is deleted from the server.',
-	download: (name, size) => `Download ${name} (${size} bytes)`,
-	checked: 'Checked.',
+// Every word of these pages is in the catalogues (www/assets/i18n/, the ask.
+// and request. keys; docs/PAGE.md, "Languages"); the limits are docs/API.md's
+// (limits.js).
+
+// The final views of a request that can no longer be used, by API error code.
+const ENDED = {
+	REQUEST_ANSWERED: ['request.answeredTitle', 'request.answeredText'],
+	REQUEST_BURNED: ['request.burnedTitle', 'request.burnedText'],
+	REQUEST_EXPIRED: ['request.expiredTitle', 'request.expiredText'],
+	NOT_FOUND: ['request.goneTitle', 'request.goneText'],
+};
+
+// The inbox's states: the label and what it means.
+const STATES = {
+	waiting: ['request.state.waiting', 'request.stateText.waiting'],
+	answered: ['request.state.answered', 'request.stateText.answered'],
+	read: ['request.state.read', 'request.stateText.read'],
+	expired: ['request.state.expired', 'request.stateText.expired'],
+	burned: ['request.state.burned', 'request.stateText.burned'],
 };
 
 const KEY_RE = /^[A-Za-z0-9_-]{22}$/;
@@ -104,25 +82,36 @@ async function call(method, key, body) {
 	return { ok: res.ok, status: res.status, data: data || {}, headers: res.headers };
 }
 
-// The final view for a request that refuses (or a done action).
+// The final view for a request that refuses (or a done action): title and
+// text are messages (a plain string is the server's own English hint).
 function done(title, text) {
-	$('done-title').textContent = title;
-	$('done-text').textContent = text;
-	document.title = `${title} · burnlink`;
+	localize($('done-title'), title);
+	const p = localize($('done-text'), text);
+	if (text instanceof Msg || !text) {
+		p.removeAttribute('lang');
+		p.removeAttribute('dir');
+	} else {
+		p.lang = 'en';
+		p.dir = 'auto';
+	}
+	setTitle(msg('common.titleOf', { title }));
 	showView('done-view');
 	$('done-title').focus();
-	announce(title + '.');
+	announce(title);
+}
+
+// done() with two catalogue keys.
+function doneWith([title, text]) {
+	done(msg(title), msg(text));
 }
 
 // done() for an API error of a request that is no longer usable; false for any other error.
 function ended(res) {
-	switch (res.data.code) {
-	case 'REQUEST_ANSWERED': done(T.answeredTitle, T.answeredText); return true;
-	case 'REQUEST_BURNED': done(T.burnedTitle, T.burnedText); return true;
-	case 'REQUEST_EXPIRED': done(T.expiredTitle, T.expiredText); return true;
-	case 'NOT_FOUND': done(T.goneTitle, T.goneText); return true;
-	default: return false;
-	}
+	const keys = Object.hasOwn(ENDED, res.data.code) ? ENDED[res.data.code] : null;
+	if (!keys)
+		return false;
+	doneWith(keys);
+	return true;
 }
 
 function fail(box, res) {
@@ -139,13 +128,13 @@ async function ask(ev) {
 	setMessage(box);
 	const note = $('note').value;
 	if (new TextEncoder().encode(note).length > wire.LIMITS.note.max) {
-		setMessage(box, 'error', T.noteTooLong, T.noteTooLongDetail);
+		setMessage(box, 'error', msg('ask.noteTooLong'), msg('ask.noteTooLongDetail', { size: bytes(wire.LIMITS.note.max) }));
 		box.focus();
 		return;
 	}
 	const button = $('ask-button');
 	button.disabled = true;
-	announce(T.asking);
+	announce(msg('ask.asking'));
 	try {
 		const keys = await wire.newRequestKeys();
 		const body = { publicKey: keys.publicKey, ttl: Number($('ttl').value),
@@ -160,16 +149,17 @@ async function ask(ev) {
 		$('request-link').value = requestLink;
 		$('inbox-link').value = inboxLink;
 		$('open-inbox').href = inboxLink;
-		$('asked-expiry').textContent = formatDate(res.data.expiresAt);
+		localize($('asked-expiry'), value(date(res.data.expiresAt)));
 		showView('asked-view');
 		$('asked-title').focus();
-		announce(T.asked);
+		announce(msg('ask.readyTitle'));
 	} finally {
 		button.disabled = false;
 	}
 }
 
 function initAsk() {
+	localize($('note-hint'), msg('ask.noteHint', { size: bytes(wire.LIMITS.note.max) }));
 	$('ask-form').addEventListener('submit', ask);
 	$('copy-request').addEventListener('click', (e) => copyText($('request-link').value, e.target, $('request-link')));
 	$('copy-inbox').addEventListener('click', (e) => copyText($('inbox-link').value, e.target, $('inbox-link')));
@@ -180,7 +170,7 @@ function initAsk() {
 async function initSender() {
 	const noteKey = wire.decodeKey(fragment() || '');
 	if (!here.key || !noteKey)
-		return done(T.linkBroken, T.linkBrokenDetail);
+		return doneWith(['request.linkBroken', 'request.linkBrokenDetail']);
 	const res = await call('GET', here.key);
 	if (!res.ok) {
 		if (!ended(res))
@@ -193,16 +183,17 @@ async function initSender() {
 	try {
 		note = await wire.openNote(noteKey, q.publicKey, q.note);
 	} catch {
-		return done(T.mismatch, T.mismatchDetail);
+		return doneWith(['request.mismatch', 'request.mismatchDetail']);
 	}
 	if (note.length > 0) {
 		$('note-text').textContent = note;
 		$('note-box').hidden = false;
 	}
+	localize($('answer-files-hint'), msg('create.filesHint', { count: MAX_FILES, size: bytes(MAX_PLAINTEXT) }));
 	$('answer-files-field').hidden = !q.allowFiles;
 	showView('answer-view');
 	$('answer-form').addEventListener('submit', (ev) => send(ev, q, noteKey));
-	$('sender-burn').addEventListener('click', () => burn(T.declineConfirm));
+	$('sender-burn').addEventListener('click', () => burn(msg('request.declineConfirm')));
 }
 
 async function send(ev, q, noteKey) {
@@ -214,11 +205,11 @@ async function send(ev, q, noteKey) {
 	const total = new TextEncoder().encode(text).length + picked.reduce((n, f) => n + f.size, 0);
 	let problem = null;
 	if (text.length === 0 && picked.length === 0)
-		problem = [T.empty, T.emptyDetail];
+		problem = [msg('request.empty'), msg('request.emptyDetail')];
 	else if (picked.length > MAX_FILES)
-		problem = [T.tooManyFiles, ''];
+		problem = [msg('request.tooManyFiles', { count: MAX_FILES }), ''];
 	else if (total > MAX_PLAINTEXT)
-		problem = [T.tooLarge, T.tooLargeDetail];
+		problem = [msg('request.tooLarge'), msg('request.tooLargeDetail', { size: bytes(MAX_PLAINTEXT) })];
 	if (problem) {
 		setMessage(box, 'error', problem[0], problem[1]);
 		box.focus();
@@ -226,7 +217,7 @@ async function send(ev, q, noteKey) {
 	}
 	const button = $('answer-button');
 	button.disabled = true;
-	announce(T.sending);
+	announce(msg('request.sending'));
 	try {
 		const body = await wire.sealAnswer(q.publicKey, noteKey, {
 			text,
@@ -235,7 +226,7 @@ async function send(ev, q, noteKey) {
 		});
 		const res = await call('POST', here.key, body);
 		if (res.ok)
-			return done(T.sentTitle, T.sentText);
+			return doneWith(['request.sentTitle', 'request.sentText']);
 		if (!ended(res))
 			fail(box, res);
 	} finally {
@@ -246,15 +237,22 @@ async function send(ev, q, noteKey) {
 /* /inbox/<key>: the requester */
 
 function when(iso) {
-	return iso ? [formatRelative(iso), ' ', el('span', { class: 'sub', text: formatDate(iso) })] : [T.notYet];
+	return iso
+		? [el('span', { text: value(rel(iso)) }), ' ', el('span', { class: 'sub', text: value(date(iso)) })]
+		: [el('span', { text: msg('request.notYet') })];
+}
+
+// The label of a state (a state this page does not know: its name as it is).
+function stateLabel(state) {
+	return Object.hasOwn(STATES, state) ? msg(STATES[state][0]) : state;
 }
 
 function renderInbox(s) {
-	const [label, text] = T.states[s.state] || [s.state, ''];
-	$('inbox-badge').textContent = label;
+	const label = stateLabel(s.state);
+	localize($('inbox-badge'), label);
 	$('inbox-badge').className = 'badge ' + s.state;
-	$('inbox-text').textContent = text;
-	$('i-state').textContent = label;
+	localize($('inbox-text'), Object.hasOwn(STATES, s.state) ? msg(STATES[s.state][1]) : '');
+	localize($('i-state'), label);
 	$('i-created').replaceChildren(...when(s.createdAt));
 	$('i-expires').replaceChildren(...when(s.expiresAt));
 	$('i-answered').replaceChildren(...when(s.answeredAt));
@@ -262,7 +260,7 @@ function renderInbox(s) {
 	$('reveal').hidden = s.state !== 'answered';
 	$('inbox-burn').hidden = s.state !== 'waiting' && s.state !== 'answered';
 	document.body.dataset.state = s.state;
-	document.title = `Inbox: ${label} · burnlink`;
+	setTitle(msg('request.inboxPageTitle', { state: label }));
 	showView('inbox-view');
 }
 
@@ -274,14 +272,14 @@ async function loadInbox() {
 		return;
 	}
 	renderInbox(res.data);
-	announce(`${T.states[res.data.state]?.[0] || res.data.state}. ${T.checked}`);
+	announce(msg('request.checked', { state: stateLabel(res.data.state) }));
 }
 
 async function reveal(secret) {
 	const box = $('inbox-message');
 	setMessage(box);
 	$('reveal').disabled = true;
-	announce(T.revealing);
+	announce(msg('request.revealing'));
 	const res = await call('POST', here.key, {});
 	$('reveal').disabled = false;
 	if (!res.ok) {
@@ -292,7 +290,7 @@ async function reveal(secret) {
 	try {
 		out = await wire.openRequestAnswer(secret, res.data);
 	} catch {
-		setMessage(box, 'error', T.wrongKey, T.wrongKeyDetail);
+		setMessage(box, 'error', msg('request.wrongKey'), msg('request.wrongKeyDetail'));
 		box.focus();
 		return;
 	}
@@ -303,20 +301,20 @@ async function reveal(secret) {
 	const list = $('revealed-files');
 	list.replaceChildren(...out.files.map((f) => {
 		const url = URL.createObjectURL(new Blob([f.data], { type: f.type || 'application/octet-stream' }));
-		return el('li', {}, el('a', { href: url, download: f.name, text: T.download(f.name, f.data.length) }));
+		return el('li', {}, el('a', { href: url, download: f.name, text: msg('request.download', { name: f.name, size: bytes(f.data.length) }) }));
 	}));
 	list.hidden = out.files.length === 0;
 	showView('revealed-view');
 	$('revealed-title').focus();
-	announce(T.revealed);
+	announce(msg('request.revealed'));
 }
 
 async function burn(question) {
-	if (!window.confirm(question))
+	if (!window.confirm(String(question)))
 		return;
 	const res = await call('DELETE', here.key);
 	if (res.ok)
-		done(T.burnedTitle, T.burnedText);
+		doneWith(ENDED.REQUEST_BURNED);
 	else if (!ended(res))
 		done(describeError(res).title, describeError(res).detail);
 }
@@ -324,10 +322,10 @@ async function burn(question) {
 function initInbox() {
 	const secret = fragment();
 	if (!here.key || !secret || wire.fromB64u(secret, wire.INBOX_BYTES) === null)
-		return done(T.linkBroken, T.linkBrokenDetail);
+		return doneWith(['request.linkBroken', 'request.linkBrokenDetail']);
 	$('reveal').addEventListener('click', () => reveal(secret));
 	$('refresh').addEventListener('click', loadInbox);
-	$('inbox-burn').addEventListener('click', () => burn(T.burnConfirm));
+	$('inbox-burn').addEventListener('click', () => burn(msg('request.burnConfirm')));
 	$('copy-answer').addEventListener('click', (e) => copyText($('revealed-text').value, e.target, $('revealed-text')));
 	return loadInbox();
 }
