@@ -104,9 +104,10 @@ list_row(void *arg, const struct bl_row *row)
 	default:
 		if (bl_secret_row(&item.s, row) != 0)
 			return -1;
-		bl_col_text(row, 11, item.s.last_event, sizeof(item.s.last_event));
-		item.s.last_event_ms = bl_col_int(row, 12, -1);
-		bl_col_text(row, 13, item.s.receipt_id, sizeof(item.s.receipt_id));
+		/* after the row and its flag: NOTIFY_COLUMNS (lib/store_sql.c) */
+		bl_col_text(row, BL_ROW_NCOLS + 1, item.s.last_event, sizeof(item.s.last_event));
+		item.s.last_event_ms = bl_col_int(row, BL_ROW_NCOLS + 2, -1);
+		bl_col_text(row, BL_ROW_NCOLS + 3, item.s.receipt_id, sizeof(item.s.receipt_id));
 		return l->cb.secret(l->arg, &item.s) != 0;
 	}
 }

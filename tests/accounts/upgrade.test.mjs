@@ -22,7 +22,8 @@ test('a version-2 database is upgraded to the current version in place; accounts
 			(x'${'11'.repeat(32)}', x'${'22'.repeat(32)}', 1, ${Date.now() + 3600e3}, 1, x'00');`);
 	assert.equal(ctx.sql('PRAGMA user_version').trim(), '2');
 	assert.equal((await createWithKey(ctx, key)).status, 200, 'the old key works');
-	assert.equal(ctx.sql('PRAGMA user_version').trim(), '4');
+	const current = /PRAGMA user_version = (\d+);\s*$/.exec(full)[1];
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), current);
 	assert.match(ctx.sql('.tables'), /account_passwords/);
 	assert.match(ctx.sql('.tables'), /sessions/);
 	assert.equal(admin(ctx, ['account', 'password', 'old@example.org'], PASSWORD + '\n').code, 0);

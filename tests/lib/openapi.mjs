@@ -219,11 +219,15 @@ export function cgiRoute(program, method, pathInfo) {
 		return { path: item ? `/api/keys${pathInfo}` : '/api/keys', method };
 	case 'mysecrets':
 		return { path: item ? `/api/my/secrets${pathInfo}` : '/api/my/secrets', method };
+	case 'requests':
+		return { path: item ? `/api/requests${pathInfo}` : '/api/requests', method };
 	case 'webhooks':
 		return { path: item ? `/api/webhooks${pathInfo}` : '/api/webhooks', method };
 	case 'session':
 	case 'signup':
 	case 'password':
+	case 'config':
+	case 'health':
 	case 'email':
 	case 'token':
 		return { path: `/api/${program}`, method };
