@@ -395,7 +395,7 @@ void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
 
-/* prefault.c: a CGI program's code and first heap mapped ahead. */
+/* prefault.c: a CGI program's first heap mapped ahead. */
 void		 bl_prefault(void);
 
 /* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */
