@@ -293,8 +293,14 @@ crypto_init(void)
  * default provider's context. Only public provider calls are used; if any
  * step fails, the cipher is fetched from the default context as before.
  */
-static const OSSL_ALGORITHM	*gcm_alg;	/* the default provider's entry */
-static void			*gcm_provctx;	/* ... and its provider context */
+static struct {
+	const OSSL_ALGORITHM	*alg;		/* the default provider's entry */
+	void			*provctx;	/* ... and that provider's context */
+	OSSL_PROVIDER		*deflt;
+	OSSL_LIB_CTX		*lc;		/* the context of its own */
+	OSSL_PROVIDER		*own;		/* ... and its one provider */
+	EVP_CIPHER		*cipher;
+} gcm;
 
 static const OSSL_ALGORITHM *
 gcm_query(void *provctx, int operation_id, int *no_store)
@@ -305,7 +311,7 @@ gcm_query(void *provctx, int operation_id, int *no_store)
 	*no_store = 0;
 	if (operation_id != OSSL_OP_CIPHER)
 		return NULL;
-	one[0] = *gcm_alg;
+	one[0] = *gcm.alg;
 	return one;
 }
 
@@ -321,7 +327,7 @@ gcm_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	(void)handle;
 	(void)in;
 	*out = table;
-	*provctx = gcm_provctx;
+	*provctx = gcm.provctx;
 	return 1;
 }
 
@@ -340,36 +346,50 @@ has_name(const char *names, const char *name)
 	return 0;
 }
 
+/*
+ * Frees what gcm_cipher() set up, when OpenSSL cleans up (a FastCGI
+ * responder's exit, the leak checks' OPENSSL_cleanup()); a CGI process
+ * ends with _exit() and skips it.
+ */
+static void
+gcm_free(void)
+{
+	EVP_CIPHER_free(gcm.cipher);
+	if (gcm.own != NULL)
+		OSSL_PROVIDER_unload(gcm.own);
+	OSSL_LIB_CTX_free(gcm.lc);
+	if (gcm.deflt != NULL)
+		OSSL_PROVIDER_unload(gcm.deflt);
+	memset(&gcm, 0, sizeof(gcm));
+}
+
 /* The AES-256-GCM cipher, fetched once per process; NULL on failure. */
 static EVP_CIPHER *
 gcm_cipher(void)
 {
-	static EVP_CIPHER	*cipher;
-	static OSSL_LIB_CTX	*lc;
-	OSSL_PROVIDER		*deflt;
 	const OSSL_ALGORITHM	*a;
 	int			 no_store;
 
-	if (cipher != NULL)
-		return cipher;
-	if (crypto_init() != 0)
+	if (gcm.cipher != NULL)
+		return gcm.cipher;
+	if (crypto_init() != 0 || !OPENSSL_atexit(gcm_free))
 		return NULL;
-	if ((deflt = OSSL_PROVIDER_load(NULL, "default")) != NULL &&
-	    (a = OSSL_PROVIDER_query_operation(deflt, OSSL_OP_CIPHER, &no_store)) != NULL) {
+	if ((gcm.deflt = OSSL_PROVIDER_load(NULL, "default")) != NULL &&
+	    (a = OSSL_PROVIDER_query_operation(gcm.deflt, OSSL_OP_CIPHER, &no_store)) != NULL) {
 		for (; a->algorithm_names != NULL; a++)
 			if (has_name(a->algorithm_names, "AES-256-GCM")) {
-				gcm_alg = a;
+				gcm.alg = a;
 				break;
 			}
-		gcm_provctx = OSSL_PROVIDER_get0_provider_ctx(deflt);
-		if (gcm_alg != NULL && (lc = OSSL_LIB_CTX_new()) != NULL &&
-		    OSSL_PROVIDER_add_builtin(lc, "burnlink-gcm", gcm_provider_init) == 1 &&
-		    OSSL_PROVIDER_load(lc, "burnlink-gcm") != NULL)
-			cipher = EVP_CIPHER_fetch(lc, "AES-256-GCM", NULL);
+		gcm.provctx = OSSL_PROVIDER_get0_provider_ctx(gcm.deflt);
+		if (gcm.alg != NULL && (gcm.lc = OSSL_LIB_CTX_new()) != NULL &&
+		    OSSL_PROVIDER_add_builtin(gcm.lc, "burnlink-gcm", gcm_provider_init) == 1 &&
+		    (gcm.own = OSSL_PROVIDER_load(gcm.lc, "burnlink-gcm")) != NULL)
+			gcm.cipher = EVP_CIPHER_fetch(gcm.lc, "AES-256-GCM", NULL);
 	}
-	if (cipher == NULL)
-		cipher = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
-	return cipher;
+	if (gcm.cipher == NULL)
+		gcm.cipher = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
+	return gcm.cipher;
 }
 
 /* AES-256-GCM, no AAD; writes ptlen bytes of ciphertext then the 16-byte tag. */
