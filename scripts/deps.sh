@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh: install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, pg)
+# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg)
 set -eu
 
 pkgs_for() {
@@ -14,6 +14,8 @@ pkgs_for() {
 	# php-cgi (opcache comes with it); php-gd draws its comment icons.
 	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).
 	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
+	# make profile: instructions and system calls per CGI request.
+	profile) echo "valgrind strace" ;;
 	pg)      echo "postgresql libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac
