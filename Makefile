@@ -62,10 +62,17 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
-        test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
+        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
+	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
+
+# The page's languages: www/assets/i18n/index.json lists the catalogues
+# (git-ignored, rewritten by every make); the operator may set the default
+# language and the offered ones (docs/PAGE.md, INSTALL).
+DEFAULT_LANGUAGE ?= en
+LANGUAGES ?=
 
 # The page's QR-code library (npm, pinned by package-lock.json), served from
 # www/ (git-ignored). Without npm the page still works, without QR codes.
@@ -86,7 +93,7 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -c -o $@ $<
 
 # The units that include the backend interface (lib/store.h).
-STORE_OBJ = store store_sql store_sqlite store_pg counters secret account_store
+STORE_OBJ = store store_sql store_sqlite store_pg counters secret request account_store
 $(STORE_OBJ:%=$(BUILD)/lib/%.o): lib/store.h
 $(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
 
@@ -187,7 +194,7 @@ test-unit: all
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@sh tests/run.sh unit
 
-test-cgi test-http test-cli test-browser test-asan test-valgrind test-pg: all
+test-cgi test-http test-cli test-browser test-asan test-valgrind test-pg test-i18n: all
 	@sh tests/run.sh $(@:test-%=%)
 
 test-pg: pg

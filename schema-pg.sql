@@ -2,7 +2,7 @@
 -- apply this on first use, in one transaction, under an advisory lock, when
 -- burnlink_schema says the database is older than the version below; the
 -- version numbers follow schema.sql (3: secrets, accounts, API keys,
--- passwords and sessions).
+-- passwords and sessions; 4: the secrets' key commitment and secret requests).
 -- Every statement is idempotent (IF NOT EXISTS), so running the file again
 -- upgrades an older database; a later step that cannot be written that way
 -- needs its own upgrade step in lib/store_pg.c.
@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	server_side	boolean NOT NULL DEFAULT false,
 	account_id	bigint,				-- NULL: anonymous
 	text_ct		bytea,				-- AES-256-GCM ciphertext || tag
-	text_iv		bytea
+	text_iv		bytea,
+	key_commit	bytea				-- version 4: 32-byte key commitment, NULL before
 ) WITH (
 	-- Content rows die young: let autovacuum reclaim (and later overwrite)
 	-- the space of deleted content soon, not after 20% of the table changed.
@@ -107,5 +108,27 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-INSERT INTO burnlink_schema (id, version) VALUES (1, 3)
+-- Version 4: the key commitment (docs/API.md "Key commitment"); a table
+-- made before gets the column here, its rows keep NULL.
+ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;
+-- Version 4: secret requests (docs/API.md, "Secret requests"); as in schema.sql.
+CREATE TABLE IF NOT EXISTS requests (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	request_hash	bytea NOT NULL UNIQUE,		-- SHA-256 of the request key
+	inbox_hash	bytea NOT NULL UNIQUE,		-- SHA-256 of the inbox key
+	state		smallint NOT NULL DEFAULT 0,	-- 0 waiting 1 answered 2 read 3 expired 4 burned
+	created_at	bigint NOT NULL,
+	expires_at	bigint NOT NULL,		-- the answer's too
+	answered_at	bigint,
+	read_at		bigint,
+	allow_files	boolean NOT NULL DEFAULT true,
+	public_key	bytea,				-- the requester's P-256 point (65 bytes)
+	note_ct		bytea,				-- AES-256-GCM ciphertext || tag, or NULL
+	note_iv		bytea,
+	answer_id	bigint,				-- secrets.id of the answer
+	answer_key	bytea				-- the sender's ephemeral point (65 bytes)
+) WITH (autovacuum_vacuum_scale_factor = 0.0, autovacuum_vacuum_threshold = 200);
+CREATE INDEX IF NOT EXISTS requests_expires ON requests(expires_at);
+
+INSERT INTO burnlink_schema (id, version) VALUES (1, 4)
 	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	server_side	INTEGER NOT NULL DEFAULT 0,
 	account_id	INTEGER,			-- NULL: anonymous
 	text_ct		BLOB,				-- AES-256-GCM ciphertext || tag
-	text_iv		BLOB
+	text_iv		BLOB,
+	key_commit	BLOB				-- version 4: 32-byte key commitment, NULL before
 );
 CREATE INDEX IF NOT EXISTS secrets_expires ON secrets(expires_at);
 CREATE INDEX IF NOT EXISTS secrets_account ON secrets(account_id) WHERE account_id IS NOT NULL;
@@ -83,4 +84,33 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
-PRAGMA user_version = 3;
+-- Version 4: secrets.key_commit, the key commitment (docs/API.md "Key
+-- commitment"). A table that exists already does not get a column from the
+-- CREATE TABLE above: lib/store_sqlite.c adds it to an older database
+-- (ALTER TABLE, in the same transaction as this file); old rows keep NULL.
+--
+-- Also version 4: secret requests (docs/API.md, "Secret requests"). A request is
+-- found by SHA-256 of its request key or of its inbox key; the server holds
+-- the requester's public key and the sealed note, never a key that opens
+-- them. The answer is a one-view row of secrets (answer_id) that only the
+-- request points to. Note and keys are deleted when the request ends; the row
+-- stays as a tombstone until cron/cleanup removes it after expires_at.
+CREATE TABLE IF NOT EXISTS requests (
+	id		INTEGER PRIMARY KEY,
+	request_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the request key
+	inbox_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the inbox key
+	state		INTEGER NOT NULL DEFAULT 0,	-- 0 waiting 1 answered 2 read 3 expired 4 burned
+	created_at	INTEGER NOT NULL,		-- ms since the epoch
+	expires_at	INTEGER NOT NULL,		-- ms since the epoch, the answer's too
+	answered_at	INTEGER,
+	read_at		INTEGER,
+	allow_files	INTEGER NOT NULL DEFAULT 1,
+	public_key	BLOB,				-- the requester's P-256 point (65 bytes)
+	note_ct		BLOB,				-- AES-256-GCM ciphertext || tag, or NULL
+	note_iv		BLOB,
+	answer_id	INTEGER,			-- secrets.id of the answer
+	answer_key	BLOB				-- the sender's ephemeral point (65 bytes)
+);
+CREATE INDEX IF NOT EXISTS requests_expires ON requests(expires_at);
+
+PRAGMA user_version = 4;

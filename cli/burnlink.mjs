@@ -35,6 +35,13 @@ Usage:
   burnlink get [OPTIONS] LINK         open a secret link: text to stdout, files to a directory
   burnlink status [OPTIONS] RECEIPT   show the state of a secret from its receipt link
   burnlink burn [OPTIONS] LINK        destroy a secret now (receipt link or secret link)
+  burnlink config [--url URL]         what the site allows (its GET /api/config)
+  burnlink request [OPTIONS]          ask someone for a secret: print a request link
+                                      (to send) and an inbox link (to keep)
+  burnlink answer [OPTIONS] REQUEST_LINK [TEXT | -]
+                                      answer a request link once (TEXT, standard
+                                      input and/or --file)
+  burnlink get [OPTIONS] INBOX_LINK   read the answer to your request, once
 
 Sending:
   With no TEXT (or with "-") the secret is read from standard input, byte for
@@ -47,9 +54,12 @@ Sending:
   To send text that looks like a command (e.g. "get"), write: burnlink -- get
 
   --ttl SECONDS          lifetime: seconds, or a number with s, m, h or d
-                         (1800 to 7776000 s = 30m to 90d; default 1 day)
+                         (1800 to 7776000 s = 30m to 90d; default 1 day;
+                         a site may allow less: burnlink config)
   --views N|unlimited    how many times the link can be opened (1 to 999,
                          default 1); "unlimited" = until it expires
+                         --ttl and --views are checked against the site's
+                         GET /api/config before anything is sent
   -p, --passphrase P     also require passphrase P to open the link
                          ("-" = prompt without echo on the terminal; a
                          passphrase on the command line shows in "ps")
@@ -80,11 +90,27 @@ Receiving (get):
   -p, --passphrase P     passphrase, if the secret has one (asked on the
   --passphrase-file F    terminal when missing and a terminal is available)
   --json                 print {text, files, viewsRemaining} as JSON
-  The metadata is checked first (it costs no view); then the secret is
-  retrieved, which uses up one view, decrypted, and the text is written to
-  standard output exactly as it was sent.
+  The metadata is checked first (it costs no view), and with it the link's
+  key: a key that does not fit the secret is refused before any view is
+  used. Then the secret is retrieved, which uses up one view, decrypted, and
+  the text is written to standard output exactly as it was sent.
 
-status and burn:
+Secret requests (request, answer, get INBOX_LINK, status and burn):
+  request makes a P-256 key pair here; the server gets only the public key
+  and the note sealed under a key that travels in the request link's
+  #key=... fragment. The inbox link's #key=... holds the private key: keep it
+  to yourself. The answer is sealed for your public key (ECDH, HKDF-SHA-256,
+  AES-256-GCM; docs/API.md) and can be read once, with the inbox link.
+  --note TEXT            a note the sender sees ("the VPN password, please")
+  --ttl SECONDS          lifetime of the request and its answer (as above)
+  --files                the answer may carry files (default: text only)
+  --inbox-file PATH      write the inbox link to a new file PATH (mode 0600)
+                         instead of printing it
+  answer prints the request's note on standard error and sends TEXT (or
+  standard input) and the --file attachments. get, status and burn take the
+  inbox link; burn takes the request link too.
+
+status, burn and config:
   --json                 print the API's response as JSON
   burn with a secret link that has a passphrase needs it (-p, --passphrase-file
   or the prompt); the receipt link needs none.
@@ -129,6 +155,16 @@ class ApiError extends CliError {
 	}
 }
 
+// A value the site's settings refuse, found before anything was sent (GET /api/config).
+class PolicyError extends CliError {
+	constructor(code, message, hint, site) {
+		super(message);
+		this.code = code;
+		this.hint = hint;
+		this.site = site;
+	}
+}
+
 // Replaces control characters so that a message stays on one line.
 function oneLine(s) {
 	return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
@@ -142,6 +178,9 @@ function formatError(err) {
 		if (err.requestId) line += `; requestId: ${oneLine(err.requestId)}`;
 		return line;
 	}
+	if (err instanceof PolicyError)
+		return `burnlink: error: ${oneLine(err.message)} (${err.code}, checked against ` +
+			`${oneLine(err.site)}/api/config; nothing was sent); hint: ${oneLine(err.hint)}`;
 	if (err instanceof UsageError)
 		return `burnlink: usage: ${oneLine(err.message)} (see burnlink --help)`;
 	return `burnlink: error: ${oneLine(err.message)}`;
@@ -150,23 +189,27 @@ function formatError(err) {
 /* ---------- command line ---------- */
 
 // Every option: its name, whether it takes a value, and the commands that accept it.
-const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn';
+const SEND = 'send', GET = 'get', STATUS = 'status', BURN = 'burn', CONFIG = 'config';
+const REQUEST = 'request', ANSWER = 'answer';
 const OPTIONS = {
-	'ttl':             { value: true,  cmds: [SEND] },
+	'ttl':             { value: true,  cmds: [SEND, REQUEST] },
+	'note':            { value: true,  cmds: [REQUEST] },
+	'files':           { value: false, cmds: [REQUEST] },
+	'inbox-file':      { value: true,  cmds: [REQUEST] },
 	'views':           { value: true,  cmds: [SEND] },
 	'passphrase':      { value: true,  cmds: [SEND, GET, BURN], short: 'p' },
 	'passphrase-file': { value: true,  cmds: [SEND, GET, BURN] },
-	'file':            { value: true,  cmds: [SEND], short: 'f', repeat: true },
+	'file':            { value: true,  cmds: [SEND, ANSWER], short: 'f', repeat: true },
 	'undeletable':     { value: false, cmds: [SEND] },
-	'api-key':         { value: true,  cmds: [SEND] },
-	'url':             { value: true,  cmds: [SEND] },
-	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN] },
+	'api-key':         { value: true,  cmds: [SEND, REQUEST] },
+	'url':             { value: true,  cmds: [SEND, REQUEST, CONFIG] },
+	'json':            { value: false, cmds: [SEND, GET, STATUS, BURN, REQUEST, ANSWER, CONFIG] },
 	'output-dir':      { value: true,  cmds: [GET], short: 'o' },
 	'force':           { value: false, cmds: [GET] },
 	'raw':             { value: false, cmds: [GET] },
-	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN] },
-	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'h' },
-	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN], short: 'V' },
+	'timeout':         { value: true,  cmds: [SEND, GET, STATUS, BURN, REQUEST, ANSWER, CONFIG] },
+	'help':            { value: false, cmds: [SEND, GET, STATUS, BURN, REQUEST, ANSWER, CONFIG], short: 'h' },
+	'version':         { value: false, cmds: [SEND, GET, STATUS, BURN, REQUEST, ANSWER, CONFIG], short: 'V' },
 };
 const SHORT = Object.fromEntries(Object.entries(OPTIONS)
 	.filter(([, o]) => o.short).map(([name, o]) => [o.short, name]));
@@ -181,7 +224,7 @@ export function parseArgs(argv) {
 		const a = argv[i];
 		if (endOfOptions || a === '-' || !a.startsWith('-')) {
 			if (cmd === null && !endOfOptions && args.length === 0 &&
-			    [GET, STATUS, BURN].includes(a))
+			    [GET, STATUS, BURN, REQUEST, ANSWER, CONFIG].includes(a))
 				cmd = a;
 			else
 				args.push(a);
@@ -237,7 +280,13 @@ export function parseArgs(argv) {
 		throw new UsageError('give --passphrase or --passphrase-file, not both');
 	if (cmd === SEND && args.length > 1)
 		throw new UsageError('give the secret as one argument (quote it), or on standard input');
-	if (cmd !== SEND && args.length !== 1)
+	if (cmd === CONFIG && args.length !== 0)
+		throw new UsageError('"burnlink config" takes no argument (the site is --url or BURNLINK_URL)');
+	if (cmd === REQUEST && args.length !== 0)
+		throw new UsageError('"burnlink request" takes no argument (the note is --note TEXT)');
+	if (cmd === ANSWER && (args.length < 1 || args.length > 2))
+		throw new UsageError('"burnlink answer" takes the request link and, optionally, the secret (quote it) or "-"');
+	if (cmd !== SEND && cmd !== CONFIG && cmd !== REQUEST && cmd !== ANSWER && args.length !== 1)
 		throw new UsageError(`"burnlink ${cmd}" takes exactly one link`);
 	return { cmd, opts, args };
 }
@@ -283,7 +332,8 @@ function siteUrl(opt) {
 	return (u.origin + u.pathname).replace(/\/+$/, '');
 }
 
-// Splits a link {site}/secret/<key>#key=... or {site}/receipt/<key> into its parts.
+// Splits a link {site}/secret/<key>#key=..., {site}/receipt/<key>,
+// {site}/request/<key>#key=... or {site}/inbox/<key>#key=... into its parts.
 export function parseLink(link, kinds) {
 	let u;
 	try {
@@ -293,7 +343,7 @@ export function parseLink(link, kinds) {
 	}
 	if (u.protocol !== 'http:' && u.protocol !== 'https:')
 		throw new UsageError(`the link must start with http:// or https://`);
-	const m = /^(.*)\/(secret|receipt)\/([A-Za-z0-9_-]+)\/?$/.exec(u.pathname);
+	const m = /^(.*)\/(secret|receipt|request|inbox)\/([A-Za-z0-9_-]+)\/?$/.exec(u.pathname);
 	if (!m || !kinds.includes(m[2]))
 		throw new UsageError(`expected a ${kinds.map(k => `/${k}/…`).join(' or ')} link, got "${oneLine(link)}"`);
 	let fragmentKey = null;
@@ -626,6 +676,102 @@ export function escapeControls(buf) {
 	return { text: Buffer.concat(parts), escaped };
 }
 
+/* ---------- the site's settings (GET /api/config) ---------- */
+
+// "30m", "1h", "7d": seconds in the largest whole unit of --ttl.
+function ttlText(s) {
+	for (const [secs, unit] of [[86400, 'd'], [3600, 'h'], [60, 'm']])
+		if (s % secs === 0)
+			return `${s / secs}${unit}`;
+	return `${s}s`;
+}
+
+// The site's GET /api/config, or null when it has none (an older server) or
+// cannot be reached: the server checks everything again anyway. A site whose
+// settings are broken is an error.
+async function siteConfig(site, timeoutMs) {
+	try {
+		const c = await api('GET', `${site}/api/config`, { timeoutMs });
+		return c && typeof c.limits === 'object' && c.limits ? c : null;
+	} catch (err) {
+		if (err instanceof ApiError && err.code === 'CONFIG_INVALID')
+			throw err;
+		return null;
+	}
+}
+
+// What --ttl and --views accept on this site, as one hint.
+function ttlHint(t) {
+	const offered = Array.isArray(t.choices) && t.choices.length ? `; offered: ${t.choices.map(ttlText).join(', ')}` : '';
+	return `--ttl from ${ttlText(t.min)} to ${ttlText(t.max)} (${t.min} to ${t.max} seconds), ` +
+		`default ${ttlText(t.default)}${offered}`;
+}
+
+function viewsHint(v) {
+	if (v.forced)
+		return `this site allows only --views ${v.max} (leave --views out)`;
+	return `--views from ${v.min} to ${v.max}, default ${v.default}` +
+		(v.unlimited ? ', or unlimited' : '; unlimited is not allowed on this site');
+}
+
+// Throws PolicyError when the body's ttl or maxViews is not what the site allows.
+function checkPolicy(config, body, site) {
+	const { ttl, maxViews } = config.limits;
+	if (ttl && body.ttl !== undefined && (body.ttl < ttl.min || body.ttl > ttl.max))
+		throw new PolicyError('INVALID_TTL', `--ttl ${ttlText(body.ttl)} is not allowed by this site`, ttlHint(ttl), site);
+	if (maxViews && body.maxViews !== undefined) {
+		const v = body.maxViews;
+		if (v === null ? !maxViews.unlimited : (v < maxViews.min || v > maxViews.max))
+			throw new PolicyError('INVALID_MAX_VIEWS',
+				`--views ${v === null ? 'unlimited' : v} is not allowed by this site`, viewsHint(maxViews), site);
+	}
+}
+
+// The site's settings as lines for "burnlink config" and --help.
+function describeConfig(c) {
+	const l = c.limits || {};
+	const rows = [];
+	const row = (k, v) => rows.push(`  ${k.padEnd(14)} ${v}`);
+	if (l.ttl)
+		row('--ttl', ttlHint(l.ttl).replace(/^--ttl /, ''));
+	if (l.maxViews)
+		row('--views', viewsHint(l.maxViews).replace(/^--views /, ''));
+	if (l.passphrase)
+		row('passphrase', `${l.passphrase.required ? 'required' : 'optional'}, ${l.passphrase.min} to ${l.passphrase.max} characters`);
+	if (l.files && l.content)
+		row('files', l.files.allowed ? `at most ${l.files.max}; ${l.content.max} bytes in total with the text` : 'not allowed');
+	row('who creates', c.create === 'accounts' ? 'signed-in users and API keys only (--api-key)' : 'anyone');
+	if (c.features)
+		row('sign-up', c.features.signup ? 'open' : 'closed');
+	if (c.branding && c.branding.siteName)
+		row('site name', oneLine(c.branding.siteName));
+	row('API version', String(c.apiVersion));
+	return rows.join('\n') + '\n';
+}
+
+async function cmdConfig(opts) {
+	const site = siteUrl(opts.url);
+	const c = await api('GET', `${site}/api/config`, { timeoutMs: parseTimeout(opts.timeout) });
+	if (opts.json)
+		return writeOut(JSON.stringify(c, null, 2) + '\n');
+	return writeOut(`${site}:\n${describeConfig(c)}`);
+}
+
+// --help, and with a site configured (--url or BURNLINK_URL) what it allows.
+async function help(opts) {
+	if (opts.url === undefined && !process.env.BURNLINK_URL)
+		return writeOut(HELP);
+	const site = siteUrl(opts.url);
+	let c = null;
+	try {
+		c = await siteConfig(site, 5000);
+	} catch {
+		c = null;
+	}
+	return writeOut(HELP + (c ? `\nThis site (${site}):\n${describeConfig(c)}`
+		: `\nThis site (${site}): its limits could not be read (GET /api/config).\n`));
+}
+
 /* ---------- commands ---------- */
 
 async function cmdSend(opts, args) {
@@ -657,6 +803,13 @@ async function cmdSend(opts, args) {
 	if ((!text || text.length === 0) && files.length === 0)
 		throw new UsageError('the secret is empty');
 
+	// --ttl and --views against the site's own limits, before anything is sent
+	if (body.ttl !== undefined || body.maxViews !== undefined) {
+		const config = await siteConfig(site, timeoutMs);
+		if (config)
+			checkPolicy(config, body, site);
+	}
+
 	const passphrase = await passphraseFrom(opts, { confirm: true });
 	if (passphrase !== undefined)
 		body.passphrase = passphrase;
@@ -687,12 +840,8 @@ async function runSend(opts, args) {
 		process.stderr.write(`burnlink: receipt (for "burnlink status" and "burnlink burn"): ${out.res.metadataUrl}\n`);
 }
 
-async function cmdGet(opts, args) {
-	const timeoutMs = parseTimeout(opts.timeout);
-	const link = parseLink(args[0], ['secret']);
-	if (link.fragmentKey === null)
-		throw new UsageError('the link has no #key=… part; copy the whole link');
-	const key = decodeKey(link.fragmentKey);
+// The directory of --output-dir, checked to be a writable directory.
+function outputDir(opts) {
 	const outDir = path.resolve(opts['output-dir'] ?? '.');
 	try {
 		if (!fs.statSync(outDir).isDirectory())
@@ -701,11 +850,27 @@ async function cmdGet(opts, args) {
 	} catch {
 		throw new UsageError(`the output directory "${oneLine(outDir)}" does not exist or is not writable`);
 	}
+	return outDir;
+}
+
+async function cmdGet(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const link = parseLink(args[0], ['secret', 'inbox']);
+	if (link.fragmentKey === null)
+		throw new UsageError('the link has no #key=… part; copy the whole link');
+	if (link.kind === 'inbox')
+		return getInbox(opts, link, timeoutMs);
+	const key = decodeKey(link.fragmentKey);
+	const outDir = outputDir(opts);
 	let passphrase = await passphraseFrom(opts, { confirm: false });
 	const url = `${link.site}/api/secrets/${link.id}`;
 	warnIfClear(link.site, "link's id (enough to use up its views) and any passphrase", 'travel');
 
 	const meta = await api('GET', url, { timeoutMs });
+	// A key that does not fit is refused before a view is spent (docs/API.md
+	// "Key commitment"); an older secret without a commitment is not checked.
+	if (await wire.checkKey(key, meta.keyCommitment) === 'mismatch')
+		throw new CliError('the key in the link does not fit this secret (was the link changed when it was copied?); no view was used');
 	let prompted = false;
 	if (meta.hasPassphrase && passphrase === undefined) {
 		passphrase = await askPassphrase(false, 'this secret needs a passphrase: use --passphrase or --passphrase-file');
@@ -729,6 +894,17 @@ async function cmdGet(opts, args) {
 	// Decrypt everything before writing anything.
 	const opened = await openAnswer(key, res);
 	key.fill(0);
+	const left = res.viewsRemaining;
+	return emitContent(opts, outDir, opened, { viewsRemaining: left ?? null },
+		left === 0 ? 'that was the last view: the secret is now deleted from the server'
+		: left === null || left === undefined ? 'the link keeps working until it expires'
+		: `${left} more view${left === 1 ? '' : 's'} left`);
+}
+
+// Writes the files of opened content to outDir and its text to standard
+// output (escaped on a terminal unless --raw), or all as JSON (--json, with
+// extra's members); then the footer line on a terminal's standard error.
+async function emitContent(opts, outDir, opened, extra, footer) {
 	const text = opened.text;
 	const files = opened.files.map((f, i) => ({
 		original: f.name,
@@ -753,7 +929,7 @@ async function cmdGet(opts, args) {
 		const json = JSON.stringify({
 			text: text === null ? null : text.toString('utf8'),
 			files: written,
-			viewsRemaining: res.viewsRemaining ?? null,
+			...extra,
 		}, null, 2) + '\n';
 		// JSON.stringify escapes C0 controls only; the same value, C1 and DEL escaped too.
 		await writeOut(terminal ? json.replace(/[\u007f-\u009f]/g, c => `\\u00${c.charCodeAt(0).toString(16)}`) : json);
@@ -767,13 +943,141 @@ async function cmdGet(opts, args) {
 	} else if (text !== null) {
 		await writeOut(text);
 	}
-	if (process.stderr.isTTY && !opts.json) {
-		const left = res.viewsRemaining;
-		process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${
-			left === 0 ? 'that was the last view: the secret is now deleted from the server'
-			: left === null || left === undefined ? 'the link keeps working until it expires'
-			: `${left} more view${left === 1 ? '' : 's'} left`}\n`);
+	if (process.stderr.isTTY && !opts.json)
+		process.stderr.write(`${lineOpen ? '\n' : ''}burnlink: ${footer}\n`);
+}
+
+/* ---------- secret requests (docs/API.md, "Secret requests") ---------- */
+
+// The inbox secret of an inbox link's #key=… (171 characters), checked.
+function inboxSecret(link) {
+	if (link.fragmentKey === null || wire.fromB64u(link.fragmentKey, wire.INBOX_BYTES) === null)
+		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters); copy the whole link');
+	return link.fragmentKey;
+}
+
+// Creates path with mode 0600, never replacing anything, and writes data.
+function writePrivateFile(p, data) {
+	let fd;
+	try {
+		fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL |
+		    (fs.constants.O_NOFOLLOW || 0), 0o600);
+	} catch (err) {
+		throw new UsageError(`cannot create ${oneLine(p)}: ${err.code === 'EEXIST' ? 'it exists (not replaced)' : err.code || err.message}`);
 	}
+	try {
+		fs.writeSync(fd, data);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+async function cmdRequest(opts) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const site = siteUrl(opts.url);
+	const apiKey = (opts['api-key'] ?? process.env.BURNLINK_API_KEY ?? '').trim();
+	if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey))
+		throw new UsageError('the API key contains characters an API key cannot have');
+	const note = opts.note === undefined ? '' : opts.note;
+	if (Buffer.byteLength(note) > wire.LIMITS.note.max)
+		throw new UsageError(`the note is longer than ${wire.LIMITS.note.max} bytes`);
+	const keys = await wire.newRequestKeys();
+	const body = { publicKey: keys.publicKey, allowFiles: !!opts.files };
+	if (opts.ttl !== undefined)
+		body.ttl = parseTtl(opts.ttl);
+	body.note = await wire.sealNote(keys.noteKey, keys.publicKey, note);
+	const res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
+	if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
+		throw new CliError('the server answered without a requestUrl and an inboxUrl');
+	const requestLink = `${res.requestUrl.replace(/#.*$/, '')}#key=${keys.noteKey}`;
+	const inboxLink = `${res.inboxUrl.replace(/#.*$/, '')}#key=${keys.inboxSecret}`;
+	if (opts['inbox-file'] !== undefined)
+		writePrivateFile(opts['inbox-file'], inboxLink + '\n');
+	const toFile = opts['inbox-file'] !== undefined;
+	if (opts.json)
+		return writeOut(JSON.stringify({ ...res, requestLink, ...(toFile ? {} : { inboxLink }) }, null, 2) + '\n');
+	await writeOut(requestLink + '\n' + (toFile ? '' : inboxLink + '\n'));
+	if (process.stderr.isTTY)
+		process.stderr.write(`burnlink: send the first link to the person who has the secret; ${
+			toFile ? `the inbox link is in ${opts['inbox-file']}` : 'keep the second (the inbox) to yourself'}, then "burnlink get INBOX_LINK"\n`);
+}
+
+async function cmdAnswer(opts, args) {
+	const timeoutMs = parseTimeout(opts.timeout);
+	const link = parseLink(args[0], ['request']);
+	if (link.fragmentKey === null)
+		throw new UsageError('the link has no #key=… part; copy the whole link');
+	const noteKey = decodeKey(link.fragmentKey);
+	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
+	if (files.length > MAX_FILES)
+		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
+	let text = null;
+	if (args.length === 2 && args[1] !== '-')
+		text = Buffer.from(args[1], 'utf8');
+	else if (args.length === 2 || files.length === 0)
+		text = await readStdin();
+	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
+	if (total > MAX_PLAINTEXT)
+		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
+	if ((!text || text.length === 0) && files.length === 0)
+		throw new UsageError('the secret is empty');
+
+	const url = `${link.site}/api/requests/${link.id}`;
+	const q = await api('GET', url, { timeoutMs });
+	if (files.length > 0 && q.allowFiles === false)
+		throw new UsageError('this request accepts text only (the requester did not allow files)');
+	// The note vouches for the public key: it opens only with the key the requester made.
+	let note;
+	try {
+		note = await wire.openNote(noteKey, q.publicKey, q.note);
+	} catch (err) {
+		if (!(err instanceof wire.WireError))
+			throw err;
+		throw new CliError('the request does not match its link: the link is damaged, or the server changed the requester\'s key; nothing was sent');
+	}
+	if (note.length > 0)
+		process.stderr.write(`burnlink: the request says: ${escapeControls(Buffer.from(note)).text.toString()}\n`);
+	let body;
+	try {
+		body = await wire.sealAnswer(q.publicKey, noteKey, {
+			text,
+			files: files.map(f => ({ name: f.name, type: mimeTypeOf(f.name), data: f.data })),
+		});
+	} catch (err) {
+		if (err instanceof wire.WireError)
+			throw new CliError('the server sent a malformed public key');
+		throw err;
+	}
+	noteKey.fill(0);
+	const res = await api('POST', url, { json: body, timeoutMs });
+	return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'answered\n');
+}
+
+// get INBOX_LINK: the answer, read once, opened with the inbox link's private key.
+async function getInbox(opts, link, timeoutMs) {
+	const secret = inboxSecret(link);
+	const outDir = outputDir(opts);
+	const url = `${link.site}/api/requests/${link.id}`;
+	const st = await api('GET', url, { timeoutMs });
+	if (st.state === 'waiting')
+		throw new CliError('no answer yet (the request is waiting); try again later');
+	const res = await api('POST', url, { json: {}, timeoutMs });
+	let opened;
+	try {
+		const out = await wire.openRequestAnswer(secret, res);
+		opened = {
+			text: out.text === null ? null : asBuffer(out.text),
+			files: out.files.map(f => ({ ...f, data: asBuffer(f.data) })),
+		};
+	} catch (err) {
+		if (!(err instanceof wire.WireError))
+			throw err;
+		throw new CliError(err.reason === 'key'
+			? `cannot decrypt the ${err.what}: the inbox link's key does not match (was it copied completely?)`
+			: `the server sent a malformed ${err.what}`);
+	}
+	return emitContent(opts, outDir, opened, { state: 'read' },
+		'the answer was read: it is now deleted from the server');
 }
 
 // Creates dir/name without following symlinks and without replacing anything
@@ -821,7 +1125,16 @@ export function writeFileSafely(dir, name, data, force) {
 
 async function cmdStatus(opts, args) {
 	const timeoutMs = parseTimeout(opts.timeout);
-	const link = parseLink(args[0], ['receipt', 'secret']);
+	const link = parseLink(args[0], ['receipt', 'secret', 'inbox']);
+	if (link.kind === 'inbox') {
+		const st = await api('GET', `${link.site}/api/requests/${link.id}`, { timeoutMs });
+		if (opts.json)
+			return writeOut(JSON.stringify(st, null, 2) + '\n');
+		const rows = [['state', st.state], ['created', st.createdAt], ['expires', st.expiresAt],
+			['answered', st.answeredAt ?? 'not yet'], ['read', st.readAt ?? 'not yet'],
+			['files', st.allowFiles ? 'allowed' : 'not allowed']];
+		return writeOut(rows.map(([l, v]) => oneLine(`${(l + ':').padEnd(16)}${v}`)).join('\n') + '\n');
+	}
 	const meta = await api('GET', `${link.site}/api/secrets/${link.id}`, { timeoutMs });
 	if (opts.json)
 		return writeOut(JSON.stringify(meta, null, 2) + '\n');
@@ -848,7 +1161,11 @@ async function cmdStatus(opts, args) {
 
 async function cmdBurn(opts, args) {
 	const timeoutMs = parseTimeout(opts.timeout);
-	const link = parseLink(args[0], ['receipt', 'secret']);
+	const link = parseLink(args[0], ['receipt', 'secret', 'request', 'inbox']);
+	if (link.kind === 'request' || link.kind === 'inbox') {
+		const res = await api('DELETE', `${link.site}/api/requests/${link.id}`, { timeoutMs });
+		return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'burned\n');
+	}
 	const url = `${link.site}/api/secrets/${link.id}`;
 	let passphrase = await passphraseFrom(opts, { confirm: false });
 	warnIfClear(link.site, "link's id and any passphrase", 'travel');
@@ -875,13 +1192,16 @@ function writeOut(data) {
 export async function main(argv) {
 	const { cmd, opts, args } = parseArgs(argv);
 	if (opts.help)
-		return writeOut(HELP);
+		return help(opts);
 	if (opts.version)
 		return writeOut(`burnlink ${VERSION}\n`);
 	switch (cmd) {
+	case CONFIG: return cmdConfig(opts);
 	case GET: return cmdGet(opts, args);
 	case STATUS: return cmdStatus(opts, args);
 	case BURN: return cmdBurn(opts, args);
+	case REQUEST: return cmdRequest(opts);
+	case ANSWER: return cmdAnswer(opts, args);
 	default: return runSend(opts, args);
 	}
 }

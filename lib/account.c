@@ -42,17 +42,23 @@ https_on(const struct bl_req *r)
 }
 
 /*
- * 1 for plain-http development on the loopback interface: HTTPS is off and
- * HTTP_HOST is 127.0.0.1, localhost or [::1], with or without a port.
+ * 1 for plain-http development on the loopback interface: HTTPS is off,
+ * BURNLINK_SITE_URL (if set) is not https:// and HTTP_HOST is 127.0.0.1,
+ * localhost or [::1], with or without a port. An https:// site URL means a
+ * TLS-terminating proxy may forward plain http with any Host: the cookie
+ * stays Secure then (docs/SECURITY.md, "Accounts and CSRF").
  */
 static int
 loopback_dev(const struct bl_req *r)
 {
 	static const char *const hosts[] = {"127.0.0.1", "localhost", "[::1]"};
 	const char	*h = bl_req_env(r, "HTTP_HOST");
+	const char	*site = r->ctx->cfg.site_url;
 	size_t		 i, n, j;
 
 	if (https_on(r) || h == NULL)
+		return 0;
+	if (site != NULL && strncasecmp(site, "https:", 6) == 0)
 		return 0;
 	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
 		n = strlen(hosts[i]);
@@ -309,13 +315,11 @@ bl_check_csrf(struct bl_req *r, const struct bl_sess *ss)
 	    "header is not this session's; reload the page (GET /api/session) and retry.");
 }
 
-/* 1 if sign-up is open (BURNLINK_SIGNUP=open); closed by default. */
+/* 1 if sign-up is open (the settings' signup, BURNLINK_SIGNUP over it); closed by default. */
 int
 bl_signup_open(const struct bl_req *r)
 {
-	const char	*v = bl_req_env(r, "BURNLINK_SIGNUP");
-
-	return v != NULL && strcmp(v, "open") == 0;
+	return r->ctx->cfg.policy.signup == 1;
 }
 
 /* The string field k of the JSON body: BL_OK with *out, or err with hint. */

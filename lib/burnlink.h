@@ -29,6 +29,7 @@ enum bl_err {
 	BL_ERR_INVALID_CIPHERTEXT,
 	BL_ERR_INVALID_IV,
 	BL_ERR_INVALID_ENCRYPTION_MODE,
+	BL_ERR_INVALID_KEY_COMMITMENT,
 	BL_ERR_INVALID_API_KEY,
 	BL_ERR_INVALID_PASSPHRASE,
 	BL_ERR_DELETION_NOT_ALLOWED,
@@ -56,6 +57,17 @@ enum bl_err {
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
+	BL_ERR_CONFIG_INVALID,		/* the settings file (lib/settings.c) */
+	BL_ERR_UNHEALTHY,		/* GET /api/health */
+	BL_ERR_INVALID_PUBLIC_KEY,	/* secret requests (lib/request_ops.c) */
+	BL_ERR_INVALID_NOTE,
+	BL_ERR_INVALID_ALLOW_FILES,
+	BL_ERR_FILES_NOT_ALLOWED,
+	BL_ERR_REQUEST_ANSWERED,
+	BL_ERR_REQUEST_WAITING,
+	BL_ERR_ANSWER_READ,
+	BL_ERR_REQUEST_EXPIRED,
+	BL_ERR_REQUEST_BURNED,
 	BL_ERR__MAX
 };
 
@@ -86,7 +98,9 @@ const struct bl_error_info *bl_error_info(enum bl_err);
 #define BL_PASS_MAX		256
 #define BL_META_MAX		255		/* bytes of a plaintext filename or mimeType */
 #define BL_META_SEALED_MAX	1024		/* plaintext bytes of an encrypted one */
-#define BL_ATTEMPTS_PER_MIN	5
+#define BL_ATTEMPTS_PER_MIN	5		/* per secret and client (IPv6 per /48) */
+#define BL_ATTEMPTS_PER_HOUR	20		/* per secret, all clients together */
+#define BL_NOTE_MAX		1024		/* plaintext bytes of a secret request's note */
 
 /*
  * fields.c: the table of validated inputs, one row per field (and per limit a
@@ -106,6 +120,7 @@ enum bl_field {
 	BL_F_FILENAME,		/* a plaintext one */
 	BL_F_MIME_TYPE,		/* a plaintext one */
 	BL_F_SEALED_META,	/* an encrypted filename or mimeType */
+	BL_F_KEY_COMMITMENT,	/* 43 url-safe base64 characters (docs/API.md) */
 	BL_F_EMAIL,
 	BL_F_PASSWORD,
 	BL_F_KEY_NAME,
@@ -113,6 +128,8 @@ enum bl_field {
 	BL_F_KEYS,		/* valid API keys per account */
 	BL_F_SESSION_IDLE,
 	BL_F_SESSION_MAX,
+	BL_F_NOTE,		/* a secret request's sealed note, its plaintext bytes */
+	BL_F_ALLOW_FILES,	/* whether a request's answer may carry files */
 	BL_F__MAX
 };
 
@@ -167,6 +184,8 @@ const char	*bl_error_hint(enum bl_err, const struct bl_limits *, char *buf, size
 #define BL_TAG_BYTES		16
 #define BL_HASH_BYTES		32
 #define BL_PASSHASH_BYTES	48		/* 16-byte salt, 32-byte scrypt */
+#define BL_COMMIT_BYTES		32		/* key commitment: HMAC-SHA-256 */
+#define BL_COMMIT_LEN		43		/* its url-safe base64 */
 
 /*
  * Request I/O. A handler never touches stdin, stdout or environ directly, so the
@@ -179,14 +198,46 @@ struct bl_io {
 	void		*ctx;
 };
 
+/*
+ * settings.c: the operator's policy, from the settings file (docs/ADMIN.md,
+ * "The settings file"): what the limits (struct bl_limits) cannot say. A
+ * fixed structure, filled without allocating.
+ */
+#define BL_EXPIRY_CHOICES_MAX	16
+#define BL_SITE_NAME_MAX	64
+#define BL_FOOTER_MAX		255
+#define BL_URL_MAX		255
+
+struct bl_policy {
+	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
+	size_t	 nexpiry;
+	int	 views_unlimited;	/* maxViews null (unlimited) is accepted */
+	int	 views_forced;		/* maxViews.min == max: the only value */
+	int	 passphrase_required;
+	int	 files_allowed;
+	int	 create_accounts;	/* only signed-in users and API keys create */
+	int	 signup;		/* 1 open, 0 closed (BURNLINK_SIGNUP overrides) */
+	char	 site_name[BL_SITE_NAME_MAX + 1];	/* "" when unset, as each below */
+	char	 accent[8];		/* #rgb or #rrggbb */
+	char	 logo[BL_URL_MAX + 1];
+	char	 imprint[BL_URL_MAX + 1];
+	char	 footer[BL_FOOTER_MAX + 1];
+	/* the page's languages: the languages issue adds them here */
+	int	 loaded;		/* a settings file is in force */
+	char	 err[512];		/* "file:line: what is wrong", "" when none */
+};
+
 /* Configuration, from the environment the web server passes (docs/INSTALL.md). */
 struct bl_config {
 	char	*db_path;		/* BURNLINK_DB */
 	char	*limits_path;		/* counters store beside it */
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
+	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
+	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
+	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
 };
 
 struct bl_store;
@@ -232,7 +283,20 @@ extern const struct bl_route bl_route_signup;		/* POST /api/signup */
 extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
+extern const struct bl_route bl_route_config;		/* GET /api/config */
+extern const struct bl_route bl_route_health;		/* GET /api/health */
+extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 int		 bl_serve(const struct bl_route *);
+
+/*
+ * health.c: what GET /api/config and GET /api/health answer, for the
+ * endpoints and for burnlink-admin (config show, health).
+ */
+#define BL_API_VERSION		1	/* docs/API.md */
+#define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
+json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
+int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */
 void		 bl_log_id(const char *id, const char *fmt, ...)
@@ -242,6 +306,7 @@ void		 bl_log_id(const char *id, const char *fmt, ...)
 struct bl_cleanup_stats {
 	int64_t	removed;	/* rows past expiresAt, with their attachments */
 	int64_t	counters;	/* ended counter windows pruned */
+	int64_t	requests;	/* secret requests past expiresAt */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);
@@ -259,7 +324,7 @@ enum bl_limit {
 	BL_LIM_IP_METADATA,
 	BL_LIM_IP_RETRIEVE,
 	BL_LIM_IP_BURN,
-	BL_LIM_PASSPHRASE,	/* attempts per secret and client IP, per minute */
+	BL_LIM_PASSPHRASE,	/* attempts per secret and client (IPv6 /48), per minute */
 	BL_LIM_SESSION_HOUR,	/* signed-in creations per account, per hour */
 	BL_LIM_SESSION_DAY,	/* signed-in creations per account, per day */
 	BL_LIM_KEY_HOUR,	/* creations with any API key of an account, per hour */
@@ -271,6 +336,8 @@ enum bl_limit {
 	BL_LIM_SIGNIN,		/* sign-in attempts per account name and client IP, per hour */
 	BL_LIM_SIGNIN_IP,	/* sign-in attempts per client IP, per hour */
 	BL_LIM_SIGNUP,		/* accounts created per client IP, per hour */
+	BL_LIM_IP_HEALTH,	/* GET /api/health per client IP, per minute */
+	BL_LIM_PASSPHRASE_SECRET, /* attempts per secret from all clients, per hour */
 	BL_LIM__MAX
 };
 
@@ -294,6 +361,7 @@ const struct bl_limit_info *bl_limit_info(enum bl_limit);
 int		 bl_ip_canon(const char *, char out[BL_IP_TEXT]);
 void		 bl_client_ip(struct bl_ctx *, const char *remote_addr,
 		    const char *forwarded_for, char out[BL_IP_TEXT]);
+void		 bl_client_net48(const char *client_ip, char out[BL_IP_TEXT]);
 enum bl_err	 bl_limit_count(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, struct bl_usage *);
 enum bl_err	 bl_limit_usage(struct bl_ctx *, enum bl_limit, const void *subject,
@@ -358,8 +426,11 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 int		 bl_config_load(struct bl_config *,
 		    const char *(*getenv)(void *, const char *), void *arg);
 int		 bl_config_is_pg(const char *db);
+int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+int		 bl_config_become_owner(const struct bl_config *, int *exists,
+		    char *err, size_t errlen);
 
 /* crypto.c: base64, AES-256-GCM, scrypt, SHA-256, HMAC, random. */
 int		 bl_random(void *, size_t);
@@ -383,6 +454,8 @@ int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
 int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);
 int		 bl_ct_equal(const void *, const void *, size_t);
+int		 bl_key_commitment(const unsigned char key[32],
+		    unsigned char out[BL_COMMIT_BYTES]);
 
 /* validate.c: field checks with explicit bounds, the table's fields of a JSON object. */
 int		 bl_key_valid(const char *, size_t);

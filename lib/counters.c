@@ -26,7 +26,9 @@
  *
  * Capacity: CTR_SLOTS entries, 4 MiB. A window's entries are free again once it
  * ends. Should all CTR_PROBE slots of a home be taken by live windows (many
- * more live entries than slots), the one ending first is given up and logged.
+ * more live entries than slots), a new entry is refused, logged, and the
+ * request answered 503 RATE_LIMIT_UNAVAILABLE: a live count is never given up,
+ * or enough addresses could wipe the counts that limit them (docs/ADMIN.md).
  */
 #define CTR_MAGIC	"BLCTR01\n"
 #define CTR_HEADER	4096
@@ -317,15 +319,14 @@ t32(int64_t t)
 
 /*
  * The operation on one entry: reads its slots under the lock; *found is the
- * index of its slot or -1, *fresh the slot a new entry would take (a free one,
- * else the one whose window ends first) and *evict 1 if that one is live.
+ * index of its slot or -1, *fresh the first free slot a new entry would take
+ * (empty, damaged or ended), or -1 when every slot holds a live entry.
  */
 struct probe {
 	unsigned char	 buf[CTR_PROBE * CTR_SLOT];
 	uint32_t	 first;
 	int		 found;
 	int		 fresh;
-	int		 evict;
 	struct slot	 s;
 };
 
@@ -334,35 +335,25 @@ find(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES], uint32_t 
     int64_t now, struct probe *p)
 {
 	struct slot	 s;
-	uint32_t	 oldest = UINT32_MAX;
 	enum bl_err	 e;
 	int		 i;
 
 	p->first = home(bucket, start);
 	p->found = p->fresh = -1;
-	p->evict = 0;
 	if ((e = readall(c, p->buf, sizeof(p->buf),
 	    CTR_HEADER + (off_t)p->first * CTR_SLOT)) != BL_OK)
 		return e;
 	for (i = 0; i < CTR_PROBE; i++) {
 		decode(p->buf + i * CTR_SLOT, &s);
 		if (!valid(&s) || (int64_t)s.end <= now) {
-			if (p->fresh < 0 || p->evict) {
+			if (p->fresh < 0)
 				p->fresh = i;
-				p->evict = 0;
-				oldest = 0;
-			}
 			continue;
 		}
 		if (s.start == start && memcmp(s.bucket, bucket, 16) == 0) {
 			p->found = i;
 			p->s = s;
 			return BL_OK;
-		}
-		if (s.end < oldest) {
-			oldest = s.end;
-			p->fresh = i;
-			p->evict = 1;
 		}
 	}
 	return BL_OK;
@@ -407,13 +398,12 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 		if (n == 0)
 			goto out;
 		if ((i = p.fresh) < 0) {
-			e = fail(c, "no slot", ENOSPC);
+			snprintf(c->err, sizeof(c->err), "counters table full: the %d slots "
+			    "from slot %u hold live counts; refused rather than drop one",
+			    CTR_PROBE, p.first);
+			e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
 			goto out;
 		}
-		if (p.evict)
-			fprintf(stderr, "burnlink: rate limiter: counters table full "
-			    "near slot %u: a live counter was given up\n",
-			    p.first + (uint32_t)i);
 		memcpy(p.s.bucket, bucket, 16);
 		p.s.start = start;
 		p.s.end = end;

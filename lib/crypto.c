@@ -500,3 +500,17 @@ bl_ct_equal(const void *a, const void *b, size_t len)
 {
 	return CRYPTO_memcmp(a, b, len) == 0;
 }
+
+/*
+ * The key commitment of a 256-bit AES key (docs/API.md "Key commitment"):
+ * HMAC-SHA-256 keyed with the key over the label, 32 bytes. AES-GCM is not
+ * key-committing; this value is, so a client can tell a wrong key from the
+ * metadata before it spends a view. 0 on success.
+ */
+int
+bl_key_commitment(const unsigned char key[32], unsigned char out[BL_COMMIT_BYTES])
+{
+	static const char label[] = "burnlink key commitment v1";
+
+	return bl_hmac_sha256(key, 32, label, sizeof(label) - 1, out);
+}

@@ -333,24 +333,35 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
     struct slot *sl, int n)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
+	unsigned long	 flushes;
 	size_t		 held;
-	int		 i, j, lost;
+	int		 i, j, lost, durable;
 
 	for (i = 0; i < n; i = j) {
 		keep->batch = 1;
 		keep->batch_failed = 0;
 		committed_upto = NULL;
+		durable = i;
 		for (j = i, held = 0; j < n && held <= HELD_MAX; j++) {
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
+			flushes = bl_store_batch_durable();
 			bl_serve_one(rt, &io, keep, 1);
+			/*
+			 * A flush during this request (a passphrase's scrypt)
+			 * made the writes of the ones before it durable; its
+			 * own answer rests on what it wrote after.
+			 */
+			if (bl_store_batch_durable() != flushes)
+				durable = j;
 			held += sl[j].len;
 		}
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
-			finish(&sl[i], lost && (committed_upto == NULL || &sl[i] > committed_upto));
+			finish(&sl[i], lost && i >= durable &&
+			    (committed_upto == NULL || &sl[i] > committed_upto));
 	}
 }
 

@@ -38,6 +38,8 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_META_MAX, 0}, BL_NULL_DEFAULT, BL_ERR_INVALID_FILES},
 	[BL_F_SEALED_META] = {"sealedMeta", NULL, BL_FT_SIZE,
 	    {0, BL_META_SEALED_MAX, 0}, BL_NULL_INVALID, BL_ERR_INVALID_CONTENT_SIZE},
+	[BL_F_KEY_COMMITMENT] = {"keyCommitment", "keyCommitment", BL_FT_BYTES,
+	    {BL_COMMIT_LEN, BL_COMMIT_LEN, 0}, BL_NULL_NONE, BL_ERR_INVALID_KEY_COMMITMENT},
 	[BL_F_EMAIL] = {"email", "email", BL_FT_BYTES,
 	    {3, BL_EMAIL_MAX, 0}, BL_NULL_INVALID, BL_ERR_INVALID_EMAIL},
 	[BL_F_PASSWORD] = {"password", "password", BL_FT_STRING,
@@ -52,6 +54,10 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_SESSION_IDLE, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
 	[BL_F_SESSION_MAX] = {"sessionMax", NULL, BL_FT_SECONDS,
 	    {0, BL_SESSION_MAX, 0}, BL_NULL_INVALID, BL_ERR_NOT_SIGNED_IN},
+	[BL_F_NOTE] = {"note", NULL, BL_FT_SIZE,
+	    {0, BL_NOTE_MAX, 0}, BL_NULL_INVALID, BL_ERR_INVALID_NOTE},
+	[BL_F_ALLOW_FILES] = {"allowFiles", "allowFiles", BL_FT_BOOLEAN,
+	    {0, 1, 1}, BL_NULL_DEFAULT, BL_ERR_INVALID_ALLOW_FILES},
 };
 
 /* The row of f (f must be a field). */

@@ -310,12 +310,13 @@ write_response(struct bl_req *r, int status, const char *body, size_t blen)
 	oprintf(&o, "Status: %d %s\r\n"
 	    "Content-Type: application/json; charset=utf-8\r\n"
 	    "Content-Length: %zu\r\n"
-	    "Cache-Control: no-store\r\n"
+	    "Cache-Control: %s\r\n"
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
 	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: %s\r\n", status, reason(status), blen, r->id);
+	    "X-Request-Id: %s\r\n", status, reason(status), blen,
+	    status == 200 && r->cache_control != NULL ? r->cache_control : "no-store", r->id);
 	if (r->rl.set)
 		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
 		    "X-RateLimit-Reset: %lld\r\n", (long long)r->rl.limit,
@@ -396,10 +397,9 @@ escaped_len(const char *s, size_t len)
 }
 
 /*
- * The length json-c's plain serialisation of o must have. json-c 0.16 carries
- * on when its buffer cannot grow and returns what it has, a body with pieces
- * missing; comparing lengths catches that. SIZE_MAX for what this does not
- * predict (doubles): no check then.
+ * The length of o's plain serialisation (json_plain_put(), the bytes json-c
+ * writes): bl_json_text() allocates it once. SIZE_MAX for what this does not
+ * write (doubles: no answer holds one).
  */
 static size_t
 json_plain_len(json_object *o)
@@ -441,32 +441,154 @@ json_plain_len(json_object *o)
 	}
 }
 
+/* Writes s (len bytes) escaped as json-c's plain output does; returns the end. */
+static char *
+escaped_put(char *p, const char *s, size_t len)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i;
+	unsigned char		 c;
+
+	for (i = 0; i < len; i++) {
+		switch (c = (unsigned char)s[i]) {
+		case '"':  *p++ = '\\'; *p++ = '"'; break;
+		case '\\': *p++ = '\\'; *p++ = '\\'; break;
+		case '\b': *p++ = '\\'; *p++ = 'b'; break;
+		case '\n': *p++ = '\\'; *p++ = 'n'; break;
+		case '\r': *p++ = '\\'; *p++ = 'r'; break;
+		case '\t': *p++ = '\\'; *p++ = 't'; break;
+		case '\f': *p++ = '\\'; *p++ = 'f'; break;
+		default:
+			if (c < 0x20) {
+				memcpy(p, "\\u00", 4);
+				p += 4;
+				*p++ = hex[c >> 4];
+				*p++ = hex[c & 0xf];
+			} else
+				*p++ = (char)c;
+		}
+	}
+	return p;
+}
+
+/* Writes o as json_plain_len() counts it (the bytes json-c would); returns the end. */
+static char *
+json_plain_put(char *p, json_object *o)
+{
+	size_t	 i, len;
+	char	 num[32];
+	int	 n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		memcpy(p, "null", 4);
+		return p + 4;
+	case json_type_boolean:
+		n = json_object_get_boolean(o);
+		memcpy(p, n ? "true" : "false", n ? 4 : 5);
+		return p + (n ? 4 : 5);
+	case json_type_int:
+		n = snprintf(num, sizeof(num), "%lld", (long long)json_object_get_int64(o));
+		memcpy(p, num, (size_t)n);
+		return p + n;
+	case json_type_string:
+		*p++ = '"';
+		p = escaped_put(p, json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+		*p++ = '"';
+		return p;
+	case json_type_array:
+		*p++ = '[';
+		len = json_object_array_length(o);
+		for (i = 0; i < len; i++) {
+			if (i > 0)
+				*p++ = ',';
+			p = json_plain_put(p, json_object_array_get_idx(o, i));
+		}
+		*p++ = ']';
+		return p;
+	case json_type_object: {
+		*p++ = '{';
+		i = 0;
+		json_object_object_foreach(o, k, val) {
+			if (i++ > 0)
+				*p++ = ',';
+			*p++ = '"';
+			p = escaped_put(p, k, strlen(k));
+			*p++ = '"';
+			*p++ = ':';
+			p = json_plain_put(p, val);
+		}
+		*p++ = '}';
+		return p;
+	}
+	default:
+		return p;	/* json_plain_len() refused it */
+	}
+}
+
 /*
- * Writes one whole response with body as JSON. If the body cannot be
- * serialised, the fallback 500 goes out instead. 0 on success.
+ * The plain JSON text of o (as json-c writes it with JSON_C_TO_STRING_PLAIN
+ * | JSON_C_TO_STRING_NOSLASHESCAPE) in one block of its exact size, never
+ * grown: an answer may hold a decryption key or plaintext, and json-c's own
+ * serialisation grows its buffer by realloc, which frees the old copies
+ * unwiped. Release it with bl_free_wipe(text, *len + 1). NULL when memory
+ * runs out or o holds a value this does not write (a double).
+ */
+char *
+bl_json_text(json_object *o, size_t *len)
+{
+	size_t	 want = json_plain_len(o);
+	char	*t, *end;
+
+	*len = 0;
+	if (want == SIZE_MAX || (t = malloc(want + 1)) == NULL)
+		return NULL;
+	end = json_plain_put(t, o);
+	if ((size_t)(end - t) != want) {	/* cannot be: json_plain_len() counts these bytes */
+		bl_free_wipe(t, want + 1);
+		return NULL;
+	}
+	*end = '\0';
+	*len = want;
+	return t;
+}
+
+/*
+ * Writes one whole response with body as JSON (bl_json_text()). If the body
+ * cannot be serialised, the fallback 500 goes out instead. 0 on success.
  */
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {
-	const char	*js;
-	size_t		 jlen = 0, want;
-	int		 rc;
+	char	*js;
+	size_t	 jlen;
+	int	 rc;
 
 	if (r->responded)
 		return 0;
-	r->responded = 1;
-	js = json_object_to_json_string_length(body,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &jlen);
-	if (js == NULL || ((want = json_plain_len(body)) != SIZE_MAX && want != jlen)) {
+	if ((js = bl_json_text(body, &jlen)) == NULL) {
+		r->responded = 1;
 		bl_log(r, "cannot serialise the response");
-		if (js != NULL)
-			bl_wipe((char *)js, jlen);
 		return write_fallback(r);
 	}
-	rc = write_response(r, status, js, jlen);
-	/* The serialised body may hold a decryption key (create's secretUrl). */
-	bl_wipe((char *)js, jlen);
+	rc = bl_respond_text(r, status, js, jlen);
+	bl_free_wipe(js, jlen + 1);
 	return rc;
+}
+
+/*
+ * Writes one whole response whose JSON body was made ahead (bl_json_text()),
+ * so that nothing can fail between a commit and the answer: this allocates
+ * nothing. 0 on success.
+ */
+int
+bl_respond_text(struct bl_req *r, int status, const char *js, size_t jlen)
+{
+	if (r->responded)
+		return 0;
+	r->responded = 1;
+	return write_response(r, status, js, jlen);
 }
 
 /* Writes the JSON error body for e: {error, code, hint, requestId}. */
@@ -591,6 +713,10 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 		return bl_req_fail(r, li->err, "At most %lld passphrase attempts a minute "
 		    "are allowed for this secret; try again in %ld seconds.",
 		    (long long)li->limit, r->retry_after);
+	if (which == BL_LIM_PASSPHRASE_SECRET)
+		return bl_req_fail(r, li->err, "At most %lld passphrase attempts an hour "
+		    "are allowed for this secret from all addresses together; try again "
+		    "in %ld seconds.", (long long)li->limit, r->retry_after);
 	if (which == BL_LIM_SIGNIN || which == BL_LIM_SIGNIN_IP || which == BL_LIM_SIGNUP)
 		return bl_req_fail(r, li->err, "At most %lld %s an hour are allowed %s; "
 		    "try again in %ld seconds.", (long long)li->limit,

@@ -50,6 +50,8 @@ struct bl_secret {
 	int		 has_pass;
 	unsigned char	 pass_hash[BL_PASSHASH_BYTES];
 	int64_t		 account_id;	/* 0 for anonymous */
+	int		 has_commit;	/* 0: stored before key commitments */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 };
 
 /* What bl_store_insert() writes. */
@@ -63,6 +65,8 @@ struct bl_new_secret {
 	int			 has_pass;
 	unsigned char		 pass_hash[BL_PASSHASH_BYTES];
 	int			 server_side;
+	int			 has_commit;
+	unsigned char		 commit[BL_COMMIT_BYTES];
 	int64_t			 account_id;
 	int64_t			 api_key_id;	/* its last_used_at is set; 0: none */
 	const struct bl_content	*content;
@@ -111,6 +115,60 @@ enum bl_err	 bl_counter_get(struct bl_store *, const unsigned char bucket[BL_HAS
 enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
 enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
+
+/*
+ * request.c: the lifecycle of a secret request (docs/API.md, "Secret
+ * requests"): waiting until one answer (answered), which is read once (read),
+ * or expired, or burned by either key. The answer is a one-view secret row
+ * (lib/secret.c) that only the request points to; every change locks the
+ * request row and re-checks its state in one transaction.
+ */
+#define BL_POINT_BYTES	65	/* an uncompressed P-256 point */
+
+enum bl_rstate {
+	BL_RQ_WAITING = 0,
+	BL_RQ_ANSWERED = 1,
+	BL_RQ_READ = 2,
+	BL_RQ_EXPIRED = 3,
+	BL_RQ_BURNED = 4
+};
+
+struct bl_request {
+	int64_t		 id;
+	enum bl_rstate	 state;
+	int		 by_inbox;	/* the lookup matched the inbox key */
+	int64_t		 created_ms;
+	int64_t		 expires_ms;
+	int64_t		 answered_ms;	/* -1: not answered */
+	int64_t		 read_ms;	/* -1: not read */
+	int		 allow_files;
+	int		 has_public_key;	/* gone once the request ends */
+	unsigned char	 public_key[BL_POINT_BYTES];
+	int64_t		 answer_id;	/* the answer's secret row, 0: none */
+	int		 has_answer_key;
+	unsigned char	 answer_key[BL_POINT_BYTES];	/* the sender's ephemeral key */
+};
+
+struct bl_new_request {
+	unsigned char	 request_hash[BL_HASH_BYTES];
+	unsigned char	 inbox_hash[BL_HASH_BYTES];
+	int64_t		 created_ms;
+	int64_t		 expires_ms;
+	int		 allow_files;
+	unsigned char	 public_key[BL_POINT_BYTES];
+	const struct bl_item *note;	/* NULL: none */
+};
+
+enum bl_err	 bl_request_insert(struct bl_store *, const struct bl_new_request *);
+enum bl_err	 bl_request_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
+		    int64_t now_ms, struct bl_request *, struct bl_item *note);
+enum bl_err	 bl_request_answer(struct bl_store *, int64_t id, int64_t now_ms,
+		    const unsigned char ephemeral[BL_POINT_BYTES], const struct bl_content *);
+enum bl_err	 bl_request_read(struct bl_store *, int64_t id, int64_t now_ms,
+		    struct bl_request *, struct bl_content *);
+enum bl_err	 bl_request_burn(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_request_state_err(enum bl_rstate, int by_inbox);
+const char	*bl_request_state_name(enum bl_rstate);
 
 /* account_store.c: accounts, API keys, passwords, sessions and an account's secrets. */
 enum bl_err	 bl_store_account_secrets(struct bl_store *, int64_t account_id,
@@ -179,21 +237,25 @@ struct bl_create {
 	int		 deletable;
 	const char	*pass;		/* points into the request JSON */
 	size_t		 pass_len;
+	int		 has_commit;	/* keyCommitment sent, or made from dkey */
+	unsigned char	 commit[BL_COMMIT_BYTES];
 	struct bl_content content;	/* encrypted when parsing is done */
 	unsigned char	 dkey[32];	/* server-side key, wiped after use */
 };
 enum bl_err	 bl_create_parse(struct bl_req *, struct bl_create *);
+enum bl_err	 bl_json_sealed(struct bl_req *, json_object *, const char *what, enum bl_field,
+		    struct bl_item *);
 void		 bl_create_free(struct bl_create *);
 
 /*
  * The layers, from the bottom (scripts/layers.sh checks that no unit calls
  * one above its own; the table is scripts/layers.txt):
- *   base     error.c log.c config.c crypto.c validate.c
+ *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
  *   formats  json.c
- *   storage  store.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c
+ *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
+ *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c route.c
+ *   handlers ops.c account.c status.c request_ops.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
@@ -256,6 +318,7 @@ struct bl_req {
 	const char		*allow;		/* Allow header on 405 */
 	char			 hint[256];	/* overrides the table's hint */
 	int			 responded;
+	const char		*cache_control;	/* NULL: no-store */
 	struct bl_store		*store;		/* the context's, once bl_req_store() opened it */
 	char			 set_cookie[192]; /* Set-Cookie value, "" for none */
 	struct bl_sess		 session;	/* the signed-in session, if loaded */
@@ -287,6 +350,8 @@ const char	*bl_req_env(const struct bl_req *, const char *);
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
 int		 bl_respond_json(struct bl_req *, int status, json_object *);
+int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
+char		*bl_json_text(json_object *, size_t *len);
 int		 bl_respond_error(struct bl_req *, enum bl_err);
 int		 bl_respond_detached(const struct bl_io *, const char *id, enum bl_err,
 		    const char *hint);
@@ -307,7 +372,8 @@ enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
 enum bl_path {
 	BL_PATH_NONE = 0,	/* PATH_INFO is not read */
 	BL_PATH_KEY,		/* "/<22-character key>", else 404 NOT_FOUND */
-	BL_PATH_ITEM		/* the collection, or "/<id>" of one of its items */
+	BL_PATH_ITEM,		/* the collection, or "/<id>" of one of its items */
+	BL_PATH_KEY_ITEM	/* the collection, or "/<22-character key>" (else 404 NOT_FOUND) */
 };
 
 #define BL_NEED_CREATOR		0x01u	/* API key, else session + CSRF; creator limits */
@@ -323,9 +389,18 @@ struct bl_action {
 	int		 item;		/* BL_PATH_ITEM: 1 for "/<id>", 0 for the collection */
 	unsigned	 needs;		/* BL_NEED_* */
 	enum bl_err	(*handler)(struct bl_req *);
+	int		 own_limit;	/* 1: counted by limit, not by the route's */
+	enum bl_limit	 limit;
 };
 
 #define BL_ACTIONS_MAX	4
+
+/*
+ * A route counts each request against its limit first and answers 503
+ * CONFIG_INVALID while the settings file is invalid, unless its flags say:
+ */
+#define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
+#define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
 
 struct bl_route {
 	const char	*name;		/* the program, for log lines */
@@ -336,6 +411,7 @@ struct bl_route {
 	enum bl_err	 bad_item;	/* BL_PATH_ITEM: a "/<id>" that is not one */
 	int		(*open)(const struct bl_req *);	/* NULL: always open */
 	enum bl_err	 closed;	/* when open() says no */
+	unsigned	 flags;		/* BL_ROUTE_* */
 	struct bl_action actions[BL_ACTIONS_MAX];
 };
 
@@ -360,6 +436,16 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+
+/* status.c: what the instance allows, and whether it is healthy. */
+enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
+enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
+
+/* request_ops.c: the secret request handlers (docs/API.md, "Secret requests"). */
+enum bl_err	 bl_op_request_create(struct bl_req *);	/* POST /api/requests */
+enum bl_err	 bl_op_request_get(struct bl_req *);	/* GET, HEAD /api/requests/<key> */
+enum bl_err	 bl_op_request_post(struct bl_req *);	/* POST: answer, or read the answer */
+enum bl_err	 bl_op_request_burn(struct bl_req *);	/* DELETE /api/requests/<key> */
 enum bl_err	 bl_session_load(struct bl_req *, struct bl_sess *);
 enum bl_err	 bl_check_origin(struct bl_req *);
 enum bl_err	 bl_check_csrf(struct bl_req *, const struct bl_sess *);
@@ -394,6 +480,7 @@ int		 bl_store_idle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
+unsigned long	 bl_store_batch_durable(void);
 
 /* prefault.c: a CGI program's first heap mapped ahead. */
 void		 bl_prefault(void);

@@ -570,6 +570,37 @@ mode_of(json_object *v)
 }
 
 /*
+ * Reads keyCommitment (docs/API.md "Key commitment") into c: absent or null
+ * is none; else 43 url-safe base64 characters of 32 bytes, canonical, and
+ * only in client-side mode (in server-side mode the server makes the key and
+ * its commitment).
+ */
+static enum bl_err
+parse_commitment(struct bl_req *r, json_object *o, struct bl_create *c)
+{
+	const char	*s;
+	unsigned char	*raw;
+	size_t		 len, n;
+	enum bl_err	 e;
+
+	if ((e = bl_field_string(&r->ctx->cfg.limits, BL_F_KEY_COMMITMENT, o, &s,
+	    &len)) != BL_OK || s == NULL)
+		return e;
+	if (c->server_side)
+		return bl_req_fail(r, BL_ERR_INVALID_KEY_COMMITMENT, "keyCommitment is "
+		    "for client-side mode only: in server-side mode the server makes the "
+		    "key and its commitment. Leave it out.");
+	if ((raw = bl_b64url_decode(s, len, &n)) == NULL)
+		return errno == ENOMEM ? BL_ERR_INTERNAL : BL_ERR_INVALID_KEY_COMMITMENT;
+	if (n == BL_COMMIT_BYTES) {
+		memcpy(c->commit, raw, BL_COMMIT_BYTES);
+		c->has_commit = 1;
+	}
+	free(raw);
+	return c->has_commit ? BL_OK : BL_ERR_INVALID_KEY_COMMITMENT;
+}
+
+/*
  * Fails with the size error of field f: what is larger than f's bound, as
  * r->ctx->cfg.limits has it.
  */
@@ -580,6 +611,7 @@ too_large(struct bl_req *r, enum bl_field f, const char *what)
 
 	bl_hint_format(&r->ctx->cfg.limits, f == BL_F_SEALED_META ?
 	    "${sealedMeta.max:size} limit (${sealedMeta.max} bytes of plaintext)" :
+	    f == BL_F_NOTE ? "${note.max:size} limit (${note.max} bytes of plaintext)" :
 	    "${content.max:size} limit (${content.max} bytes of plaintext)",
 	    bound, sizeof(bound));
 	return bl_req_fail(r, bl_field_info(f)->err, "%s is larger than the %s.", what, bound);
@@ -630,6 +662,20 @@ parse_enc(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
 	free(ivb);
 	it->enc = 1;
 	return BL_OK;
+}
+
+/*
+ * Decodes one sealed item {ciphertext, iv} (a secret request's note) into it,
+ * its plaintext at most field f's bound; the field's error when v is not an
+ * object.
+ */
+enum bl_err
+bl_json_sealed(struct bl_req *r, json_object *v, const char *what, enum bl_field f,
+    struct bl_item *it)
+{
+	if (!json_object_is_type(v, json_type_object))
+		return bl_req_fail(r, bl_field_info(f)->err, "%s must be {ciphertext, iv}.", what);
+	return parse_enc(r, v, what, f, 0, it);
 }
 
 /* Copies a plaintext string into it (to be encrypted later, or kept plain). */
@@ -752,6 +798,9 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "files must be an array of {filename, mimeType, data}.");
 	n = json_object_array_length(files);
+	if (n > 0 && !r->ctx->cfg.policy.files_allowed)
+		return bl_req_fail(r, BL_ERR_INVALID_FILES,
+		    "This server does not accept files (files.allowed is false in GET /api/config); send text only.");
 	if ((int64_t)n > r->ctx->cfg.limits.f[BL_F_FILES].max)
 		return bl_req_fail(r, BL_ERR_INVALID_FILES,
 		    "At most %lld files may be attached; %zu were sent.",
@@ -796,6 +845,42 @@ parse_files(struct bl_req *r, json_object *files, struct bl_create *c, size_t *t
 		bl_json_wipe(f);
 		json_object_array_put_idx(files, i, NULL);
 	}
+	return BL_OK;
+}
+
+/* INVALID_MAX_VIEWS with a hint that names what this server allows. */
+static enum bl_err
+views_fail(struct bl_req *r)
+{
+	const struct bl_bounds	*b = &r->ctx->cfg.limits.f[BL_F_MAX_VIEWS];
+
+	if (r->ctx->cfg.policy.views_forced)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "This server allows only "
+		    "maxViews %lld: send %lld or leave maxViews out.", (long long)b->max,
+		    (long long)b->max);
+	if (!r->ctx->cfg.policy.views_unlimited)
+		return bl_req_fail(r, BL_ERR_INVALID_MAX_VIEWS, "maxViews must be a whole "
+		    "number from %lld to %lld; this server does not allow unlimited views (null).",
+		    (long long)b->min, (long long)b->max);
+	return BL_ERR_INVALID_MAX_VIEWS;	/* the table's hint says it */
+}
+
+/*
+ * The operator's rules that bounds cannot say (docs/ADMIN.md, "The settings
+ * file"): unlimited views, a required passphrase.
+ */
+static enum bl_err
+policy_check(struct bl_req *r, const struct bl_create *c)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	const struct bl_bounds	*pb = &r->ctx->cfg.limits.f[BL_F_PASSPHRASE];
+
+	if (c->max_views < 0 && !pol->views_unlimited)
+		return views_fail(r);
+	if (c->pass == NULL && pol->passphrase_required)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT, "This server requires "
+		    "a passphrase: send passphrase, a string of %lld to %lld characters.",
+		    (long long)pb->min, (long long)pb->max);
 	return BL_OK;
 }
 
@@ -847,10 +932,14 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 	}
 
 	/* Absent or null: what the table says (the default, unlimited, none). */
-	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK ||
-	    (e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK ||
-	    (e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
-	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK)
+	if ((e = bl_field_int(lim, BL_F_TTL, o, &c->ttl)) != BL_OK)
+		return e;
+	if ((e = bl_field_int(lim, BL_F_MAX_VIEWS, o, &c->max_views)) != BL_OK)
+		return views_fail(r);
+	if ((e = bl_field_string(lim, BL_F_PASSPHRASE, o, &c->pass, &c->pass_len)) != BL_OK ||
+	    (e = bl_field_bool(lim, BL_F_DELETABLE, o, &c->deletable)) != BL_OK ||
+	    (e = parse_commitment(r, o, c)) != BL_OK ||
+	    (e = policy_check(r, c)) != BL_OK)
 		return e;
 
 	if (text != NULL) {
@@ -883,8 +972,10 @@ bl_create_parse(struct bl_req *r, struct bl_create *c)
 		return BL_ERR_INVALID_CONTENT_SIZE;
 
 	if (c->server_side) {
-		if (bl_random(c->dkey, sizeof(c->dkey)) != 0)
+		if (bl_random(c->dkey, sizeof(c->dkey)) != 0 ||
+		    bl_key_commitment(c->dkey, c->commit) != 0)
 			return BL_ERR_INTERNAL;
+		c->has_commit = 1;
 		if (c->content.has_text &&
 		    (e = encrypt_item(c->dkey, &c->content.text)) != BL_OK)
 			return e;

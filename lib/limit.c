@@ -7,7 +7,7 @@
 #include "internal.h"
 
 /*
- * Every limit of SPEC.md. A window is fixed and aligned to the UTC epoch, so
+ * Every rate limit of docs/API.md. A window is fixed and aligned to the UTC epoch, so
  * the day window is the UTC day. The request that makes a count exceed limit
  * is refused (the 1001st of 1000), and so is every later one in the window.
  */
@@ -29,6 +29,9 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_SIGNIN] = {"signin", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNIN_IP] = {"signin:ip", 3600, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNUP] = {"signup", 3600, 10, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_IP_HEALTH] = {"ip:health", 60, 60, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_PASSPHRASE_SECRET] = {"passphrase:secret", 3600, BL_ATTEMPTS_PER_HOUR,
+	    BL_ERR_TOO_MANY_ATTEMPTS},
 };
 
 const struct bl_limit_info *
@@ -165,6 +168,27 @@ addr_text(const struct addr *a, char out[BL_IP_TEXT])
 	memset(net + 8, 0, 8);
 	inet_ntop(AF_INET6, net, buf, sizeof(buf));
 	snprintf(out, BL_IP_TEXT, "%s/64", buf);
+}
+
+/*
+ * The network a passphrase attempt is counted for (docs/API.md, "Passphrases"):
+ * an IPv4 client as is, an IPv6 one (canonical "<net>/64", from addr_text) as
+ * its /48, the block one site is usually given: its 65,536 /64s are one client.
+ */
+void
+bl_client_net48(const char *client_ip, char out[BL_IP_TEXT])
+{
+	struct addr	 a;
+	const char	*slash = strchr(client_ip, '/');
+	char		 buf[INET6_ADDRSTRLEN];
+
+	snprintf(out, BL_IP_TEXT, "%s", client_ip);
+	if (slash == NULL || addr_parse(client_ip, (size_t)(slash - client_ip), &a) != 0 ||
+	    !a.v6)
+		return;
+	memset(a.a + 6, 0, 10);
+	inet_ntop(AF_INET6, a.a, buf, sizeof(buf));
+	snprintf(out, BL_IP_TEXT, "%s/48", buf);
 }
 
 /* The canonical form of an address an operator typed; 0 on success. */

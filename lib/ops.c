@@ -12,6 +12,25 @@ add_views(json_object *o, const char *k, int64_t v)
 	return v < 0 ? bl_json_add_null(o, k) : bl_json_add(o, k, json_object_new_int64(v));
 }
 
+/*
+ * Adds keyCommitment: the secret's key commitment as 43 url-safe base64
+ * characters, or null for a secret stored before commitments (docs/API.md).
+ */
+static int
+add_commitment(json_object *o, const struct bl_secret *s)
+{
+	char	*b64;
+	int	 rc;
+
+	if (!s->has_commit)
+		return bl_json_add_null(o, "keyCommitment");
+	if ((b64 = bl_b64url_encode(s->commit, BL_COMMIT_BYTES, NULL)) == NULL)
+		return -1;
+	rc = bl_json_add(o, "keyCommitment", json_object_new_string(b64));
+	free(b64);
+	return rc;
+}
+
 /* Logs the store's reason for a failure that is the server's fault. */
 static enum bl_err
 store_fail(struct bl_req *r, enum bl_err e)
@@ -40,8 +59,9 @@ path_char(unsigned char c)
 
 /*
  * {site_url}: BURNLINK_SITE_URL, else the scheme, HTTP_HOST and the path the
- * install lives under (what REQUEST_URI has before "/api/secrets"). Only
- * characters valid in a host or path are taken from the request.
+ * install lives under (what REQUEST_URI has before "/api/secrets" or
+ * "/api/requests"). Only characters valid in a host or path are taken from
+ * the request.
  */
 int
 bl_site_url(struct bl_req *r, char **out)
@@ -72,7 +92,8 @@ bl_site_url(struct bl_req *r, char **out)
 		host = "localhost";
 		hlen = strlen(host);
 	}
-	if (uri != NULL && (api = strstr(uri, "/api/secrets")) != NULL) {
+	if (uri != NULL && ((api = strstr(uri, "/api/secrets")) != NULL ||
+	    (api = strstr(uri, "/api/requests")) != NULL)) {
 		plen = (size_t)(api - uri);
 		for (i = 0; i < plen; i++)
 			if (!path_char((unsigned char)uri[i]))
@@ -99,7 +120,7 @@ new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
 		return -1;
 	memcpy(key, s, BL_KEY_LEN + 1);
-	free(s);
+	bl_free_wipe(s, BL_KEY_LEN + 1);
 	return bl_sha256(key, BL_KEY_LEN, hash);
 }
 
@@ -115,12 +136,18 @@ bl_op_create(struct bl_req *r)
 	char			 skey[BL_KEY_LEN + 1], rkey[BL_KEY_LEN + 1];
 	char			*site = NULL, *dkey = NULL, *url = NULL, *murl = NULL;
 	json_object		*o = NULL, *m;
-	const char		*js = NULL;
+	char			*js = NULL;
 	enum bl_err		 e;
-	size_t			 dlen = 0, jlen = 0;
+	size_t			 dlen = 0, jlen = 0, ulen;
 
 	memset(&c, 0, sizeof(c));
 	memset(&n, 0, sizeof(n));
+	if (r->ctx->cfg.policy.create_accounts && r->account_id == 0) {
+		e = bl_req_fail(r, BL_ERR_NOT_SIGNED_IN, "This server lets only signed-in "
+		    "users and API keys create secrets: sign in, or send Authorization: "
+		    "Bearer bl_... with an API key.");
+		goto out;
+	}
 	if ((e = bl_create_parse(r, &c)) != BL_OK)
 		goto out;
 
@@ -129,6 +156,8 @@ bl_op_create(struct bl_req *r)
 	n.max_views = c.max_views;
 	n.deletable = c.deletable;
 	n.server_side = c.server_side;
+	n.has_commit = c.has_commit;
+	memcpy(n.commit, c.commit, sizeof(n.commit));
 	n.content = &c.content;
 	n.account_id = r->account_id;
 	n.api_key_id = r->api_key_id;
@@ -151,11 +180,12 @@ bl_op_create(struct bl_req *r)
 	 * allocates nothing): a 500 never leaves a stored secret behind.
 	 */
 	e = BL_ERR_INTERNAL;
-	if (asprintf(&url, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
-	    dkey ? dkey : "") < 0) {
-		url = NULL;
+	/* In one block of its size: asprintf() grows by realloc, leaving copies of the key. */
+	ulen = strlen(site) + strlen("/secret/") + BL_KEY_LEN + (dkey ? 5 + dlen : 0) + 1;
+	if ((url = malloc(ulen)) == NULL)
 		goto out;
-	}
+	snprintf(url, ulen, "%s/secret/%s%s%s", site, skey, dkey ? "#key=" : "",
+	    dkey ? dkey : "");
 	if (asprintf(&murl, "%s/receipt/%s", site, rkey) < 0) {
 		murl = NULL;
 		goto out;
@@ -171,21 +201,20 @@ bl_op_create(struct bl_req *r)
 	    add_views(m, "maxViews", n.max_views) ||
 	    bl_json_add(m, "hasPassphrase", json_object_new_boolean(n.has_pass)) ||
 	    bl_json_add(m, "deletable", json_object_new_boolean(n.deletable)) ||
-	    (js = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE, &jlen)) == NULL)
+	    (js = bl_json_text(o, &jlen)) == NULL)
 		goto out;
 	if ((e = bl_req_store(r)) != BL_OK ||
 	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
 		goto out;
-	bl_respond_json(r, 200, o);
+	bl_respond_text(r, 200, js, jlen);
 	e = BL_OK;
 out:
 	if (o != NULL) {
 		bl_json_wipe(o);	/* the secretUrl holds the key ... */
-		if (js != NULL)		/* ... and so does its serialisation */
-			bl_wipe((char *)js, jlen);
 		json_object_put(o);
 	}
+	if (js != NULL)			/* ... and so does its serialisation */
+		bl_free_wipe(js, jlen + 1);
 	if (url != NULL)
 		bl_free_wipe(url, strlen(url));
 	if (dkey != NULL)
@@ -240,6 +269,8 @@ bl_op_metadata(struct bl_req *r)
 	    add_views(o, "viewsRemaining", bl_views_left(&s)) ||
 	    bl_json_add(o, "deletable", json_object_new_boolean(s.deletable)))
 		goto out;
+	if (!s.by_receipt && add_commitment(o, &s))
+		goto out;
 	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
 	    bl_json_add_time(o, "lastViewedAt", s.last_viewed_ms)))
 		goto out;
@@ -251,17 +282,20 @@ out:
 }
 
 /*
- * Counts a passphrase attempt (per secret and client, per minute; the 6th is
- * refused) and checks the passphrase in the request body in constant time.
+ * Counts a passphrase attempt, per secret and client (IPv6 per /48) per
+ * minute, then per secret from all clients per hour (docs/API.md,
+ * "Passphrases"; an attempt refused by the first is not counted by the
+ * second), and checks the passphrase in the request body in constant time.
  */
 enum bl_err
 bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
     const unsigned char hash[BL_HASH_BYTES])
 {
-	unsigned char	 msg[BL_HASH_BYTES + sizeof(r->client_ip)];
+	unsigned char	 msg[BL_HASH_BYTES + BL_IP_TEXT];
+	char		 net[BL_IP_TEXT];
 	json_object	*v = NULL;
-	int64_t		 left;
-	size_t		 iplen = strlen(r->client_ip);
+	int64_t		 left, left_secret;
+	size_t		 iplen;
 	enum bl_err	 e;
 	int		 ok;
 
@@ -270,9 +304,13 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    !json_object_is_type(v, json_type_string))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
 		    "passphrase must be a string.");
+	bl_client_net48(r->client_ip, net);
+	iplen = strlen(net);
 	memcpy(msg, hash, BL_HASH_BYTES);
-	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK)
+	memcpy(msg + BL_HASH_BYTES, net, iplen);
+	if ((e = bl_limit_take(r, BL_LIM_PASSPHRASE, msg, BL_HASH_BYTES + iplen, &left)) != BL_OK ||
+	    (e = bl_limit_take(r, BL_LIM_PASSPHRASE_SECRET, hash, BL_HASH_BYTES,
+	    &left_secret)) != BL_OK)
 		return e;
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
@@ -284,6 +322,11 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    s->pass_hash);
 	if (ok < 0)
 		return BL_ERR_INTERNAL;
+	if (!ok && left_secret < left)
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
+		    "The passphrase is wrong; %lld attempt%s left this hour for this secret "
+		    "from all addresses. No view was used.",
+		    (long long)left_secret, left_secret == 1 ? "" : "s");
 	if (!ok)
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
 		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",

@@ -86,3 +86,39 @@ const struct bl_route bl_route_mysecrets = {
 		{ BL_MASK(BL_M_DELETE), 1, BL_NEED_SESSION | BL_NEED_CSRF, bl_op_my_burn },
 	},
 };
+
+/* Answers from the settings alone, opening no store: not counted. */
+const struct bl_route bl_route_config = {
+	.name = "config", .limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_config },
+	},
+};
+
+/* Counts itself (BL_LIM_IP_HEALTH): the count is its check that the counters are writable. */
+const struct bl_route bl_route_health = {
+	.name = "health", .limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_PROBE,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_health },
+	},
+};
+
+/*
+ * /api/requests and /api/requests/<key> (docs/API.md, "Secret requests"):
+ * one program; each method is counted by the per-IP limit of the secret
+ * operation it resembles (create, metadata, retrieve, burn).
+ */
+const struct bl_route bl_route_requests = {
+	.name = "requests", .limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY_ITEM,
+	.allow = "POST", .allow_item = "GET, HEAD, POST, DELETE", .bad_item = BL_ERR_NOT_FOUND,
+	.actions = {
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_CREATOR | BL_NEED_BODY, bl_op_request_create,
+		    1, BL_LIM_IP_CREATE },
+		{ GET_HEAD, 1, 0, bl_op_request_get, 0, 0 },
+		{ BL_MASK(BL_M_POST), 1, BL_NEED_BODY_OPT, bl_op_request_post,
+		    1, BL_LIM_IP_RETRIEVE },
+		{ BL_MASK(BL_M_DELETE), 1, 0, bl_op_request_burn, 1, BL_LIM_IP_BURN },
+	},
+};

@@ -50,7 +50,13 @@ bl_secret_row(void *arg, const struct bl_row *row)
 		memcpy(r->pass_hash, p, BL_PASSHASH_BYTES);
 	}
 	r->account_id = bl_col_int(row, 9, 0);
-	r->by_receipt = (int)bl_col_int(row, 10, 0);
+	if (bl_col_blob(row, 10, &p, &n) != 0)
+		return -1;
+	if (p != NULL && n == BL_COMMIT_BYTES) {	/* NULL: stored before commitments */
+		r->has_commit = 1;
+		memcpy(r->commit, p, BL_COMMIT_BYTES);
+	}
+	r->by_receipt = (int)bl_col_int(row, BL_ROW_NCOLS, 0);
 	return 0;
 }
 
@@ -152,16 +158,15 @@ insert_file(struct bl_store *s, int64_t id, size_t i, const struct bl_file *f)
 	    NULL, NULL, NULL);
 }
 
-static enum bl_err
-insert(struct bl_store *s, const struct bl_new_secret *n)
+/* Inside a transaction: writes the rows of a new secret; its id in *id. */
+enum bl_err
+bl_secret_put(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
 {
 	const struct bl_content	*c = n->content;
 	enum bl_err		 e;
-	int64_t			 id = 0;
 	size_t			 i;
 
-	if ((e = bl_st_begin(s)) != BL_OK)
-		return e;
+	*id = 0;
 	e = bl_st_run(s, ST_INSERT_SECRET, PARMS(
 	    P_BLOB(n->secret_hash, BL_HASH_BYTES),
 	    P_BLOB(n->receipt_hash, BL_HASH_BYTES),
@@ -173,14 +178,26 @@ insert(struct bl_store *s, const struct bl_new_secret *n)
 	    P_BOOL(n->server_side),
 	    P_INT_OR_NULL(n->account_id > 0, n->account_id),
 	    P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
-	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES)),
-	    bl_row_id, &id, NULL);
+	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
+	    P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES)),
+	    bl_row_id, id, NULL);
 	for (i = 0; e == BL_OK && i < c->nfiles; i++)
-		e = insert_file(s, id, i, &c->files[i]);
+		e = insert_file(s, *id, i, &c->files[i]);
 	if (e == BL_OK && n->api_key_id > 0)
 		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(n->api_key_id), P_INT(n->created_ms)),
 		    NULL, NULL, NULL);
-	return bl_st_end(s, e);
+	return e;
+}
+
+static enum bl_err
+insert(struct bl_store *s, const struct bl_new_secret *n)
+{
+	enum bl_err	 e;
+	int64_t		 id;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	return bl_st_end(s, bl_secret_put(s, n, &id));
 }
 
 /* Moves a locked row to state, deleting its content in the same transaction. */
@@ -215,12 +232,12 @@ locked_row(void *arg, const struct bl_row *row)
 		return -1;
 	if (l->c == NULL || l->r->state != BL_ST_ACTIVE || l->r->expires_ms <= l->now)
 		return 0;
-	if (bl_col_blob(row, 11, &p, &n) != 0)
+	if (bl_col_blob(row, BL_ROW_TEXT, &p, &n) != 0)
 		return -1;
 	if (p == NULL)
 		return 0;
 	l->c->has_text = 1;
-	return bl_col_item(row, 11, &l->c->text);
+	return bl_col_item(row, BL_ROW_TEXT, &l->c->text);
 }
 
 /*
@@ -314,23 +331,22 @@ file_row(void *arg, const struct bl_row *row)
 }
 
 /*
- * Consumes one view of secret id in one transaction: locks the row, re-checks
- * that it is active, reads its content, counts the view, and on the last view
- * deletes the content (the row stays as an exhausted tombstone).
+ * Inside a transaction: takes one view of secret id: locks the row,
+ * re-checks that it is active, reads its content, counts the view, and on the
+ * last view deletes the content (the row stays as an exhausted tombstone).
+ * Not active: its state's error, with an expiry recorded (c left empty).
  */
 enum bl_err
-bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
     struct bl_content *c)
 {
 	enum bl_err	 e;
 	int		 changed;
 
 	memset(c, 0, sizeof(*c));
-	if ((e = bl_st_begin(s)) != BL_OK)
-		return e;
 	if ((e = check_active(s, id, now, r, c, &changed)) != BL_OK) {
 		bl_content_free(c);
-		return end_inactive(s, e, changed);
+		return e;
 	}
 	if ((e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL)) == BL_OK) {
@@ -339,9 +355,46 @@ bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *
 		if (r->max_views >= 0 && r->view_count >= r->max_views)
 			e = set_state(s, r, BL_ST_EXHAUSTED);
 	}
+	if (e != BL_OK)
+		bl_content_free(c);
+	return e;
+}
+
+/*
+ * Consumes one view of secret id in one transaction (bl_secret_take()); a
+ * secret found not active keeps the expiry it recorded.
+ */
+enum bl_err
+bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
+    struct bl_content *c)
+{
+	enum bl_err	 e;
+
+	memset(c, 0, sizeof(*c));
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_secret_take(s, id, now, r, c)) != BL_OK && !store_failed(e))
+		return end_inactive(s, e, r->state != BL_ST_ACTIVE);
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		bl_content_free(c);
 	return e;
+}
+
+/*
+ * Inside a transaction: moves secret id, if it is still active, to state
+ * (content deleted); BL_OK also when it had ended already.
+ */
+enum bl_err
+bl_secret_end(struct bl_store *s, int64_t id, int64_t now, enum bl_state state)
+{
+	struct bl_secret	 r;
+	enum bl_err		 e;
+	int			 changed;
+
+	memset(&r, 0, sizeof(r));
+	if ((e = check_active(s, id, now, &r, NULL, &changed)) != BL_OK)
+		return store_failed(e) ? e : BL_OK;
+	return set_state(s, &r, state);
 }
 
 /* Burns secret id: content deleted, state burned, in one transaction. */
@@ -361,8 +414,8 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now)
 }
 
 /*
- * Hourly cleanup: removes every row whose expiry has passed with its
- * attachments (rows another host's cleanup or a request holds are left for
+ * Hourly cleanup: removes every secret request and every secret row whose
+ * expiry has passed, with its attachments (rows another host's cleanup or a request holds are left for
  * the next run on PostgreSQL), then makes the removed content leave the
  * database's files (lib/store_sqlite.c: a WAL checkpoint). The counters are
  * the rate limiter's (bl_counter_clean()).
@@ -375,7 +428,9 @@ bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats
 	memset(stats, 0, sizeof(*stats));
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	if ((e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK)
+	if ((e = bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now)), NULL, NULL,
+	    &stats->requests)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_CLEAN_ROWS, PARMS(P_INT(now)), NULL, NULL, &stats->removed);
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		return e;

@@ -32,15 +32,26 @@ static enum bl_err
 run(const struct bl_route *rt, struct bl_req *r)
 {
 	const struct bl_action	*a;
-	int			 item = rt->path == BL_PATH_ITEM && bl_req_item(r);
+	int			 item = (rt->path == BL_PATH_ITEM ||
+				    rt->path == BL_PATH_KEY_ITEM) && bl_req_item(r);
 	unsigned		 n;
 	enum bl_err		 e;
 
-	/* Counted first, so that every answer (a 405 too) carries the rate-limit headers. */
-	if ((e = bl_limit_request(r, rt->limit)) != BL_OK)
+	/* Not half a policy: nothing is served while the settings file is invalid. */
+	if (r->ctx->cfg.policy.err[0] != '\0' && !(rt->flags & BL_ROUTE_PROBE)) {
+		bl_log(r, "settings: %s", r->ctx->cfg.policy.err);
+		return BL_ERR_CONFIG_INVALID;
+	}
+	/*
+	 * Counted first (by the action's own limit, if it has one), so that
+	 * every answer (a 405 too) carries the rate-limit headers.
+	 */
+	a = action(rt, r, item);
+	if (!(rt->flags & BL_ROUTE_UNCOUNTED) &&
+	    (e = bl_limit_request(r, a != NULL && a->own_limit ? a->limit : rt->limit)) != BL_OK)
 		return e;
 	r->allow = item ? rt->allow_item : rt->allow;
-	if ((a = action(rt, r, item)) == NULL)
+	if (a == NULL)
 		return BL_ERR_METHOD_NOT_ALLOWED;
 	n = a->needs;
 	if ((n & BL_NEED_CREATOR) && (e = bl_req_creator(r)) != BL_OK)
@@ -52,7 +63,9 @@ run(const struct bl_route *rt, struct bl_req *r)
 		return BL_ERR_NOT_SIGNED_IN;
 	if (rt->path == BL_PATH_KEY && (e = bl_req_key(r)) != BL_OK)
 		return e;
-	if (item && (r->item_id = bl_req_item_id(r)) == 0)
+	if (item && rt->path == BL_PATH_KEY_ITEM && (e = bl_req_key(r)) != BL_OK)
+		return e;
+	if (item && rt->path == BL_PATH_ITEM && (r->item_id = bl_req_item_id(r)) == 0)
 		return rt->bad_item;
 	if ((n & BL_NEED_ORIGIN) && (e = bl_check_origin(r)) != BL_OK)
 		return e;

@@ -170,7 +170,21 @@ bl_store_error(const struct bl_store *s)
  * Group commit (FastCGI, lib/fcgi.c): the store's write transactions join one
  * until bl_store_batch_commit(); bl_store_batch_flush() runs the deferred
  * writes and commits what is done so far, letting the write lock go.
+ *
+ * How many flushes made everything their batch had written durable (the
+ * commit succeeded, synchronous=FULL): lib/fcgi.c compares it around each
+ * request, so that a later failure of the batch does not take back answers
+ * whose writes a flush made durable. One per process: a responder serves one
+ * request at a time, and a store may be closed and opened within a batch.
  */
+static unsigned long	 durable_flushes;
+
+unsigned long
+bl_store_batch_durable(void)
+{
+	return durable_flushes;
+}
+
 void
 bl_store_batch(struct bl_store *s)
 {
@@ -190,6 +204,9 @@ bl_store_batch_flush(struct bl_store *s)
 			lost = 1;
 	drop_deferred(s);
 	s->ops->batch_flush(s->db, lost);
+	/* Still batching: not lost, so the flush committed all it held. */
+	if (s->ops->batching != NULL && s->ops->batching(s->db))
+		durable_flushes++;
 }
 
 /* Commits the batch durably; a failure fails every request of it. */

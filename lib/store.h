@@ -11,12 +11,12 @@
 enum bl_stmt {
 	ST_INSERT_SECRET,	/* secret_hash, receipt_hash, created, expires,
 				 * max_views, deletable, pass_hash, server_side,
-				 * account_id, text_ct, text_iv -> id */
+				 * account_id, text_ct, text_iv, key_commit -> id */
 	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
 	ST_KEY_USED,		/* key id, now */
 	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
 				 * view_count, last_viewed, deletable, pass_hash,
-				 * account_id), by_receipt */
+				 * account_id, key_commit), by_receipt */
 	ST_LOCK,		/* id -> ROW, 0: the row locked for a change */
 	ST_LOCK_TEXT,		/* id -> ROW, 0, text_ct, text_iv: the same, with the text */
 	ST_SECRET_GET,		/* id -> ROW, 0 (no lock) */
@@ -44,6 +44,16 @@ enum bl_stmt {
 	ST_SESSION_DELETE,	/* id */
 	ST_SESSION_END_ALL,	/* account_id */
 	ST_SESSION_PRUNE,	/* seen_before, created_before */
+	ST_RQ_INSERT,		/* request_hash, inbox_hash, created, expires,
+				 * allow_files, public_key, note_ct, note_iv */
+	ST_RQ_LOOKUP,		/* hash -> RQ_ROW (id, state, created, expires,
+				 * answered, read, allow_files, public_key,
+				 * answer_id, answer_key), by_inbox, note_ct, note_iv */
+	ST_RQ_LOCK,		/* id -> RQ_ROW, 0: the request row locked for a change */
+	ST_RQ_ANSWER,		/* id, now, answer_id, answer_key (the note goes) */
+	ST_RQ_READ,		/* id, now (the keys go) */
+	ST_RQ_END,		/* id, state: expired or burned (note and keys go) */
+	ST_RQ_CLEAN,		/* now: requests past their expiry */
 	ST__MAX
 };
 
@@ -55,7 +65,11 @@ enum bl_stmt {
 extern const char *const bl_sql[ST__MAX];
 #define BL_SQL_NONE	""
 #define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
-	"last_viewed_at, deletable, pass_hash, account_id"
+	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
+#define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */
+#define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
+#define BL_RQ_COLUMNS "id, state, created_at, expires_at, answered_at, read_at, " \
+	"allow_files, public_key, answer_id, answer_key"
 
 /* One statement parameter (sqlbox's struct sqlbox_parm): its type, and NULL or a value. */
 enum bl_ptype {
@@ -185,7 +199,16 @@ void		 bl_col_text(const struct bl_row *, int, char *, size_t);
 int		 bl_col_item(const struct bl_row *, int, struct bl_item *);
 int		 bl_row_id(void *, const struct bl_row *);
 
-/* secret.c: a secret row as the statements return it. */
+/*
+ * secret.c: a secret row as the statements return it, and the parts of the
+ * lifecycle a secret request's answer (lib/request.c) runs inside its own
+ * transaction: store a secret (its id in *id), take one view of an active
+ * one, end an active one (content deleted).
+ */
 int		 bl_secret_row(void *, const struct bl_row *);
+enum bl_err	 bl_secret_put(struct bl_store *, const struct bl_new_secret *, int64_t *id);
+enum bl_err	 bl_secret_take(struct bl_store *, int64_t id, int64_t now_ms,
+		    struct bl_secret *, struct bl_content *);
+enum bl_err	 bl_secret_end(struct bl_store *, int64_t id, int64_t now_ms, enum bl_state);
 
 #endif /* BL_STORE_H */

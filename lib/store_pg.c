@@ -26,9 +26,9 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	3		/* the version schema-pg.sql writes */
+#define SCHEMA_VERSION	4		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
-#define MAX_ARGS	11
+#define MAX_ARGS	12		/* the most a statement takes (ST_INSERT_SECRET) */
 
 /* Type OIDs of the parameters (catalog/pg_type_d.h is a server header). */
 #define OID_BOOL	16
@@ -50,6 +50,10 @@ static const char *const dialect[ST__MAX] = {
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
+	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1 "
+	    "FOR UPDATE",
+	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
 };
 
@@ -161,8 +165,10 @@ q(struct pg_store *s, const char *text, const struct bl_parm *a, int n, PGresult
 	};
 
 	*out = NULL;
-	if (n > MAX_ARGS)
+	if (n > MAX_ARGS) {
+		snprintf(s->err, sizeof(s->err), "%d parameters, at most %d", n, MAX_ARGS);
 		return BL_ERR_INTERNAL;
+	}
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
 	for (i = 0; i < n; i++) {

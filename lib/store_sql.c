@@ -18,7 +18,8 @@
 const char *const bl_sql[ST__MAX] = {
 	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
 	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
+	    "account_id, text_ct, text_iv, key_commit) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,"
+	    "$10,$11,$12) "
 	    "RETURNING id",
 	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
 	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
@@ -67,4 +68,17 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",
 	[ST_SESSION_END_ALL] = "DELETE FROM sessions WHERE account_id = $1",
 	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
+	[ST_RQ_INSERT] = "INSERT INTO requests (request_hash, inbox_hash, created_at, "
+	    "expires_at, allow_files, public_key, note_ct, note_iv) VALUES "
+	    "($1,$2,$3,$4,$5,$6,$7,$8)",
+	[ST_RQ_LOOKUP] = "SELECT " BL_RQ_COLUMNS ", inbox_hash = $1, note_ct, note_iv "
+	    "FROM requests WHERE request_hash = $1 OR inbox_hash = $1",
+	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1",
+	[ST_RQ_ANSWER] = "UPDATE requests SET state = 1, answered_at = $2, answer_id = $3, "
+	    "answer_key = $4, note_ct = NULL, note_iv = NULL WHERE id = $1",
+	[ST_RQ_READ] = "UPDATE requests SET state = 2, read_at = $2, answer_key = NULL, "
+	    "public_key = NULL WHERE id = $1",
+	[ST_RQ_END] = "UPDATE requests SET state = $2, note_ct = NULL, note_iv = NULL, "
+	    "answer_key = NULL, public_key = NULL WHERE id = $1",
+	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE expires_at <= $1",
 };

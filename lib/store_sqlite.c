@@ -12,7 +12,7 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		3
+#define SCHEMA_VERSION		4
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not
@@ -55,6 +55,9 @@
 static const unsigned char frees_content[ST__MAX] = {
 	[ST_DELETE_FILES] = 1,
 	[ST_SET_STATE] = 1,
+	[ST_RQ_ANSWER] = 1,
+	[ST_RQ_READ] = 1,
+	[ST_RQ_END] = 1,
 };
 
 struct sqlite_store {
@@ -377,6 +380,58 @@ configure(void)
 }
 
 /*
+ * Columns a later version added to a table that exists since an earlier one:
+ * schema.sql's CREATE TABLE IF NOT EXISTS has them for a new database, and
+ * add_columns() adds the ones an older database lacks (NULL in its rows).
+ */
+static const struct {
+	const char	*table;
+	const char	*column;
+	const char	*alter;
+} added_columns[] = {
+	{ "secrets", "key_commit", "ALTER TABLE secrets ADD COLUMN key_commit BLOB" },
+};
+
+/* Sets *found to whether table has column. */
+static enum bl_err
+has_column(struct sqlite_store *s, sqlite3 *db, const char *table, const char *column,
+    int *found)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE "
+	    "name = ?2", -1, &st, NULL)) != SQLITE_OK)
+		return fail(s, db, rc, "table_info");
+	if ((rc = sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC)) == SQLITE_OK &&
+	    (rc = sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC)) == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(s, db, rc, "table_info");
+	*found = rc == SQLITE_ROW;
+	return BL_OK;
+}
+
+/* Inside the schema's transaction: adds the columns of added_columns[] a table lacks. */
+static enum bl_err
+add_columns(struct sqlite_store *s, sqlite3 *db)
+{
+	enum bl_err	 e;
+	size_t		 i;
+	int		 found = 0;
+
+	for (i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
+		if ((e = has_column(s, db, added_columns[i].table, added_columns[i].column,
+		    &found)) != BL_OK)
+			return e;
+		if (!found && (e = exec(s, db, added_columns[i].alter)) != BL_OK)
+			return e;
+	}
+	return BL_OK;
+}
+
+/*
  * Opens the secrets database with the connection settings every request
  * needs, and applies the schema if the file is older than SCHEMA_VERSION
  * (once, in one transaction, re-checked under the write lock).
@@ -391,7 +446,7 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 
 	configure();
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, keepwal());
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, keepwal());
 	if (rc != SQLITE_OK) {
 		e = fail(s, db, rc, path);
 		goto err;
@@ -422,7 +477,8 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
 			goto err;
 		if (user_version(s, db) < SCHEMA_VERSION &&
-		    (e = exec(s, db, bl_schema_sql)) != BL_OK) {
+		    ((e = exec(s, db, bl_schema_sql)) != BL_OK ||
+		    (e = add_columns(s, db)) != BL_OK)) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto err;
 		}

@@ -9,7 +9,9 @@ pkgs_for() {
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
 	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;
-	browser) echo "chromium" ;;
+	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
+	# screenshots and the tests that look at those languages
+	browser) echo "chromium fonts-noto-cjk fonts-noto-core" ;;
 	# PrivateBin, the peer of the benchmark (bench/privatebin.sh), runs on
 	# php-cgi (opcache comes with it); php-gd draws its comment icons.
 	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).

@@ -17,6 +17,7 @@
 #                     as). Default when run as root: www-data if it exists.
 #   BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES   written into the configuration
 #   BURNLINK_SIGNUP   "open" lets anyone create an account (default closed)
+#   BURNLINK_CONFIG   the settings file (default burnlink.conf beside the database)
 #   BURNLINK_BIN      where the built programs are (default: the tree itself)
 #   BURNLINK_WWW      the pages to install (default: www/)
 #   BURNLINK_CONF_PREFIX  the path written into etc/ (default PREFIX; `make dist`
@@ -145,6 +146,7 @@ passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
 [ -n "${BURNLINK_SITE_URL:-}" ] && passenv="$passenv BURNLINK_SITE_URL"
 [ -n "${BURNLINK_TRUSTED_PROXIES:-}" ] && passenv="$passenv BURNLINK_TRUSTED_PROXIES"
 [ -n "${BURNLINK_SIGNUP:-}" ] && passenv="$passenv BURNLINK_SIGNUP"
+[ -n "${BURNLINK_CONFIG:-}" ] && passenv="$passenv BURNLINK_CONFIG"
 export BL_PASSENV="$passenv"
 export BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' BL_SERVERNAME=${BURNLINK_SERVER_NAME:-burnlink.example.org}
 export BL_DOCROOT="$cprefix/htdocs" BL_CGIBIN="$cprefix/cgi-bin" BL_DATADIR="$cprefix/var"

@@ -8,7 +8,8 @@
 # BURNLINK_DB (default var/burnlink.db; a postgresql:// or postgres: conninfo
 # serves that database with the programs of `make pg`, build/pg/),
 # BURNLINK_SECRET_FILE (default beside the SQLite database, var/secret.key with
-# PostgreSQL), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP; BURNLINK_BIN runs
+# PostgreSQL), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP, BURNLINK_CONFIG
+# (default burnlink.conf beside the database); BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
 # file go to var/run/ and var/log/. Run as root, the server runs as www-data
 # (or $BURNLINK_RUN_USER), which is given var/.
@@ -67,7 +68,7 @@ fi
 BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
-for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP BURNLINK_CONFIG ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 	eval "isset=\${$v+x}"
 	[ -n "$isset" ] && passenv="$passenv $v"
 done

@@ -1,14 +1,14 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
-# Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts asan
-#        valgrind fuzz-smoke faults security http fastcgi pg cli browser screenshots)
+# Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts requests asan
+#        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-layers unit cgi limits accounts asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli browser}
+suites=${*:-layers unit cgi limits accounts requests asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -118,11 +118,15 @@ for s in $suites; do
 		node_suite fastcgi-conformance tests/conformance BURNLINK_SERVER=lighttpd-fastcgi ;;
 	limits) node_suite limits tests/limits ;;
 	accounts) node_suite accounts tests/accounts ;;
+	# Secret requests (docs/API.md): wire format, API, CLI.
+	requests) node_suite requests tests/requests ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-limits tests/limits BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-accounts tests/accounts BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	    node_suite asan-requests tests/requests/api.test.mjs BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
 	# Under valgrind every program costs about 2 s of CPU: make check runs
 	# tests/valgrind, every path through the four programs and cleanup once
@@ -152,6 +156,8 @@ for s in $suites; do
 				    NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
 			done
 			# shellcheck disable=SC2086
+			node_suite pg-requests tests/requests $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
+			# shellcheck disable=SC2086
 			node_suite pg tests/pg $pgenv
 		fi
 		node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1
@@ -175,6 +181,9 @@ for s in $suites; do
 		fail=$((fail + ${f:-1}))
 		[ "${f:-1}" = 0 ] || failed="$failed fuzz-smoke" ;;
 	faults) node_suite faults tests/faults ;;
+	# The page's message catalogues and the scan for words outside them (no
+	# browser: tests/browser/i18n.test.mjs has the page in each language).
+	i18n) node_suite i18n tests/i18n ;;
 	security) node_suite security tests/security ;;
 	browser)
 		if npm_deps; then

@@ -39,12 +39,19 @@ static const char usage_text[] =
 "                                             W: key-hour, hour (signed-in) or day (signed-in)\n"
 "  limits reset --ip ADDR | --account ACCOUNT  clear the current windows (unblock)\n"
 "\n"
+"The instance:\n"
+"  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
+"                                 burnlink.conf beside the database); names file and line\n"
+"  config show                    the limits and choices in force (as GET /api/config)\n"
+"  health                         database, counters, settings, last cleanup (as GET /api/health)\n"
+"\n"
 "ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
 "install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
 "command becomes the owner of the database first. --json prints JSON on stdout.\n"
 "\n"
-"Exit status: 0 done, 1 the database or the limiter failed, 2 usage error,\n"
-"3 no such account or key, 4 the account name is taken.\n";
+"Exit status: 0 done, 1 the database or the limiter failed (or a health check, or\n"
+"the settings file is invalid), 2 usage error, 3 no such account or key, 4 the\n"
+"account name is taken.\n";
 
 static int	 json_out;
 
@@ -592,44 +599,77 @@ fail:
 	return failed(e, "rate-limit counters");
 }
 
-/*
- * Run as root (from a root shell or crontab), become the owner of the
- * database (or of its directory, before the first request made it) first: a
- * database, -wal or -shm file created by root would lock the web server's
- * programs out. 0 on success or when nothing needs to change.
- */
+/* config check | config show: the settings file, checked or in force. */
 static int
-become_owner(const char *db)
+cmd_config(struct bl_ctx *c, int argc, char **argv)
 {
-	struct stat	 st;
-	char		*dir, *slash;
-	int		 rc;
+	const struct bl_policy	*pol = &c->cfg.policy;
+	json_object		*o;
 
-	if (geteuid() != 0)
-		return 0;
-	if ((rc = stat(db, &st)) != 0) {
-		/* No database yet: become the owner of its directory instead. */
-		if ((dir = strdup(db)) == NULL)
-			return -1;
-		if ((slash = strrchr(dir, '/')) != NULL)
-			slash[slash == dir ? 1 : 0] = '\0';
-		rc = stat(slash != NULL ? dir : ".", &st);
-		free(dir);
+	if (argc != 1 || (strcmp(argv[0], "check") != 0 && strcmp(argv[0], "show") != 0))
+		return usage_error("usage: config check [FILE] | config show");
+	if (pol->err[0] != '\0') {
+		fprintf(stderr, "burnlink-admin: %s\n", pol->err);
+		return EX_FAIL;
 	}
-	if (rc != 0 || st.st_uid == 0)
-		return 0;
-	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
-		perror("burnlink-admin: cannot become the database's owner");
-		return -1;
-	}
-	return 0;
+	if (strcmp(argv[0], "show") == 0) {
+		if ((o = bl_config_json(&c->cfg)) == NULL)
+			return failed(BL_ERR_INTERNAL, "config show");
+		print_json(o);
+	} else if (json_out) {
+		o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(c->cfg.settings_path));
+		json_object_object_add(o, "loaded", json_object_new_boolean(pol->loaded));
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		print_json(o);
+	} else if (pol->loaded)
+		printf("%s: ok\n", c->cfg.settings_path);
+	else
+		printf("%s: no such file: docs/API.md's limits apply\n", c->cfg.settings_path);
+	return EX_OK;
+}
+
+/* health: what GET /api/health checks, its count taken as "burnlink-admin". */
+static int
+cmd_health(struct bl_ctx *c)
+{
+	struct bl_usage	 u;
+	json_object	*o, *checks, *v;
+	enum bl_err	 counted;
+	int		 healthy;
+
+	counted = bl_limit_count(c, BL_LIM_IP_HEALTH, "burnlink-admin", 14, &u);
+	if (counted == BL_ERR_RATE_LIMIT_EXCEEDED)
+		counted = BL_OK;	/* it was counted: the store is writable */
+	if ((o = bl_health(c, counted, &healthy)) == NULL)
+		return failed(BL_ERR_INTERNAL, "health");
+	if (!json_out) {
+		printf("status: %s\n", healthy ? "ok" : "fail");
+		json_object_object_get_ex(o, "checks", &checks);
+		json_object_object_foreach(checks, k, chk) {
+			printf("%-9s ", k);
+			if (json_object_object_get_ex(chk, "error", &v))
+				printf("FAIL %s", json_object_get_string(v));
+			else
+				printf("ok");
+			if (json_object_object_get_ex(chk, "lastRun", &v))
+				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
+			printf("\n");
+		}
+		json_object_put(o);
+	} else
+		print_json(o);
+	if (c->cfg.policy.err[0] != '\0')
+		fprintf(stderr, "burnlink-admin: %s\n", c->cfg.policy.err);
+	return healthy ? EX_OK : EX_FAIL;
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct bl_ctx	 ctx;
-	int		 i, j, rc;
+	char		 err[512];
+	int		 i, j, rc, exists;
 
 	/* --json may come anywhere; the other options come before the command. */
 	for (i = j = 1; i < argc; i++)
@@ -658,14 +698,26 @@ main(int argc, char *argv[])
 		return EX_OK;
 	}
 	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
-	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0)
+	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0 &&
+	    strcmp(argv[i], "config") != 0 && strcmp(argv[i], "health") != 0)
 		return usage_error("unknown command \"%s\"", argv[i]);
+	/* config check FILE: that file, as BURNLINK_CONFIG would name it. */
+	if (strcmp(argv[i], "config") == 0 && argc - i == 3 &&
+	    strcmp(argv[i + 1], "check") == 0) {
+		if (setenv("BURNLINK_CONFIG", argv[i + 2], 1) != 0) {
+			perror("burnlink-admin: setenv");
+			return EX_FAIL;
+		}
+		argc--;
+	}
 	/* The domain, with a context from the process environment: no request. */
 	if (bl_ctx_init(&ctx, NULL, NULL) != 0) {
 		fprintf(stderr, "burnlink-admin: out of memory\n");
 		return EX_FAIL;
 	}
-	if (become_owner(ctx.cfg.db_path) != 0) {
+	/* Run as root: as the data directory's owner, never through a link. */
+	if (bl_config_become_owner(&ctx.cfg, &exists, err, sizeof(err)) != 0) {
+		fprintf(stderr, "burnlink-admin: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
 		bl_ctx_free(&ctx);
 		return EX_FAIL;
 	}
@@ -673,6 +725,10 @@ main(int argc, char *argv[])
 		rc = cmd_account(&ctx, argc - i - 1, argv + i + 1);
 	else if (strcmp(argv[i], "key") == 0)
 		rc = cmd_key(&ctx, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "config") == 0)
+		rc = cmd_config(&ctx, argc - i - 1, argv + i + 1);
+	else if (strcmp(argv[i], "health") == 0)
+		rc = argc - i == 1 ? cmd_health(&ctx) : usage_error("usage: health");
 	else if (strcmp(argv[i], "usage") == 0)
 		rc = argc - i == 2 ? cmd_account_show(&ctx, argv[i + 1]) :
 		    usage_error("usage: expected one ACCOUNT");

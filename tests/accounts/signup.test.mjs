@@ -97,6 +97,26 @@ test('Secure is dropped only for plain-http loopback hosts', async () => {
 	assert.equal((await b.me()).json.signedIn, false);
 });
 
+test('an https:// site URL always gets the Secure __Host- cookie, whatever Host a proxy forwards', async () => {
+	// A TLS-terminating proxy forwarding plain http with Host: 127.0.0.1:8080.
+	const ctx = accountsContext({ BURNLINK_SITE_URL: 'https://burnlink.test' });
+	let n = 0;
+	for (const host of ['127.0.0.1:8080', 'localhost', '[::1]:8080']) {
+		const b = new Browser(ctx, { host, https: false, ip: `192.0.2.${120 + n}` });
+		const res = await b.signup(`proxied${n++}@example.org`, undefined, { origin: 'https://burnlink.test' });
+		assert.equal(res.status, 200, `${host}: ${res.body}`);
+		const sc = parseSetCookie(res.headers['set-cookie']);
+		assert.equal(sc.name, '__Host-burnlink_session', `${host}: ${res.headers['set-cookie']}`);
+		assert.equal(sc.attrs.secure, true, `${host}: ${res.headers['set-cookie']}`);
+	}
+	// An http:// site URL on a loopback host is development: no Secure.
+	const dev = accountsContext({ BURNLINK_SITE_URL: 'http://127.0.0.1:8080' });
+	const b = new Browser(dev, { host: '127.0.0.1:8080', https: false });
+	const res = await b.signup('dev@example.org');
+	assert.equal(res.status, 200, String(res.body));
+	assert.equal(parseSetCookie(res.headers['set-cookie']).name, 'burnlink_session');
+});
+
 test('invalid e-mail addresses: 400 INVALID_EMAIL', async () => {
 	const ctx = accountsContext();
 	const b = new Browser(ctx);

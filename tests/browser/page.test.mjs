@@ -447,6 +447,46 @@ describe('page', { skip: skip || false }, () => {
 		assert.equal((await api(srv.base, 'GET', res.receiptKey)).json.viewCount, 0);
 	});
 
+	test('a link whose key was changed into other valid characters is refused before a view is spent', async () => {
+		const sender = await page();
+		const res = await createSecret(sender, srv.base, { text: 'fits only its own key' });
+		keys.push(res.key);
+		const m = await api(srv.base, 'GET', res.secretKey);
+		assert.match(m.json.keyCommitment, /^[A-Za-z0-9_-]{43}$/, 'the page sent the commitment');
+		assert.equal(m.json.keyCommitment, crypto.createHmac('sha256', Buffer.from(res.key, 'base64url'))
+			.update('burnlink key commitment v1').digest('base64url'));
+		// One character changed: 43 valid characters, a 256-bit key, another key.
+		const changed = res.key.slice(0, 5) + (res.key[5] === 'A' ? 'B' : 'A') + res.key.slice(6);
+		const ctx = await context();
+		const p = await ctx.newPage();
+		await openLink(p, res.link.split('#')[0] + '#key=' + changed);
+		await shown(p, 'gone-view');
+		assert.equal(await p.textContent('#gone-title'), 'This link’s key does not fit');
+		assert.match(await p.textContent('#gone-extra'), /No view was used/);
+		const calls = (await ctx.requests()).filter((r) => r.url.includes('/api/'));
+		assert.deepEqual(calls.map((r) => r.method), ['GET'], 'only the metadata was asked');
+		assert.equal((await api(srv.base, 'GET', res.receiptKey)).json.viewCount, 0, 'no view was spent');
+		// The right link still reveals it.
+		const q = await page();
+		await openLink(q, res.link);
+		await shown(q, 'ready-view');
+		await q.click('#reveal-button');
+		await shown(q, 'secret-view');
+		assert.equal(await q.textContent('#secret-text'), 'fits only its own key');
+	});
+
+	test('a secret stored without a key commitment still reveals with its key', async () => {
+		const res = await apiCreate(srv.base, 'no commitment');
+		keys.push(res.key);
+		assert.equal((await api(srv.base, 'GET', res.secretKey)).json.keyCommitment, null);
+		const p = await page();
+		await openLink(p, res.link);
+		await shown(p, 'ready-view');
+		await p.click('#reveal-button');
+		await shown(p, 'secret-view');
+		assert.equal(await p.textContent('#secret-text'), 'no commitment');
+	});
+
 	test('the page works on a 360 px wide phone without sideways scrolling', async () => {
 		const sender = await page({ viewport: PHONE });
 		const res = await createSecret(sender, srv.base, { text: 'x'.repeat(500), views: 2 });

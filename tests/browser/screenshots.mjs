@@ -1,6 +1,7 @@
 // screenshots.mjs: regenerates docs/screenshots/*.png (run by `make screenshots`):
 // the create page, the result, the reveal page before and after Reveal, and the
-// receipt, in the light and the dark theme, on a desktop and a 360 px phone.
+// receipt, in the light and the dark theme, on a desktop and a 360 px phone;
+// then the create and reveal pages in Arabic (right to left) and Japanese.
 // It serves the real page and programs through lighttpd with a fresh database.
 //
 //   node tests/browser/screenshots.mjs [output-dir]
@@ -24,6 +25,13 @@ fs.mkdirSync(out, { recursive: true });
 const TEXT = 'Database: db.internal:5432\nUser:     deploy\nPassword: x7!Qm#2pLr9$vT\n\nRotate it after the migration.';
 const FILE = { name: 'deploy-key.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\n'.repeat(40)) };
 const SIZES = { desktop: { ...DESKTOP, height: 760 }, phone: PHONE };
+
+// The pages in other languages: the browser's language chooses the page's; the
+// secret is written in that language too (it keeps its own direction).
+const LANGUAGES = {
+	ar: { locale: 'ar-EG', text: 'قاعدة البيانات: db.internal:5432\nالمستخدم: deploy\nكلمة المرور: x7!Qm#2pLr9$vT\n\nغيّرها بعد الترحيل.' },
+	ja: { locale: 'ja-JP', text: 'データベース: db.internal:5432\nユーザー: deploy\nパスワード: x7!Qm#2pLr9$vT\n\n移行後に変更してください。' },
+};
 
 // The links shown carry a site address as a real install would have.
 const SITE = 'https://burnlink.example';
@@ -72,6 +80,30 @@ try {
 			await p.goto(local(receipt));
 			await shown(p, 'receipt-view');
 			await shot(p, `receipt-${tag}`);
+			await ctx.close();
+		}
+	}
+	for (const [code, { locale, text }] of Object.entries(LANGUAGES)) {
+		for (const [device, viewport] of Object.entries(SIZES)) {
+			const tag = `${code}-light-${device}`;
+			const ctx = await newContext(browser, { viewport, context: { locale } });
+			const p = await ctx.newPage();
+			await p.goto(srv.base + '/');
+			await shown(p, 'create-view');
+			assert.equal(await p.getAttribute('html', 'lang'), code);
+			await p.fill('#text', text);
+			await p.setInputFiles('#file-input', [FILE]);
+			await p.fill('#views', '3');
+			await p.fill('#passphrase', 'blue-harbour-41');
+			await shot(p, `create-${tag}`);
+			await p.click('#create-button');
+			await shown(p, 'result-view');
+			const { link } = await readResult(p);
+			const q = await ctx.newPage();
+			await openLink(q, local(link));
+			await shown(q, 'ready-view');
+			await q.fill('#passphrase', 'blue-harbour-41');
+			await shot(q, `reveal-${tag}`);
 			await ctx.close();
 		}
 	}

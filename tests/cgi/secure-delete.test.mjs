@@ -3,7 +3,7 @@
 // its shared-memory file or a journal. Each test first proves that the search
 // finds the bytes while the secret is active.
 //
-// DECISIONS.md wants the content overwritten at deletion (secure_delete and a
+// docs/API.md wants the content overwritten at deletion (secure_delete and a
 // checkpoint); the issue accepts bytes that only vanish after cron/cleanup. A
 // test passes in that case too but says so in a diagnostic line ("# remained
 // until cleanup ..."), and fails only if the bytes survive cleanup as well.

@@ -1,10 +1,10 @@
-// states.test.mjs: every row of SPEC.md's state table through the real programs:
+// states.test.mjs: every row of docs/API.md's state table through the real programs:
 // create, retrieve (views counting down), passphrases and attempts, metadata,
 // burn by either key, expiry, cleanup, and the keys that find nothing.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { newContext, checkError, sha256hex, sample } from '../lib/cgi.mjs';
+import { newContext, checkError, sha256hex, sample, keyCommitment } from '../lib/cgi.mjs';
 
 const ctx = newContext();
 const PASS = 'open sesame';
@@ -51,7 +51,7 @@ describe('metadata', () => {
 		assert.equal(res.status, 200);
 		assert.deepEqual(res.json, {
 			exists: true, type: 'secret', hasPassphrase: false, expiresAt: s.metadata.expiresAt,
-			maxViews: 3, viewsRemaining: 3, deletable: false,
+			maxViews: 3, viewsRemaining: 3, deletable: false, keyCommitment: keyCommitment(s.key),
 		});
 	});
 	test('by receipt key: the receipt fields, never the secretKey', async () => {
@@ -407,7 +407,7 @@ describe('keys that find nothing', () => {
 		assert.equal(fresh.sql('SELECT count(*) FROM secrets').trim(), '1');
 		fresh.remove();
 	});
-	// DECISIONS.md: "A key that is not 22 url-safe base64 characters is 404
+	// docs/API.md: "A key that is not 22 url-safe base64 characters is 404
 	// NOT_FOUND without touching the database." The per-IP rate limit runs first,
 	// in the counters file alone.
 	test('a malformed key is answered without opening the secrets database', async () => {

@@ -14,17 +14,28 @@ import { countersPath } from '../lib/counters.mjs';
 
 /* ---------- errors and exit codes ---------- */
 
-test('400 from the API: out-of-range --ttl and --views, short passphrase', async () => {
+test('400 from the API: short passphrase', async () => {
+	assertApiError(await run([...URL_OPT, '--passphrase', 'abc', 'x']), 'INVALID_PASSPHRASE_FORMAT');
+});
+
+// --ttl and --views are checked against the site's GET /api/config first
+// (tests/cli/policy.test.mjs has a site with tighter settings).
+test('out-of-range --ttl and --views: refused before sending, exit 1, the code and the site\'s limits', async () => {
 	const cases = [
-		[[...URL_OPT, '--ttl', '60', 'x'], 'INVALID_TTL'],
-		[[...URL_OPT, '--ttl', '91d', 'x'], 'INVALID_TTL'],
-		[[...URL_OPT, '--views', '0', 'x'], 'INVALID_MAX_VIEWS'],
-		[[...URL_OPT, '--views', '1000', 'x'], 'INVALID_MAX_VIEWS'],
-		[[...URL_OPT, '--passphrase', 'abc', 'x'], 'INVALID_PASSPHRASE_FORMAT'],
+		[[...URL_OPT, '--ttl', '60', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d \(1800 to 7776000 seconds\)/],
+		[[...URL_OPT, '--ttl', '91d', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d/],
+		[[...URL_OPT, '--views', '0', 'x'], 'INVALID_MAX_VIEWS', /--views from 1 to 999/],
+		[[...URL_OPT, '--views', '1000', 'x'], 'INVALID_MAX_VIEWS', /--views from 1 to 999/],
 	];
 	// Independent runs, so run them at once.
 	const results = await Promise.all(cases.map(([args]) => run(args)));
-	results.forEach((r, i) => assertApiError(r, cases[i][1]));
+	results.forEach((r, i) => {
+		assert.equal(r.code, 1, r.err);
+		assert.equal(r.out, '');
+		const line = errorLine(r.err);
+		assert.ok(line.includes(`(${cases[i][1]}, checked against ${srv.base}/api/config; nothing was sent)`), line);
+		assert.match(line, cases[i][2]);
+	});
 });
 
 test('404 NOT_FOUND for an unknown secret, receipt or burn', async () => {
@@ -68,9 +79,34 @@ test('429 TOO_MANY_ATTEMPTS after repeated wrong passphrases', async () => {
 	assert.match(last.err, /; retry after \d+ s;/);
 });
 
-test('a wrong key in the link is a clear decryption error (exit 1)', async () => {
+test('a link whose key was changed into other valid characters is refused before a view is spent (exit 1)', async () => {
 	const link = await send(['secret']);
-	const wrong = link.replace(/#key=.*/, `#key=${crypto.randomBytes(32).toString('base64url')}`);
+	const { key } = splitLink(link);
+	const s = key.toString('base64url');
+	// One character changed: still 43 valid characters of a 256-bit key, another key.
+	const changed = s.slice(0, 5) + (s[5] === 'A' ? 'B' : 'A') + s.slice(6);
+	for (const wrong of [link.replace(/#key=.*/, `#key=${changed}`),
+		link.replace(/#key=.*/, `#key=${crypto.randomBytes(32).toString('base64url')}`)]) {
+		const r = await run(['get', wrong]);
+		assert.equal(r.code, 1);
+		assert.match(errorLine(r.err), /the key in the link does not fit this secret .*no view was used/);
+		assert.equal(r.out, '');
+	}
+	const m = await meta(link);
+	assert.equal(m.status, 200);
+	assert.equal(m.json.viewsRemaining, 1, 'no view was spent');
+	const ok = await run(['get', link]);
+	assert.equal(ok.code, 0, ok.err);
+	assert.equal(ok.out, 'secret');
+});
+
+test('a secret stored without a key commitment: the right key works, a wrong one is a decryption error', async () => {
+	const older = await createRaw(srv.base, { text: 'no commitment', maxViews: 2 });
+	assert.equal((await meta(older.link)).json.keyCommitment, null);
+	const ok = await run(['get', older.link]);
+	assert.equal(ok.code, 0, ok.err);
+	assert.equal(ok.out, 'no commitment');
+	const wrong = older.link.replace(/#key=.*/, `#key=${crypto.randomBytes(32).toString('base64url')}`);
 	const r = await run(['get', wrong]);
 	assert.equal(r.code, 1);
 	assert.match(errorLine(r.err), /cannot decrypt/);

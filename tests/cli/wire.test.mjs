@@ -83,7 +83,7 @@ test('base64 is strict and canonical; a 2 MiB item round-trips', async () => {
 	assert.ok(Buffer.from(await wire.open(key, item)).equals(big));
 });
 
-test('the link key: 43 url-safe characters, decoded as SPEC.md says', () => {
+test('the link key: 43 url-safe characters, decoded as docs/API.md says', () => {
 	const raw = wire.newKey();
 	const k = wire.encodeKey(raw);
 	assert.match(k, /^[A-Za-z0-9_-]{43}$/);
@@ -107,7 +107,8 @@ test('sealCreate and openAnswer: text and files, names and types sealed too', as
 			{ name: 'read later', type: '', data: async () => read },
 		],
 	}, { onFile: (i) => seen.push(i) });
-	assert.deepEqual(Object.keys(body), ['text', 'files']);
+	assert.deepEqual(Object.keys(body), ['text', 'files', 'keyCommitment']);
+	assert.equal(body.keyCommitment, await wire.keyCommitment(key));
 	assert.deepEqual(seen, [0, 1]);
 	assert.deepEqual([...read], [0, 0, 0], 'bytes the module read are wiped once sealed');
 	for (const f of body.files)
@@ -122,6 +123,28 @@ test('sealCreate and openAnswer: text and files, names and types sealed too', as
 	// Plain names as stored, no text, and an empty text left out.
 	const plain = await wire.openAnswer(key, { text: null, files: [{ filename: 'a', mimeType: null, data: body.files[0].data }] });
 	assert.deepEqual([plain.text, plain.files[0].name, plain.files[0].type], [null, 'a', '']);
-	assert.deepEqual(await wire.sealCreate(key, { text: '' }), {});
+	assert.deepEqual(await wire.sealCreate(key, { text: '' }), { keyCommitment: await wire.keyCommitment(key) });
+	assert.equal('keyCommitment' in await wire.sealCreate(await wire.importKey(key), { text: 'a' }), false,
+		'a CryptoKey gives no commitment');
 	await assert.rejects(wire.openAnswer(wire.newKey(), body), (e) => e.reason === 'key' && e.what === 'text');
+});
+
+test('keyCommitment: the test vector of docs/API.md, and checkKey before a view is spent', async () => {
+	const key = new Uint8Array([...Array(32).keys()]);
+	assert.equal(wire.encodeKey(key), 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8');
+	const vector = 'U2ltQrtdtVOzNsbXLlogN-nGhN7QuzMK-1ncF5iur8c';
+	assert.equal(await wire.keyCommitment(key), vector);
+	assert.equal(wire.nodeSync(crypto).keyCommitment(Buffer.from(key)), vector, 'the synchronous one agrees');
+	assert.equal(vector.length, wire.COMMITMENT_LENGTH);
+	assert.equal(wire.LIMITS.keyCommitment.max, wire.COMMITMENT_LENGTH);
+	assert.equal(await wire.checkKey(key, vector), 'match');
+	// A link key changed into other valid characters: another key, refused
+	// (a change of the last character's two unused bits only is the same key).
+	assert.equal(await wire.checkKey(wire.decodeKey('AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9'), vector), 'match');
+	const changed = wire.decodeKey('AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8'.replace('Q', 'R'));
+	assert.notEqual(changed, null);
+	assert.equal(await wire.checkKey(changed, vector), 'mismatch');
+	assert.equal(await wire.checkKey(key, null), 'unchecked', 'a secret stored without one');
+	assert.equal(await wire.checkKey(key, undefined), 'unchecked');
+	assert.equal(await wire.checkKey(key, 42), 'mismatch');
 });

@@ -1,7 +1,7 @@
-// Conformance: API keys (SPEC.md Authentication, DECISIONS.md): a valid key is
+// Conformance: API keys (docs/API.md, Authentication): a valid key is
 // accepted and attributes the secret; a revoked key → 401 INVALID_API_KEY; keys
 // count 1000 per hour per account (X-RateLimit-* of the tightest window).
-// Keys are issued with tools/burnlink-admin (the dashboard's job in SPEC.md).
+// Keys are issued with tools/burnlink-admin (the dashboard's job in docs/API.md).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Conformance: the command-line tool (SPEC.md part 7) as a client of a real
+// Conformance: the command-line tool (docs/CLI.md) as a client of a real
 // server: one link printed, key in the fragment, only ciphertext sent, options
 // --ttl --views --passphrase --json (and --api-key refused when unknown).
 

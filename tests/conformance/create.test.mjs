@@ -71,7 +71,7 @@ test('C10 server-side text round trip keeps exact bytes', async () => {
 });
 
 test('C10 text with NUL (\\u0000) is exact text too: stored and returned', async () => {
-	// SPEC: "preserve exact text"; a JSON string may hold U+0000.
+	// The text comes back exactly as sent (docs/API.md); a JSON string may hold U+0000.
 	const text = 'nul\u0000inside\u0000';
 	const j = await created(srv, { text });
 	const r = await retrieve(srv, j.metadata.secretKey);

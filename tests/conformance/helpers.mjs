@@ -111,7 +111,7 @@ export function encrypt(key, plaintext) {
 	return wire.seal(key, plaintext);
 }
 
-// The decryption key from a link fragment as SPEC.md describes a decoder:
+// The decryption key from a link fragment as docs/API.md describes a decoder:
 // '-' → '+', '_' → '/', padding restored.
 export function fragmentKey(url) {
 	const frag = new URL(url).hash;

@@ -121,3 +121,53 @@ test('runCgi rejects a program whose answer the description does not allow', asy
 	const r = await runCgi('create', { method: 'POST', body: { text: 'x' }, noSpecCheck: true });
 	assert.equal(r.status, 200);
 });
+
+test('GET /api/config and GET /api/health: real answers pass, altered ones fail', async (t) => {
+	const srv = await server();
+	t.after(() => srv.stop());
+	const fails = (res, re) => {
+		const problems = responseProblems(res);
+		assert.ok(problems.some((p) => re.test(p)), `expected ${re}: ${JSON.stringify(problems)}`);
+	};
+
+	// fetch()'s answer with its text, as the helpers give it
+	const get = async (p) => {
+		const r = await fetch(srv.base + p);
+		return captured({ status: r.status, headers: r.headers, text: await r.text() }, 'GET', p);
+	};
+	const c = await get('/api/config');
+	assert.equal(c.status, 200);
+	assert.equal(c.headers['cache-control'], 'public, max-age=300');
+	assert.deepEqual(responseProblems(c), []);
+	const cb = JSON.parse(c.body);
+	const cfg = (b, more = {}) => ({ ...c, body: JSON.stringify(b), ...more });
+	fails({ ...c, headers: { ...c.headers, 'cache-control': 'no-store' } }, /header Cache-Control/);
+	fails(cfg({ ...cb, extra: 1 }), /must NOT have additional properties.*extra/);
+	const { choices, ...noChoices } = cb.limits.ttl;
+	assert.ok(Array.isArray(choices));
+	fails(cfg({ ...cb, limits: { ...cb.limits, ttl: noChoices } }), /must have required property 'choices'/);
+	fails(cfg({ ...cb, limits: { ...cb.limits, ttl: { ...cb.limits.ttl, max: 7776001 } } }), /ttl\/max must be <= 7776000/);
+	fails(cfg({ ...cb, limits: { ...cb.limits, maxViews: { ...cb.limits.maxViews, forced: true, unlimited: true } } }),
+		/maxViews\/unlimited must be equal to constant/);
+	fails(cfg({ ...cb, create: 'nobody' }), /create must be equal to one of the allowed values/);
+	fails(cfg({ ...cb, branding: { ...cb.branding, accentColor: 'red' } }), /accentColor/);
+
+	// the test server's cleanup has not run: 503 naming it, as described
+	const h = await get('/api/health');
+	assert.equal(h.status, 503, h.body);
+	assert.deepEqual(responseProblems(h), []);
+	const hb = JSON.parse(h.body);
+	assert.deepEqual(hb.failed, ['cleanup']);
+	const health = (b, more = {}) => ({ ...h, body: JSON.stringify(b), ...more });
+	fails(health({ ...hb, status: 'ok' }), /status must be equal to constant/);
+	fails(health({ ...hb, failed: [] }), /failed must NOT have fewer than 1 items/);
+	fails(health({ ...hb, checks: { ...hb.checks, cleanup: { ok: false, lastRun: null } } }), /must have required property 'error'/);
+	const { code, ...noCode } = hb;
+	assert.equal(code, 'UNHEALTHY');
+	fails(health(noCode), /must have required property 'code'/);
+	// as a 200: a healthy body passes; one with a failed check does not
+	const okBody = { status: 'ok', checks: { ...hb.checks, cleanup: { ok: true, lastRun: new Date().toISOString() } }, failed: [] };
+	assert.deepEqual(responseProblems(health(okBody, { status: 200 })), []);
+	fails(health({ ...okBody, checks: { ...okBody.checks, database: { ok: false, error: 'STORE_UNAVAILABLE: x' } } }, { status: 200 }),
+		/database\/ok must be equal to constant/);
+});

@@ -1,4 +1,4 @@
-// Conformance: what reaches the database file (DECISIONS.md: only SHA-256 of
+// Conformance: what reaches the database file (docs/API.md: only SHA-256 of
 // keys, scrypt of passphrases, never the server-side key; secure_delete) and
 // the client address (X-Forwarded-For ignored without trusted proxies).
 

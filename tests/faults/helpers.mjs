@@ -91,7 +91,7 @@ function parseAlloc(stderr) {
 	return { allocations: Number(m[1]), failed: Number(m[2]), at: Number(m[3]), live: Number(m[4]), leaks };
 }
 
-// The error codes a server-side failure may answer with (SPEC 500, DECISIONS 503s).
+// The error codes a server-side failure may answer with (docs/API.md: 500 and the 503s).
 export const SERVER_CODES = new Set(['INTERNAL_ERROR', 'STORE_UNAVAILABLE', 'STORE_BUSY',
 	'RATE_LIMIT_UNAVAILABLE']);
 

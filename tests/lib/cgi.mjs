@@ -271,7 +271,7 @@ export function b64urlEncode(buf) {
 	return encodeKey(buf);
 }
 
-// Decodes url-safe base64 without padding the way SPEC.md says a client does.
+// Decodes url-safe base64 without padding the way docs/API.md says a client does.
 export function b64urlDecode(s) {
 	let t = s.replace(/-/g, '+').replace(/_/g, '/');
 	while (t.length % 4) t += '=';
@@ -299,6 +299,11 @@ export function encryptItem(plaintext, key, iv) {
 export function decryptItem(item, key) {
 	if (typeof key === 'string') key = b64urlDecode(key);
 	return wire.open(key, item);
+}
+
+// The key commitment of key (Buffer): docs/API.md "Key commitment".
+export function keyCommitment(key) {
+	return wire.keyCommitment(key);
 }
 
 export function sha256hex(s) {

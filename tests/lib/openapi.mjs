@@ -219,9 +219,13 @@ export function cgiRoute(program, method, pathInfo) {
 		return { path: item ? `/api/keys${pathInfo}` : '/api/keys', method };
 	case 'mysecrets':
 		return { path: item ? `/api/my/secrets${pathInfo}` : '/api/my/secrets', method };
+	case 'requests':
+		return { path: item ? `/api/requests${pathInfo}` : '/api/requests', method };
 	case 'session':
 	case 'signup':
 	case 'password':
+	case 'config':
+	case 'health':
 		return { path: `/api/${program}`, method };
 	default:
 		return null;

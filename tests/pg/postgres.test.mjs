@@ -428,6 +428,43 @@ describe('TCP and a host name, under the seccomp filter', () => {
 	});
 });
 
+describe('schema version 4 (key commitment)', () => {
+	test('a version-3 database gains secrets.key_commit on first use; its secrets answer keyCommitment null and keep working', async () => {
+		const { db, env } = freshEnv();
+		// Version 3: schema-pg.sql without the column and its ALTER, as it was.
+		const full = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'schema-pg.sql'), 'utf8');
+		const v3 = full.replace(/,\n\tkey_commit\tbytea[^\n]*\n/, '\n')
+			.replace(/ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;\n/, '')
+			.replace(/VALUES \(1, 4\)/, 'VALUES (1, 3)');
+		assert.ok(!/key_commit/.test(v3.replace(/^--.*$/gm, '')), 'the version-3 schema has no key_commit');
+		pgSql(db, v3, { user: 'burnlink' });	// as the programs' role (tests/pg/cluster.mjs ROLE), which owns what they use
+		const key = crypto.randomBytes(32), iv = crypto.randomBytes(12);
+		const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+		const sealed = Buffer.concat([c.update('from version 3'), c.final(), c.getAuthTag()]);
+		const skey = crypto.randomBytes(16).toString('base64url'), rkey = crypto.randomBytes(16).toString('base64url');
+		pgSql(db, `INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, max_views, text_ct, text_iv) VALUES
+			('\\x${sha256hex(skey)}', '\\x${sha256hex(rkey)}', ${Date.now()}, ${Date.now() + 3600e3}, 1, '\\x${sealed.toString('hex')}', '\\x${iv.toString('hex')}')`, { user: 'burnlink' });
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '3');
+		const m = await runCgi('metadata', { method: 'GET', pathInfo: `/${skey}`, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+		assert.equal(m.status, 200, m.body.toString() + m.stderr);
+		assert.equal(m.json.keyCommitment, null);
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '4');
+		assert.equal(pgSql(db, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'secrets' AND column_name = 'key_commit'"), '1');
+		const r = await retrieve(env, skey);
+		assert.equal(r.status, 200);
+		const item = Buffer.from(r.json.text.ciphertext, 'base64');
+		const d = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(r.json.text.iv, 'base64'));
+		d.setAuthTag(item.subarray(item.length - 16));
+		assert.equal(Buffer.concat([d.update(item.subarray(0, item.length - 16)), d.final()]).toString(), 'from version 3');
+		// A new server-side secret carries the commitment of its key.
+		const n = await create(env, { text: 'new' });
+		assert.equal(n.status, 200, n.stderr);
+		const nkey = Buffer.from(n.json.secretUrl.split('#key=')[1], 'base64url');
+		const nm = await runCgi('metadata', { method: 'GET', pathInfo: `/${n.json.metadata.secretKey}`, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+		assert.equal(nm.json.keyCommitment, crypto.createHmac('sha256', nkey).update('burnlink key commitment v1').digest('base64url'));
+	});
+});
+
 // Shortcuts the describes above share (hoisted function declarations).
 function create(env, body) {
 	return runCgi('create', { method: 'POST', body, env: { REMOTE_ADDR: '192.0.2.7', ...env } });

@@ -13,6 +13,20 @@ export const sqliteOnly = {
 		'leaves no WAL content behind (checkpointed and truncated)': 'SQLite WAL file',
 		'exits non-zero when the database is not a database': 'writes garbage into the SQLite file',
 	},
+	'cgi/health.test.mjs': {
+		'counters store unusable: 503 naming counters': "turns the SQLite backend's counters file (<stem>-counters) into a directory; PostgreSQL keeps its counters in the database",
+	},
+	'cgi/commitment.test.mjs': {
+		'a schema-version-3 database gains the column in place; its secrets keep working':
+			'builds a version-3 SQLite file with the sqlite3 shell; PostgreSQL: tests/pg',
+	},
+	'cgi/root.test.mjs': {
+		'cleanup before the first request creates nothing, and requests then work': 'lists the files of the SQLite data directory; PostgreSQL keeps no files there',
+		'burnlink-admin before the first request creates the database as the directory\'s owner': 'the owner of the SQLite database file',
+		'a symbolic link as the database path is refused, its target untouched': 'a SQLite database path',
+		'a symbolic link as the counters path is refused, its target untouched': "the SQLite backend's counters file",
+		'a symbolic link as the database path is not opened by a request either': 'a SQLite database path',
+	},
 	'cgi/secure-delete.test.mjs': {
 		'server-side mode': files,
 		'client-side mode': files,

@@ -1,4 +1,4 @@
-/* test_crypto.c: base64 (canonical checks), AES-256-GCM vectors, scrypt, SHA-256, HMAC. */
+/* test_crypto.c: base64 (canonical checks), AES-256-GCM vectors, scrypt, SHA-256, HMAC, key commitment. */
 #include <stdlib.h>
 
 #include "burnlink.h"
@@ -137,6 +137,26 @@ test_hashes(void)
 	}
 }
 
+/* The key commitment's test vector of docs/API.md: key 00 01 .. 1f. */
+static void
+test_key_commitment(void)
+{
+	unsigned char	 key[32], out[BL_COMMIT_BYTES], want[BL_COMMIT_BYTES];
+	char		*b64;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (unsigned char)i;
+	unhex("53696d42bb5db553b336c6d72e5a2037e9c684ded0bb330afb59dc1798aeafc7", want);
+	CHECK(bl_key_commitment(key, out) == 0 && memcmp(out, want, sizeof(want)) == 0);
+	b64 = bl_b64url_encode(out, sizeof(out), NULL);
+	CHECK(b64 != NULL && strlen(b64) == BL_COMMIT_LEN &&
+	    strcmp(b64, "U2ltQrtdtVOzNsbXLlogN-nGhN7QuzMK-1ncF5iur8c") == 0);
+	free(b64);
+	key[31] ^= 1;	/* another key, another commitment */
+	CHECK(bl_key_commitment(key, out) == 0 && memcmp(out, want, sizeof(want)) != 0);
+}
+
 static void
 test_scrypt(void)
 {
@@ -161,6 +181,7 @@ main(void)
 	test_base64();
 	test_aes_gcm();
 	test_hashes();
+	test_key_commitment();
 	test_scrypt();
 	UNIT_END("unit crypto");
 }

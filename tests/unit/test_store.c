@@ -172,7 +172,7 @@ text_row(void *arg, const struct bl_row *row)
 	const void	*p;
 	size_t		 n;
 
-	if (bl_col_blob(row, 11, &p, &n) != 0)
+	if (bl_col_blob(row, BL_ROW_TEXT, &p, &n) != 0)
 		return -1;
 	*(int *)arg = p != NULL;
 	return 0;

@@ -3,7 +3,7 @@
 // the page header. The session cookie is HttpOnly: scripts never see it, only
 // the CSRF token the session answer carries.
 
-import { siteRoot, el } from './common.js';
+import { siteRoot, el, msg, localize } from './common.js';
 
 let current = null;	// Promise of the last session answer
 
@@ -73,10 +73,12 @@ export async function showAccount(nav) {
 	nav.replaceChildren();
 	if (s.signedIn) {
 		nav.append(
-			el('span', { class: 'who' }, 'Signed in as ', el('strong', { text: s.account.email })),
-			el('a', { href: dash, id: 'dashboard-link' }, 'Dashboard'));
+			el('span', { class: 'who', 'data-i18n': 'common.signedInAs' },
+				el('strong', { text: s.account.email, 'data-i18n-slot': 'email', dir: 'auto' })),
+			el('a', { href: dash, id: 'dashboard-link', text: msg('common.dashboard') }));
+		localize(nav.firstChild, msg('common.signedInAs'));
 	} else if (!s.failed) {
-		nav.append(el('a', { href: dash, id: 'signin-link' }, 'Sign in'));
+		nav.append(el('a', { href: dash, id: 'signin-link', text: msg('common.signIn') }));
 	}
 	nav.hidden = nav.childElementCount === 0;
 }

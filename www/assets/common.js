@@ -1,6 +1,13 @@
 // common.js: what the create, reveal and receipt pages share: addresses, the
-// limits, API calls, error wording and formatting. The encryption and base64
-// of the wire format are wire.js's.
+// limits, API calls, error messages (the catalogues of i18n.js) and the DOM
+// helpers. The encryption and base64 of the wire format are wire.js's.
+
+import {
+	Msg, msg, localize, localizeAttr, bytes, seconds,
+	formatBytes, formatSeconds, formatDate, formatRelative,
+} from './i18n.js';
+
+export { msg, localize, localizeAttr };
 
 import { LIMITS } from './limits.js';
 
@@ -111,113 +118,72 @@ export function retryAfterSeconds(headers) {
 	return null;
 }
 
-// {title, detail} in plain words for an API error answer.
+// {title, detail} in the reader's language for an API error answer: each
+// error code has its own message in the catalogues (the API's own error and
+// hint stay English, docs/API.md); a code the page does not know shows the
+// server's hint as it is.
 export function describeError(res) {
 	const d = res.data || {};
 	const wait = res.headers ? retryAfterSeconds(res.headers) : null;
-	const ref = d.requestId ? ` Reference: ${d.requestId}.` : '';
+	const ref = d.requestId ? msg('error.reference', { id: d.requestId }) : '';
 	switch (d.code) {
 	case 'NETWORK_ERROR':
-		return { title: 'The server could not be reached.', detail: 'Check your connection and try again.' };
+		return { title: msg('error.network.title'), detail: msg('error.network.detail') };
 	case 'INVALID_PASSPHRASE':
-		return { title: 'That passphrase is not right.', detail: 'No view was used. Check it with the sender and try again.' };
+		return { title: msg('error.passphrase.title'), detail: msg('error.passphrase.detail') };
 	case 'TOO_MANY_ATTEMPTS':
 		return {
-			title: 'Too many passphrase attempts.',
-			detail: `To protect the secret, tries are paused${wait ? ' for ' + formatSeconds(wait) : ' for a minute'}. No view was used.`,
+			title: msg('error.attempts.title'),
+			detail: wait ? msg('error.attempts.detailWait', { wait: seconds(wait) }) : msg('error.attempts.detail'),
 		};
 	case 'RATE_LIMIT_EXCEEDED':
 		return {
-			title: 'Too many requests from your network.',
-			detail: wait ? `Try again in ${formatSeconds(wait)}.` : 'Try again later.',
+			title: msg('error.rate.title'),
+			detail: wait ? msg('error.rate.detailWait', { wait: seconds(wait) }) : msg('error.rate.detail'),
 		};
 	case 'RATE_LIMIT_UNAVAILABLE':
 	case 'STORE_BUSY':
 	case 'STORE_UNAVAILABLE':
-		return { title: 'The service is busy right now.', detail: 'Nothing was changed. Try again in a minute.' + ref };
+		return { title: msg('error.busy.title'), detail: msg('error.busy.detail', { reference: ref }) };
+	case 'CONFIG_INVALID':
+		return { title: msg('error.config.title'), detail: msg('error.config.detail', { reference: ref }) };
 	case 'INVALID_CONTENT':
-		return { title: 'There is nothing to share yet.', detail: 'Type a secret or add at least one file.' };
+		return { title: msg('error.empty.title'), detail: msg('error.empty.detail') };
 	case 'INVALID_CONTENT_SIZE':
 	case 'PAYLOAD_TOO_LARGE':
-		return { title: 'The secret is too large.', detail: 'Text and files together may hold at most 2 MiB.' };
+		return { title: msg('error.tooLarge.title'), detail: msg('error.tooLarge.detail', { size: bytes(MAX_PLAINTEXT) }) };
 	case 'INVALID_PASSPHRASE_FORMAT':
-		return { title: 'The passphrase must be 4 to 256 characters long.', detail: d.hint || '' };
+		return { title: msg('error.passphraseLength.title', { min: PASS_MIN, max: PASS_MAX }), detail: '' };
 	case 'INVALID_FILES':
-		return { title: 'The files could not be accepted.', detail: d.hint || 'A secret may carry at most 20 files.' };
+		return { title: msg('error.files.title'), detail: msg('error.files.detail', { count: MAX_FILES }) };
 	case 'DELETION_NOT_ALLOWED':
-		return {
-			title: 'The sender does not allow recipients to burn this secret.',
-			detail: 'It disappears on its own when its views are used up or it expires.',
-		};
+		return { title: msg('error.noBurn.title'), detail: msg('error.noBurn.detail') };
 	case 'SECRET_EXPIRED':
-		return { title: 'This secret has expired.', detail: 'Its content is gone.' };
+		return { title: msg('error.expired.title'), detail: msg('error.gone.detail') };
 	case 'SECRET_BURNED':
-		return { title: 'This secret was burned.', detail: 'Its content is gone.' };
+		return { title: msg('error.burned.title'), detail: msg('error.gone.detail') };
 	case 'MAX_VIEWS_REACHED':
-		return { title: 'This secret has been viewed as often as allowed.', detail: 'Its content is gone.' };
+		return { title: msg('error.viewed.title'), detail: msg('error.gone.detail') };
 	case 'NOT_FOUND':
-		return { title: 'This secret does not exist (any more).', detail: 'Secrets are removed after they expire.' };
+		return { title: msg('error.notFound.title'), detail: msg('error.notFound.detail') };
 	case 'INTERNAL_ERROR':
-		return { title: 'Something went wrong on the server.', detail: 'Try again. If it keeps happening, tell the site\'s operator.' + ref };
+		return { title: msg('error.internal.title'), detail: msg('error.internal.detail', { reference: ref }) };
 	default:
 		return {
-			title: d.error || `The server answered with an error (${res.status}).`,
-			detail: (d.hint || '') + ref,
+			title: msg('error.other.title', { status: res.status }),
+			detail: d.hint ? serverWords(d.hint, d.requestId) : msg('error.other.detail', { reference: ref }),
 		};
 	}
 }
 
-/* Formatting */
-
-export function formatBytes(n) {
-	if (n < 1024)
-		return `${n} B`;
-	if (n < 1024 * 1024)
-		return `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KiB`;
-	return `${(n / 1048576).toFixed(2).replace(/\.?0+$/, '')} MiB`;
+// The API's own (English) hint, with the request's reference.
+function serverWords(hint, id) {
+	return id ? `${hint} (${id})` : hint;
 }
 
-export function formatSeconds(s) {
-	if (s < 60)
-		return `${s} second${s === 1 ? '' : 's'}`;
-	const m = Math.ceil(s / 60);
-	if (m < 60)
-		return `${m} minute${m === 1 ? '' : 's'}`;
-	const h = Math.round(s / 3600);
-	return `${h} hour${h === 1 ? '' : 's'}`;
-}
+/* Formatting (in the page's language: i18n.js) */
 
-// "Sat, 23 Nov 2024, 14:05" in the reader's locale and time zone.
-export function formatDate(iso) {
-	const d = new Date(iso);
-	if (isNaN(d))
-		return 'unknown';
-	return new Intl.DateTimeFormat(undefined, {
-		weekday: 'short', day: 'numeric', month: 'short', year: 'numeric',
-		hour: '2-digit', minute: '2-digit',
-	}).format(d);
-}
-
-// "in 23 hours", "5 minutes ago".
-export function formatRelative(iso) {
-	const d = new Date(iso);
-	if (isNaN(d))
-		return '';
-	const diff = (d.getTime() - Date.now()) / 1000;
-	const abs = Math.abs(diff);
-	const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'always' });
-	if (abs < 60)
-		return diff >= 0 ? 'in less than a minute' : 'just now';
-	if (abs < 3600)
-		return rtf.format(Math.round(diff / 60), 'minute');
-	if (abs < 86400 - 1800)
-		return rtf.format(Math.round(diff / 3600), 'hour');
-	return rtf.format(Math.round(diff / 86400), 'day');
-}
-
-export function plural(n, one, many) {
-	return `${n} ${n === 1 ? one : many}`;
-}
+export { formatBytes, formatSeconds, formatDate, formatRelative };
 
 /* DOM */
 
@@ -234,12 +200,16 @@ export function el(tag, attrs, ...children) {
 		if (k === 'class')
 			e.className = v;
 		else if (k === 'text')
-			e.textContent = v;
+			localize(e, v);
+		else if (v instanceof Msg)
+			localizeAttr(e, k, v);
 		else
 			e.setAttribute(k, v === true ? '' : v);
 	}
 	for (const c of children)
-		if (c !== null && c !== undefined)
+		if (c instanceof Msg)
+			e.append(localize(document.createElement('span'), c));
+		else if (c !== null && c !== undefined)
 			e.append(c);
 	return e;
 }
@@ -250,11 +220,13 @@ export function showView(id) {
 		v.hidden = v.id !== id;
 }
 
-// Say something to screen readers through the polite live region.
-export function announce(text) {
+// Say something to screen readers through the polite live region (a Msg, or
+// several joined by spaces).
+export function announce(...parts) {
 	const s = $('status');
 	if (!s)
 		return;
+	const text = parts.map(String).join(' ');
 	s.textContent = '';
 	// A separate task so that repeating the same words is announced again.
 	setTimeout(() => { s.textContent = text; }, 50);
@@ -269,8 +241,9 @@ export function setMessage(box, kind, title, detail) {
 		return;
 	}
 	box.append(el('p', {}, el('strong', { text: title })));
+	// A plain string is the server's own English hint.
 	if (detail)
-		box.append(el('p', { class: 'detail', text: detail }));
+		box.append(el('p', { class: 'detail', text: detail, lang: detail instanceof Msg ? null : 'en', dir: detail instanceof Msg ? null : 'auto' }));
 	box.hidden = false;
 }
 
@@ -305,11 +278,11 @@ export async function copyText(text, button, shown) {
 			done = false;
 		}
 	}
-	const label = button.dataset.label || button.textContent;
+	const label = button.dataset.label || button.getAttribute('data-i18n');
 	button.dataset.label = label;
-	button.textContent = done ? 'Copied' : 'Press Ctrl+C to copy';
-	announce(done ? 'Copied to the clipboard.' : 'Could not copy automatically: the text is selected, press Ctrl+C.');
+	localize(button, msg(done ? 'common.copied' : 'common.pressCtrlC'));
+	announce(msg(done ? 'common.copiedAnnounce' : 'common.copyFailedAnnounce'));
 	clearTimeout(button.copyTimer);
-	button.copyTimer = setTimeout(() => { button.textContent = label; }, 2000);
+	button.copyTimer = setTimeout(() => { localize(button, msg(label)); }, 2000);
 	return done;
 }

@@ -5,11 +5,12 @@
 import {
 	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX, VIEWS_MIN, VIEWS_MAX,
 	$, el, apiUrl,
-	describeError, formatBytes, formatDate, formatRelative, plural, showView, announce,
-	setMessage, copyText,
+	describeError, showView, announce, setMessage, copyText, msg, localize, localizeAttr,
 } from './common.js';
-import { csrfToken, showAccount } from './account.js';
+import { t, value, bytes, date, rel, currentLocale } from './i18n.js';
+import { csrfToken, session, showAccount } from './account.js';
 import { newKey, encodeKey, sealCreate } from './wire.js';
+import { policy } from './policy.js';
 
 /*
  * The exact text. A textarea reports every line break as LF, so a pasted CRLF
@@ -147,9 +148,34 @@ const progressText = $('progress-text');
 let files = []; // File objects, in the order added
 let busy = false;
 
-// The field's own bounds follow the limits (limits.js).
+// The limits checked here: docs/API.md's (limits.js), then this server's
+// once GET api/config answers (policy.js; the operator may tighten them).
+const limits = {
+	content: MAX_PLAINTEXT, files: MAX_FILES, passMin: PASS_MIN, passMax: PASS_MAX,
+	viewsMin: VIEWS_MIN, viewsMax: VIEWS_MAX, passRequired: false,
+};
 views.min = String(VIEWS_MIN);
 views.max = String(VIEWS_MAX);
+policy.then((p) => {
+	if (!p || !p.limits)
+		return;
+	const l = p.limits;
+	Object.assign(limits, {
+		content: l.content.max, files: l.files.max, passMin: l.passphrase.min,
+		passMax: l.passphrase.max, viewsMin: l.maxViews.min, viewsMax: l.maxViews.max,
+		passRequired: l.passphrase.required,
+	});
+	const hint = $('files-hint');
+	if (hint)
+		localize(hint, msg('create.filesHint', { count: limits.files, size: bytes(limits.content) }));
+	updateMeter();
+	// Only signed-in users and API keys may create here: say so before the form is filled.
+	if (p.create === 'accounts')
+		session().then((s) => {
+			if (!s.signedIn)
+				setMessage(formError, 'warn', msg('create.accountsOnly'), msg('create.accountsOnlyDetail'));
+		});
+});
 
 /* Size meter and files */
 
@@ -163,9 +189,10 @@ function filesBytes() {
 
 function updateMeter() {
 	const used = textBytes() + filesBytes();
-	meter.textContent = `${formatBytes(used)} of 2 MiB used` +
-		(files.length ? ` · ${plural(files.length, 'file', 'files')} of ${MAX_FILES}` : '');
-	meter.classList.toggle('over', used > MAX_PLAINTEXT);
+	localize(meter, files.length
+		? msg('create.meterFiles', { used: bytes(used), max: bytes(limits.content), count: files.length, maxFiles: limits.files })
+		: msg('create.meter', { used: bytes(used), max: bytes(limits.content) }));
+	meter.classList.toggle('over', used > limits.content);
 	return used;
 }
 
@@ -184,19 +211,19 @@ function renderFiles() {
 	fileList.replaceChildren();
 	files.forEach((f, i) => {
 		const remove = el('button', {
-			type: 'button', class: 'button small', text: 'Remove',
-			'aria-label': `Remove ${f.name || 'file'}`,
+			type: 'button', class: 'button small', text: msg('create.remove'),
+			'aria-label': f.name ? msg('create.removeName', { name: f.name }) : msg('create.removeFile'),
 		});
 		remove.addEventListener('click', () => {
 			files.splice(i, 1);
 			renderFiles();
-			announce(`${f.name || 'File'} removed.`);
+			announce(f.name ? msg('create.removedName', { name: f.name }) : msg('create.removedFile'));
 			const next = fileList.querySelectorAll('button')[Math.min(i, files.length - 1)];
 			(next || $('add-files')).focus();
 		});
 		fileList.append(el('li', {},
-			el('span', { class: 'file-name', text: f.name || '(no name)' }),
-			el('span', { class: 'file-size', text: formatBytes(f.size) }),
+			el('span', { class: 'file-name', text: f.name || msg('create.noName'), dir: 'auto' }),
+			el('span', { class: 'file-size', text: value(bytes(f.size)) }),
 			remove));
 	});
 	fileList.hidden = files.length === 0;
@@ -209,15 +236,15 @@ function addFiles(list) {
 	const refused = [];
 	let reason = '';
 	for (const f of list) {
-		if (files.length >= MAX_FILES) {
+		if (files.length >= limits.files) {
 			refused.push(f);
-			reason = `A secret may carry at most ${MAX_FILES} files.`;
+			reason = msg('create.tooManyFiles', { count: limits.files });
 			continue;
 		}
-		const room = MAX_PLAINTEXT - textBytes() - filesBytes();
+		const room = limits.content - textBytes() - filesBytes();
 		if (f.size > room) {
 			refused.push(f);
-			reason = `Text and files may add up to 2 MiB; ${formatBytes(Math.max(0, room))} is left.`;
+			reason = msg('create.noRoom', { max: bytes(limits.content), left: bytes(Math.max(0, room)) });
 			continue;
 		}
 		files.push(f);
@@ -225,15 +252,14 @@ function addFiles(list) {
 	}
 	renderFiles();
 	if (refused.length) {
-		const names = refused.map((f) => `“${f.name}” (${formatBytes(f.size)})`).join(', ');
-		setMessage(formError, 'error',
-			refused.length === 1 ? `${names} was not added.` : `${refused.length} files were not added: ${names}.`,
-			reason);
+		const names = new Intl.ListFormat(currentLocale(), { type: 'unit' }).format(refused.map((f) =>
+			t('create.fileAndSize', { name: f.name, size: bytes(f.size) })));
+		setMessage(formError, 'error', msg('create.notAdded', { count: refused.length, names }), reason);
 	} else {
 		setMessage(formError, '', '');
 	}
 	if (added.length)
-		announce(`${plural(added.length, 'file', 'files')} added. ${meter.textContent}.`);
+		announce(msg('create.added', { count: added.length }), meter.textContent);
 }
 
 $('add-files').addEventListener('click', () => fileInput.click());
@@ -287,11 +313,10 @@ unlimited.addEventListener('change', () => {
 togglePass.addEventListener('click', () => {
 	const show = passphrase.type === 'password';
 	passphrase.type = show ? 'text' : 'password';
-	togglePass.textContent = show ? 'Hide' : 'Show';
+	localize(togglePass, msg(show ? 'common.hide' : 'common.show'));
 	togglePass.setAttribute('aria-pressed', String(show));
-	togglePass.setAttribute('aria-label', show ? 'Hide passphrase' : 'Show passphrase');
+	localizeAttr(togglePass, 'aria-label', msg(show ? 'common.hidePassphrase' : 'common.showPassphrase'));
 });
-togglePass.setAttribute('aria-label', 'Show passphrase');
 
 /* Submit */
 
@@ -307,21 +332,25 @@ function readOptions(text) {
 	for (const f of [textArea, views, passphrase])
 		f.removeAttribute('aria-invalid');
 	if (text === '' && files.length === 0)
-		return invalid(textArea, 'There is nothing to share yet.', 'Type a secret or add at least one file.');
-	if (utf8Length(text) + filesBytes() > MAX_PLAINTEXT)
-		return invalid(textArea, 'The secret is too large.', 'Text and files together may hold at most 2 MiB.');
+		return invalid(textArea, msg('error.empty.title'), msg('error.empty.detail'));
+	if (utf8Length(text) + filesBytes() > limits.content)
+		return invalid(textArea, msg('error.tooLarge.title'), msg('error.tooLarge.detail', { size: bytes(limits.content) }));
 	let maxViews = null;
 	if (!unlimited.checked) {
 		const v = views.value.trim();
-		if (!/^\d+$/.test(v) || +v < VIEWS_MIN || +v > VIEWS_MAX)
-			return invalid(views, 'Views allowed must be a whole number from 1 to 999.', 'Or tick “Unlimited until it expires”.');
+		if (!/^\d+$/.test(v) || +v < limits.viewsMin || +v > limits.viewsMax)
+			return invalid(views, msg('create.badViews', { min: limits.viewsMin, max: limits.viewsMax }),
+				unlimited.closest('.check').hidden ? '' : msg('create.badViewsDetail'));
 		maxViews = parseInt(v, 10);
 	}
 	const pass = passphrase.value;
 	const plen = Array.from(pass).length;
-	if (pass !== '' && (plen < PASS_MIN || plen > PASS_MAX))
-		return invalid(passphrase, `The passphrase must be ${PASS_MIN} to ${PASS_MAX} characters long.`,
-			`It has ${plen}. Leave it empty for no passphrase.`);
+	if (pass === '' && limits.passRequired)
+		return invalid(passphrase, msg('create.passRequired'),
+			msg('create.passRequiredDetail', { min: limits.passMin, max: limits.passMax }));
+	if (pass !== '' && (plen < limits.passMin || plen > limits.passMax))
+		return invalid(passphrase, msg('error.passphraseLength.title', { min: limits.passMin, max: limits.passMax }),
+			msg('create.passphraseLengthDetail', { count: plen }));
 	return {
 		ttl: parseInt($('ttl').value, 10),
 		maxViews,
@@ -333,7 +362,7 @@ function readOptions(text) {
 function setProgress(fraction, text) {
 	progress.hidden = false;
 	progressBar.value = Math.round(Math.max(0, Math.min(1, fraction)) * 100);
-	progressText.textContent = text;
+	localize(progressText, text);
 }
 
 function setBusy(on) {
@@ -402,11 +431,11 @@ form.addEventListener('submit', async (e) => {
 		return;
 	setMessage(formError, '', '');
 	setBusy(true);
-	announce('Encrypting in your browser…');
+	announce(msg('create.encryptingAnnounce'));
 	const raw = newKey();
 	try {
 		const total = utf8Length(text) + filesBytes() || 1;
-		setProgress(0, 'Encrypting…');
+		setProgress(0, msg('create.encrypting'));
 		// Each file is read when its turn comes, and its bytes wiped once sealed.
 		const body = await sealCreate(raw, {
 			text,
@@ -416,7 +445,7 @@ form.addEventListener('submit', async (e) => {
 		}, {
 			onFile: (i) => {
 				const done = utf8Length(text) + files.slice(0, i).reduce((n, f) => n + f.size, 0);
-				setProgress(0.5 * done / total, `Encrypting file ${i + 1} of ${files.length}…`);
+				setProgress(0.5 * done / total, msg('create.encryptingFile', { n: i + 1, count: files.length }));
 			},
 		});
 		body.ttl = opts.ttl;
@@ -424,10 +453,12 @@ form.addEventListener('submit', async (e) => {
 		if (opts.passphrase !== undefined)
 			body.passphrase = opts.passphrase;
 		body.deletable = opts.deletable;
-		setProgress(0.5, 'Uploading…');
-		announce('Uploading the encrypted secret…');
+		setProgress(0.5, msg('create.uploading'));
+		announce(msg('create.uploadingAnnounce'));
 		const res = await upload(JSON.stringify(body), (f) => {
-			setProgress(0.5 + 0.5 * f, f < 1 ? `Uploading… ${Math.round(f * 100)} %` : 'Saving…');
+			setProgress(0.5 + 0.5 * f, f < 1
+				? msg('create.uploadingPercent', { percent: new Intl.NumberFormat(currentLocale(), { style: 'percent' }).format(Math.round(f * 100) / 100) })
+				: msg('create.saving'));
 		});
 		if (!res.ok) {
 			const { title, detail } = describeError(res);
@@ -441,7 +472,8 @@ form.addEventListener('submit', async (e) => {
 		showResult(link, res.data, opts);
 	} catch (err) {
 		setBusy(false);
-		setMessage(formError, 'error', 'The secret could not be encrypted in this browser.',
+		// the browser's own words, as a detail for whoever helps
+		setMessage(formError, 'error', msg('create.encryptFailed'),
 			String(err && err.message ? err.message : err));
 	} finally {
 		raw.fill(0);
@@ -482,10 +514,8 @@ function drawQR(link) {
 
 function viewsInWords(maxViews) {
 	if (maxViews === null)
-		return 'Unlimited until it expires';
-	if (maxViews === 1)
-		return '1 view, then it burns';
-	return `${maxViews} views, then it burns`;
+		return msg('common.unlimited');
+	return msg('result.views', { count: maxViews });
 }
 
 function showResult(link, data, opts) {
@@ -494,16 +524,14 @@ function showResult(link, data, opts) {
 	$('receipt-link').value = data.metadataUrl;
 	$('open-receipt').href = data.metadataUrl;
 	const expiry = $('result-expiry');
-	expiry.replaceChildren(formatRelative(meta.expiresAt),
-		el('span', { class: 'sub', text: formatDate(meta.expiresAt) }));
-	$('result-views').textContent = viewsInWords(meta.maxViews === undefined ? opts.maxViews : meta.maxViews);
-	$('result-passphrase').textContent = opts.passphrase !== undefined
-		? 'Required: send it to the recipient another way'
-		: 'None';
+	expiry.replaceChildren(el('span', { text: value(rel(meta.expiresAt)) }),
+		el('span', { class: 'sub', text: value(date(meta.expiresAt)) }));
+	localize($('result-views'), viewsInWords(meta.maxViews === undefined ? opts.maxViews : meta.maxViews));
+	localize($('result-passphrase'), msg(opts.passphrase !== undefined ? 'result.passphraseRequired' : 'result.passphraseNone'));
 	drawQR(link);
 	showView('result-view');
 	$('result-title').focus();
-	announce('Your secret link is ready.');
+	announce(msg('result.title'));
 }
 
 $('copy-secret').addEventListener('click', (e) => copyText($('secret-link').value, e.currentTarget, $('secret-link')));
@@ -518,9 +546,9 @@ $('create-another').addEventListener('click', () => {
 	renderFiles();
 	views.disabled = false;
 	passphrase.type = 'password';
-	togglePass.textContent = 'Show';
+	localize(togglePass, msg('common.show'));
 	togglePass.setAttribute('aria-pressed', 'false');
-	togglePass.setAttribute('aria-label', 'Show passphrase');
+	localizeAttr(togglePass, 'aria-label', msg('common.showPassphrase'));
 	$('secret-link').value = '';
 	$('receipt-link').value = '';
 	$('open-receipt').href = './';
@@ -529,7 +557,7 @@ $('create-another').addEventListener('click', () => {
 	setMessage(formError, '', '');
 	showView('create-view');
 	textArea.focus();
-	announce('Ready for a new secret.');
+	announce(msg('create.readyAgain'));
 });
 
 updateMeter();

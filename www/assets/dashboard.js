@@ -3,8 +3,9 @@
 // the account limits, password change and sign-out.
 
 import {
-	$, el, showView, announce, setMessage, copyText, describeError, formatDate, formatRelative,
+	$, el, showView, announce, setMessage, copyText, describeError, msg, localize, localizeAttr,
 } from './common.js';
+import { value, date, rel } from './i18n.js';
 import { call, session, showAccount } from './account.js';
 
 // Plain words for the account error codes; the rest as the other pages say them.
@@ -12,29 +13,34 @@ function explain(res) {
 	const d = res.data || {};
 	switch (d.code) {
 	case 'INVALID_CREDENTIALS':
-		return { title: 'The e-mail address or the password is wrong.', detail: 'Check both and try again.' };
+		return { title: msg('error.credentials.title'), detail: msg('error.credentials.detail') };
 	case 'NOT_SIGNED_IN':
-		return { title: 'You are signed out.', detail: 'Your session ended; sign in again.' };
+		return { title: msg('error.signedOut.title'), detail: msg('error.signedOut.detail') };
 	case 'CSRF_REJECTED':
-		return { title: 'The request was refused.', detail: 'Reload the page and try again.' };
+		return { title: msg('error.csrf.title'), detail: msg('error.csrf.detail') };
 	case 'SIGNUP_CLOSED':
-		return { title: 'Sign-up is closed.', detail: 'Ask the site\'s operator for an account.' };
+		return { title: msg('error.signupClosed.title'), detail: msg('error.signupClosed.detail') };
 	case 'ACCOUNT_EXISTS':
-		return { title: 'There is already an account with this address.', detail: 'Sign in instead.' };
+		return { title: msg('error.accountExists.title'), detail: msg('error.accountExists.detail') };
 	case 'INVALID_EMAIL':
-		return { title: 'That e-mail address does not look right.', detail: d.hint || '' };
+		return { title: msg('error.email.title'), detail: d.hint || '' };
 	case 'INVALID_PASSWORD':
-		return { title: 'The password must be 8 to 256 characters long.', detail: '' };
+		return { title: msg('error.password.title', { min: 8, max: 256 }), detail: '' };
 	case 'INVALID_NAME':
-		return { title: 'Give the key a name (up to 128 characters).', detail: '' };
+		return { title: msg('error.keyName.title', { max: 128 }), detail: '' };
 	case 'KEY_LIMIT_REACHED':
-		return { title: 'You have as many keys as allowed.', detail: 'Revoke a key you no longer use.' };
+		return { title: msg('error.keyLimit.title'), detail: msg('error.keyLimit.detail') };
 	case 'RATE_LIMIT_EXCEEDED':
-		return { title: 'Too many attempts.', detail: d.hint || 'Try again later.' };
+		return { title: msg('error.attemptsAccount.title'), detail: d.hint || msg('error.rate.detail') };
 	default:
 		return describeError(res);
 	}
 }
+
+// The names of the secrets' states (the API's words: docs/API.md).
+const STATES = {
+	active: 'state.active', exhausted: 'state.exhausted', burned: 'state.burned', expired: 'state.expired',
+};
 
 function fail(box, res) {
 	const m = explain(res);
@@ -45,7 +51,7 @@ function fail(box, res) {
 }
 
 function when(iso) {
-	return iso ? `${formatDate(iso)} (${formatRelative(iso)})` : 'never';
+	return iso ? msg('dash.dateAndRelative', { date: date(iso), when: rel(iso) }) : msg('dash.never');
 }
 
 /* Sign-in and sign-up */
@@ -65,14 +71,14 @@ async function submitAuth(e, path, box, button) {
 		return fail(box, res);
 	form.reset();
 	setMessage(box, '', '');
-	announce(path === 'signup' ? 'Account created; you are signed in.' : 'Signed in.');
+	announce(msg(path === 'signup' ? 'dash.accountCreated' : 'dash.signedIn'));
 	await start();
 }
 
 /* Dashboard */
 
 function usageText(u) {
-	return `${u.used} of ${u.limit}`;
+	return msg('common.nOfMax', { n: u.used, max: u.limit });
 }
 
 async function loadSecrets() {
@@ -82,27 +88,27 @@ async function loadSecrets() {
 		return fail(box, res);
 	setMessage(box, '', '');
 	const { secrets, usage } = res.data;
-	$('usage-hour').textContent = usageText(usage.hour);
-	$('usage-day').textContent = usageText(usage.day);
-	$('usage-keys').textContent = usageText(usage.apiKeysHour);
+	localize($('usage-hour'), usageText(usage.hour));
+	localize($('usage-day'), usageText(usage.day));
+	localize($('usage-keys'), usageText(usage.apiKeysHour));
 	const body = $('secrets-body');
 	body.replaceChildren();
 	for (const s of secrets) {
 		const actions = el('td', {});
 		if (s.state === 'active')
-			actions.append(confirmButton('Burn', `Burn the secret created ${formatDate(s.createdAt)}?`, async () => {
+			actions.append(confirmButton(msg('dash.burn'), msg('dash.burnQuestion', { date: date(s.createdAt) }), async () => {
 				const r = await call('DELETE', `my/secrets/${s.id}`);
 				if (!r.ok)
 					return fail(box, r);
-				announce('The secret was burned.');
+				announce(msg('dash.burnedAnnounce'));
 				await loadSecrets();
 			}));
 		body.append(el('tr', { 'data-id': String(s.id), 'data-state': s.state },
-			el('td', {}, formatDate(s.createdAt)),
-			el('td', {}, el('span', { class: `badge ${s.state}`, text: s.state })),
-			el('td', { text: String(s.viewCount) }),
-			el('td', { text: s.viewsRemaining === null ? 'unlimited' : String(s.viewsRemaining) }),
-			el('td', {}, formatDate(s.expiresAt)),
+			el('td', { text: value(date(s.createdAt)) }),
+			el('td', {}, el('span', { class: `badge ${s.state}`, text: STATES[s.state] ? msg(STATES[s.state]) : s.state })),
+			el('td', { text: value(s.viewCount) }),
+			el('td', { text: s.viewsRemaining === null ? msg('dash.unlimited') : value(s.viewsRemaining) }),
+			el('td', { text: value(date(s.expiresAt)) }),
 			actions));
 	}
 	$('secrets-empty').hidden = secrets.length > 0;
@@ -115,15 +121,16 @@ function confirmButton(label, question, act) {
 	let armed = null;
 	b.addEventListener('click', async () => {
 		if (!armed) {
-			b.textContent = 'Press again to confirm';
+			localize(b, msg('dash.pressAgain'));
 			b.classList.add('solid');
-			b.setAttribute('aria-label', `${question} Press again to confirm.`);
-			announce(`${question} Press again to confirm.`);
+			localizeAttr(b, 'aria-label', msg('dash.confirmLabel', { question }));
+			announce(question, msg('dash.pressAgainAnnounce'));
 			armed = setTimeout(() => {
 				armed = null;
-				b.textContent = label;
+				localize(b, label);
 				b.classList.remove('solid');
 				b.removeAttribute('aria-label');
+				b.removeAttribute('data-i18n-aria-label');
 			}, 5000);
 			return;
 		}
@@ -147,14 +154,14 @@ async function loadKeys() {
 	for (const k of keys) {
 		body.append(el('tr', { 'data-id': String(k.id) },
 			el('td', { text: k.name }),
-			el('td', {}, el('code', { text: `${k.prefix}…` })),
-			el('td', {}, formatDate(k.createdAt)),
-			el('td', {}, when(k.lastUsedAt)),
-			el('td', {}, confirmButton('Revoke', `Revoke the key ${k.name}?`, async () => {
+			el('td', {}, el('code', { text: `${k.prefix}…`, dir: 'ltr' })),
+			el('td', { text: value(date(k.createdAt)) }),
+			el('td', { text: when(k.lastUsedAt) }),
+			el('td', {}, confirmButton(msg('dash.revoke'), msg('dash.revokeQuestion', { name: k.name }), async () => {
 				const r = await call('DELETE', `keys/${k.id}`);
 				if (!r.ok)
 					return fail(box, r);
-				announce(`The key ${k.name} was revoked; programs using it now get 401.`);
+				announce(msg('dash.revokedAnnounce', { name: k.name }));
 				await loadKeys();
 			}))));
 	}
@@ -168,7 +175,7 @@ async function createKey(e) {
 	const name = $('key-name').value.trim();
 	$('new-key').hidden = true;
 	if (!name) {
-		setMessage(box, 'error', 'Give the key a name.', 'For example what uses it: "CI deploys".');
+		setMessage(box, 'error', msg('dash.keyNameMissing'), msg('dash.keyNameMissingDetail'));
 		return box.focus();
 	}
 	$('key-create').disabled = true;
@@ -178,12 +185,12 @@ async function createKey(e) {
 		return fail(box, res);
 	setMessage(box, '', '');
 	$('key-name').value = '';
-	$('new-key-name').textContent = `“${res.data.apiKey.name}”`;
+	localize($('new-key-name'), msg('dash.quoted', { name: res.data.apiKey.name }));
 	$('new-key-value').value = res.data.key;
 	$('new-key').hidden = false;
 	$('new-key-value').focus();
 	$('new-key-value').select();
-	announce('Key created. Copy it now: it is not shown again.');
+	announce(msg('dash.keyCreatedAnnounce'));
 	await loadKeys();
 }
 
@@ -197,7 +204,7 @@ async function changePassword(e) {
 	if (!res.ok)
 		return fail(box, res);
 	e.target.reset();
-	setMessage(box, 'ok', 'Your password was changed.', 'Your other browsers are signed out.');
+	setMessage(box, 'ok', msg('dash.passwordChanged'), msg('dash.passwordChangedDetail'));
 	box.focus();
 }
 
@@ -207,13 +214,13 @@ async function signOut() {
 		return setMessage($('error-message'), 'error', explain(res).title, explain(res).detail);
 	$('new-key').hidden = true;
 	$('new-key-value').value = '';
-	announce('Signed out.');
+	announce(msg('dash.signedOut'));
 	await start();
 }
 
 async function showDashboard(s) {
 	$('account-email').textContent = s.account.email;
-	$('session-expiry').textContent = s.expiresAt ? `This session ends ${formatRelative(s.expiresAt)} unless you use it.` : '';
+	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
 	await Promise.all([loadKeys(), loadSecrets()]);
 	showView('dashboard-view');
 	$('dash-title').focus();
@@ -228,7 +235,7 @@ async function start() {
 	$('signin-link')?.remove();
 	$('account-nav').hidden = $('account-nav').childElementCount === 0;
 	if (s.failed) {
-		setMessage($('error-message'), 'error', 'The server could not be reached.', 'Check your connection and try again.');
+		setMessage($('error-message'), 'error', msg('error.network.title'), msg('error.network.detail'));
 		showView('error-view');
 		return;
 	}

@@ -14,6 +14,7 @@ export const LIMITS = Object.freeze({
 	filename: Object.freeze({ member: 'filename', type: 'bytes', min: 1, max: 255, default: null, null: 'invalid', code: 'INVALID_FILES' }),
 	mimeType: Object.freeze({ member: 'mimeType', type: 'bytes', min: 0, max: 255, default: null, null: 'default', code: 'INVALID_FILES' }),
 	sealedMeta: Object.freeze({ member: null, type: 'size', min: 0, max: 1024, default: null, null: 'invalid', code: 'INVALID_CONTENT_SIZE' }),
+	keyCommitment: Object.freeze({ member: 'keyCommitment', type: 'bytes', min: 43, max: 43, default: null, null: 'none', code: 'INVALID_KEY_COMMITMENT' }),
 	email: Object.freeze({ member: 'email', type: 'bytes', min: 3, max: 254, default: null, null: 'invalid', code: 'INVALID_EMAIL' }),
 	password: Object.freeze({ member: 'password', type: 'string', min: 8, max: 256, default: null, null: 'invalid', code: 'INVALID_PASSWORD' }),
 	keyName: Object.freeze({ member: 'name', type: 'bytes', min: 1, max: 128, default: null, null: 'invalid', code: 'INVALID_NAME' }),
@@ -21,4 +22,6 @@ export const LIMITS = Object.freeze({
 	keys: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'KEY_LIMIT_REACHED' }),
 	sessionIdle: Object.freeze({ member: null, type: 'seconds', min: 0, max: 7200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
 	sessionMax: Object.freeze({ member: null, type: 'seconds', min: 0, max: 43200, default: null, null: 'invalid', code: 'NOT_SIGNED_IN' }),
+	note: Object.freeze({ member: null, type: 'size', min: 0, max: 1024, default: null, null: 'invalid', code: 'INVALID_NOTE' }),
+	allowFiles: Object.freeze({ member: 'allowFiles', type: 'boolean', min: 0, max: 1, default: true, null: 'default', code: 'INVALID_ALLOW_FILES' }),
 });

@@ -2,77 +2,80 @@
 // (never its content), refreshes on demand, and burns it after confirmation.
 
 import {
-	$, el, api, pathKey, describeError, formatDate, formatRelative, showView,
-	announce, setMessage,
+	$, el, api, pathKey, describeError, showView, announce, setMessage, msg, localize,
 } from './common.js';
+import { value, date, time, rel, setTitle } from './i18n.js';
 
 const receiptKey = pathKey();
 
 const STATES = {
-	active: { label: 'Active', badge: 'active' },
-	exhausted: { label: 'Viewed up', badge: 'exhausted' },
-	burned: { label: 'Burned', badge: 'burned' },
-	expired: { label: 'Expired', badge: 'expired' },
+	active: { label: 'state.active', badge: 'active' },
+	exhausted: { label: 'state.exhausted', badge: 'exhausted' },
+	burned: { label: 'state.burned', badge: 'burned' },
+	expired: { label: 'state.expired', badge: 'expired' },
 };
 
+// The state's name: a Msg, or the API's word for a state this page does not know.
+function stateLabel(state) {
+	return STATES[state] ? msg(STATES[state].label) : state;
+}
+
 function gone(title, text) {
-	$('gone-title').textContent = title;
-	$('gone-text').textContent = text;
-	document.title = `${title} · burnlink`;
+	localize($('gone-title'), title);
+	localize($('gone-text'), text);
+	setTitle(msg('common.titleOf', { title }));
 	document.body.dataset.state = 'gone';
 	showView('gone-view');
-	announce(title + '.');
+	announce(title);
 }
 
 function when(iso) {
-	return [formatRelative(iso), el('span', { class: 'sub', text: formatDate(iso) })];
+	return [el('span', { text: value(rel(iso)) }), el('span', { class: 'sub', text: value(date(iso)) })];
 }
 
 function stateText(m) {
 	switch (m.state) {
 	case 'active':
 		if (!m.viewCount)
-			return 'Nobody has opened the secret yet.';
-		return `The secret was opened ${m.viewCount === 1 ? 'once' : m.viewCount + ' times'} and still works.`;
+			return msg('receipt.notOpened');
+		return msg('receipt.opened', { count: m.viewCount });
 	case 'exhausted':
-		return 'All its views are used: the secret was read, its content is deleted and the link no longer works.';
+		return msg('receipt.exhaustedText');
 	case 'burned':
-		return 'The secret was burned: its content is deleted and the link no longer works.';
+		return msg('receipt.burnedText');
 	case 'expired':
-		return 'The secret expired: its content is deleted and the link no longer works.';
+		return msg('receipt.expiredText');
 	default:
 		return '';
 	}
 }
 
 function render(m) {
-	const st = STATES[m.state] || { label: m.state, badge: '' };
+	const st = STATES[m.state] || { badge: '' };
 	const badge = $('state-badge');
-	badge.textContent = st.label;
+	localize(badge, stateLabel(m.state));
 	badge.className = 'badge ' + st.badge;
-	$('state-text').textContent = stateText(m);
-	$('r-state').textContent = st.label;
+	localize($('state-text'), stateText(m));
+	localize($('r-state'), stateLabel(m.state));
 	const used = m.viewCount || 0;
-	$('r-used').textContent = m.maxViews === null ? String(used) : `${used} of ${m.maxViews}`;
-	$('r-left').textContent = m.state !== 'active' ? '0'
-		: m.viewsRemaining === null || m.viewsRemaining === undefined ? 'Unlimited until it expires'
-			: String(m.viewsRemaining);
+	localize($('r-used'), m.maxViews === null ? value(used) : msg('common.nOfMax', { n: used, max: m.maxViews }));
+	localize($('r-left'), m.state !== 'active' ? value(0)
+		: m.viewsRemaining === null || m.viewsRemaining === undefined ? msg('common.unlimited')
+			: value(m.viewsRemaining));
 	if (m.lastViewedAt)
 		$('r-last').replaceChildren(...when(m.lastViewedAt));
 	else
-		$('r-last').textContent = 'Not yet';
+		localize($('r-last'), msg('receipt.notYet'));
 	$('r-created').replaceChildren(...when(m.createdAt));
 	$('r-expires').replaceChildren(...when(m.expiresAt));
-	$('r-passphrase').textContent = m.hasPassphrase ? 'Yes' : 'No';
-	$('r-deletable').textContent = m.deletable ? 'Yes' : 'No';
+	localize($('r-passphrase'), msg(m.hasPassphrase ? 'common.yes' : 'common.no'));
+	localize($('r-deletable'), msg(m.deletable ? 'common.yes' : 'common.no'));
 	$('burn-button').hidden = m.state !== 'active';
 	if (m.state !== 'active')
 		$('burn-confirm').hidden = true;
-	$('checked-at').textContent = 'Checked ' + new Intl.DateTimeFormat(undefined, {
-		hour: '2-digit', minute: '2-digit', second: '2-digit',
-	}).format(new Date()) + '.';
+	localize($('checked-at'), msg('receipt.checkedAt', { time: time(new Date().toISOString()) }));
 	document.body.dataset.state = m.state;
-	document.title = `Receipt: ${st.label} · burnlink`;
+	setTitle(msg('receipt.titleState', { state: stateLabel(m.state) }));
 	showView('receipt-view');
 }
 
@@ -84,7 +87,7 @@ async function load() {
 		return res.data;
 	}
 	if (res.ok || res.status === 404 || res.status === 410) {
-		gone('Receipt not found', 'There is no secret for this receipt. Secrets and their receipts are removed about an hour after they expire, or the link is wrong.');
+		gone(msg('receipt.notFound'), msg('receipt.notFoundText'));
 		return null;
 	}
 	const { title, detail } = describeError(res);
@@ -97,14 +100,14 @@ async function load() {
 $('refresh').addEventListener('click', async () => {
 	const b = $('refresh');
 	b.disabled = true;
-	b.textContent = 'Refreshing…';
+	localize(b, msg('receipt.refreshing'));
 	setMessage($('receipt-message'), '', '');
 	const m = await load();
 	b.disabled = false;
-	b.textContent = 'Refresh';
+	localize(b, msg('common.refresh'));
 	if (m) {
 		b.focus();
-		announce(`Updated. ${STATES[m.state] ? STATES[m.state].label : m.state}. ${stateText(m)}`);
+		announce(msg('receipt.updated', { state: stateLabel(m.state) }), stateText(m));
 	}
 });
 
@@ -132,7 +135,7 @@ $('burn-yes').addEventListener('click', async (e) => {
 	const box = $('receipt-message');
 	if (res.ok) {
 		await load();
-		setMessage(box, 'ok', 'Burned.', 'The secret is deleted and its link no longer works for anyone.');
+		setMessage(box, 'ok', msg('common.burned'), msg('receipt.burnedDetail'));
 		box.focus();
 		return;
 	}
@@ -149,6 +152,6 @@ $('retry').addEventListener('click', () => {
 });
 
 if (!receiptKey)
-	gone('This receipt link is not valid', 'The address does not name a receipt: it was probably cut off or changed when it was copied. Nothing was requested from the server.');
+	gone(msg('receipt.badLink'), msg('receipt.badLinkText'));
 else
 	load();

@@ -5,47 +5,24 @@
 
 import {
 	$, el, api, pathKey, fragmentKey,
-	describeError, retryAfterSeconds, formatBytes, formatDate, formatRelative, formatSeconds,
-	plural, showView, announce, setMessage, copyText,
+	describeError, retryAfterSeconds, showView, announce, setMessage, copyText, msg, localize,
+	localizeAttr,
 } from './common.js';
-import { decodeKey, openAnswer } from './wire.js';
+import { decodeKey, openAnswer, checkKey } from './wire.js';
 
+const message = msg; // the burn handler has its own "msg", the message box
+import { value, bytes, date, rel, seconds as duration, setTitle } from './i18n.js';
+
+// The pages for a link that opens nothing, by kind or API error code.
 const GONE = {
-	nokey: {
-		title: 'This link is incomplete',
-		text: 'The end of the link, after “#key=”, holds the key that decrypts the secret, and it is missing here.',
-		extra: 'Nothing was requested from the server and no view was used. Copy the whole link from the message you received, or ask the sender to send it again.',
-	},
-	badkey: {
-		title: 'This link is damaged',
-		text: 'The decryption key at the end of the link is not valid: it was probably cut off or changed when the link was copied.',
-		extra: 'Nothing was requested from the server and no view was used. Copy the whole link again, or ask the sender to send it again.',
-	},
-	badpath: {
-		title: 'This link is not valid',
-		text: 'The address does not name a secret: it was probably cut off or changed when the link was copied.',
-		extra: 'Nothing was requested from the server. Copy the whole link again, or ask the sender to send it again.',
-	},
-	SECRET_EXPIRED: {
-		title: 'This secret has expired',
-		text: 'It was available for a limited time only, and that time is over. Its content has been deleted.',
-		extra: 'If you still need it, ask the sender to share it again.',
-	},
-	SECRET_BURNED: {
-		title: 'This secret was burned',
-		text: 'It was deleted on purpose by the sender or by someone with the link. Its content is gone for good.',
-		extra: 'If you still need it, ask the sender to share it again.',
-	},
-	MAX_VIEWS_REACHED: {
-		title: 'This secret has already been viewed',
-		text: 'It could be opened a limited number of times, those views are used up, and its content has been deleted.',
-		extra: 'If you did not open it yourself, someone else may have: tell the sender.',
-	},
-	NOT_FOUND: {
-		title: 'Secret not found',
-		text: 'There is no secret at this address. It may have expired and been cleaned up, or the link is wrong.',
-		extra: 'Check that you copied the whole link, or ask the sender for a new one.',
-	},
+	nokey: { title: 'gone.nokey.title', text: 'gone.nokey.text', extra: 'gone.nokey.extra' },
+	badkey: { title: 'gone.badkey.title', text: 'gone.badkey.text', extra: 'gone.badkey.extra' },
+	wrongkey: { title: 'gone.wrongkey.title', text: 'gone.wrongkey.text', extra: 'gone.wrongkey.extra' },
+	badpath: { title: 'gone.badpath.title', text: 'gone.badpath.text', extra: 'gone.badpath.extra' },
+	SECRET_EXPIRED: { title: 'gone.expired.title', text: 'gone.expired.text', extra: 'gone.askAgain' },
+	SECRET_BURNED: { title: 'gone.burned.title', text: 'gone.burned.text', extra: 'gone.askAgain' },
+	MAX_VIEWS_REACHED: { title: 'gone.viewed.title', text: 'gone.viewed.text', extra: 'gone.viewed.extra' },
+	NOT_FOUND: { title: 'gone.notFound.title', text: 'gone.notFound.text', extra: 'gone.notFound.extra' },
 };
 
 const secretKey = pathKey();
@@ -56,15 +33,15 @@ const blobUrls = [];
 
 function gone(kind, focus) {
 	const g = GONE[kind] || GONE.NOT_FOUND;
-	$('gone-title').textContent = g.title;
-	$('gone-text').textContent = g.text;
-	$('gone-extra').textContent = g.extra;
-	document.title = `${g.title} · burnlink`;
+	localize($('gone-title'), msg(g.title));
+	localize($('gone-text'), msg(g.text));
+	localize($('gone-extra'), msg(g.extra));
+	setTitle(msg('common.titleOf', { title: msg(g.title) }));
 	document.body.dataset.state = kind;
 	showView('gone-view');
 	if (focus)
 		$('gone-title').focus();
-	announce(g.title + '.');
+	announce(msg(g.title));
 }
 
 function failed(res) {
@@ -79,6 +56,11 @@ async function check() {
 	showView('loading-view');
 	const res = await api('GET', secretKey);
 	if (res.ok && res.data.exists && res.data.type === 'secret') {
+		// A key that does not fit is refused here, before a view is spent
+		// (docs/API.md "Key commitment"); a secret without a commitment
+		// can only be checked by decrypting it.
+		if (await checkKey(rawKey, res.data.keyCommitment) === 'mismatch')
+			return gone('wrongkey');
 		meta = res.data;
 		showReady();
 		return;
@@ -92,19 +74,17 @@ async function check() {
 
 function showReady() {
 	const left = meta.viewsRemaining;
-	$('ready-views').textContent = left === null || left === undefined
-		? 'Unlimited until it expires'
-		: left === 1 ? '1 (this is the last one)' : String(left);
-	$('ready-expiry').replaceChildren(formatRelative(meta.expiresAt),
-		el('span', { class: 'sub', text: formatDate(meta.expiresAt) }));
-	$('ready-passphrase').textContent = meta.hasPassphrase ? 'Needed' : 'Not needed';
-	$('ready-note').textContent = left === 1
-		? 'Revealing uses the last view: after that the link stops working, so keep this page open until you have copied what you need.'
-		: 'Revealing uses one view.';
+	localize($('ready-views'), left === null || left === undefined
+		? msg('common.unlimited')
+		: left === 1 ? msg('reveal.lastOne', { count: 1 }) : value(left));
+	$('ready-expiry').replaceChildren(el('span', { text: value(rel(meta.expiresAt)) }),
+		el('span', { class: 'sub', text: value(date(meta.expiresAt)) }));
+	localize($('ready-passphrase'), msg(meta.hasPassphrase ? 'reveal.needed' : 'reveal.notNeeded'));
+	localize($('ready-note'), msg(left === 1 ? 'reveal.usesLastView' : 'reveal.usesOneView'));
 	$('passphrase-field').hidden = !meta.hasPassphrase;
 	document.body.dataset.state = 'ready';
 	showView('ready-view');
-	announce('A secret is waiting. Press Reveal to open it.');
+	announce(msg('reveal.waitingAnnounce'));
 }
 
 function lockOut(seconds) {
@@ -112,14 +92,14 @@ function lockOut(seconds) {
 	let left = seconds;
 	button.disabled = true;
 	const tick = () => {
-		button.textContent = `Try again in ${formatSeconds(left)}`;
+		localize(button, msg('reveal.tryAgainIn', { wait: duration(left) }));
 		if (left <= 0) {
 			clearInterval(lockTimer);
 			lockTimer = null;
 			button.disabled = false;
-			button.textContent = 'Reveal secret';
-			setMessage($('reveal-error'), 'warn', 'You can try the passphrase again now.', '');
-			announce('You can try the passphrase again now.');
+			localize(button, msg('reveal.reveal'));
+			setMessage($('reveal-error'), 'warn', msg('reveal.tryAgainNow'), '');
+			announce(msg('reveal.tryAgainNow'));
 		}
 		left--;
 	};
@@ -142,17 +122,17 @@ async function reveal(e) {
 	pass.removeAttribute('aria-invalid');
 	if (meta.hasPassphrase && pass.value === '') {
 		pass.setAttribute('aria-invalid', 'true');
-		setMessage(box, 'error', 'Type the passphrase first.', 'The sender should have given it to you separately.');
+		setMessage(box, 'error', msg('reveal.passphraseFirst'), msg('reveal.passphraseFirstDetail'));
 		pass.focus();
 		return;
 	}
 	setMessage(box, '', '');
 	const button = $('reveal-button');
 	button.disabled = true;
-	button.textContent = 'Revealing…';
+	localize(button, msg('reveal.revealing'));
 	const res = await api('POST', secretKey, meta.hasPassphrase ? { passphrase: pass.value } : {});
 	button.disabled = false;
-	button.textContent = 'Reveal secret';
+	localize(button, msg('reveal.reveal'));
 	if (res.ok && res.data.success) {
 		await showSecret(res.data);
 		return;
@@ -201,10 +181,9 @@ async function showSecret(data) {
 			files.push({ name: safeName(f.name), type: f.type, bytes: f.data });
 	} catch {
 		$('views-message').hidden = true;
-		setMessage($('views-message'), 'error', 'The key in this link does not open the secret.',
-			'The link was probably changed when it was copied. The view was used; ask the sender for a new link.');
+		setMessage($('views-message'), 'error', msg('reveal.wrongKey'), msg('reveal.wrongKeyDetail'));
 		showView('secret-view');
-		$('secret-title').textContent = 'The secret could not be decrypted';
+		localize($('secret-title'), msg('reveal.decryptFailed'));
 		$('secret-title').focus();
 		return;
 	} finally {
@@ -219,18 +198,18 @@ async function showSecret(data) {
 		$('copy-text').addEventListener('click', (ev) => copyText(text, ev.currentTarget, $('secret-text')));
 	}
 	if (files.length) {
-		$('files-title').textContent = files.length === 1 ? 'File' : `Files (${files.length})`;
+		localize($('files-title'), msg('reveal.files', { count: files.length }));
 		const list = $('files');
 		for (const f of files) {
 			// The blob is always octet-stream: a file is saved, never rendered here.
 			const url = URL.createObjectURL(new Blob([f.bytes], { type: 'application/octet-stream' }));
 			blobUrls.push(url);
 			list.append(el('li', {},
-				el('span', { class: 'file-name', text: f.name }),
-				el('span', { class: 'file-size', text: formatBytes(f.bytes.length) }),
+				el('span', { class: 'file-name', text: f.name, dir: 'auto' }),
+				el('span', { class: 'file-size', text: value(bytes(f.bytes.length)) }),
 				el('a', {
 					class: 'button small', href: url, download: f.name,
-					text: 'Download', 'aria-label': `Download ${f.name}`,
+					text: msg('reveal.download'), 'aria-label': msg('reveal.downloadName', { name: f.name }),
 				})));
 		}
 		$('files-block').hidden = false;
@@ -239,21 +218,20 @@ async function showSecret(data) {
 	const left = data.viewsRemaining;
 	const vm = $('views-message');
 	if (left === 0) {
-		setMessage(vm, 'warn', 'This was the last view.',
-			'The secret is now deleted from the server and the link no longer works. This page holds the only copy: save what you need before you leave.');
+		setMessage(vm, 'warn', msg('reveal.lastView'), msg('reveal.lastViewDetail'));
 	} else if (left === null || left === undefined) {
-		setMessage(vm, 'ok', 'The link keeps working until it expires.',
-			`It expires ${formatRelative(meta.expiresAt)} (${formatDate(meta.expiresAt)}).`);
+		setMessage(vm, 'ok', msg('reveal.untilExpiry'),
+			msg('reveal.untilExpiryDetail', { when: rel(meta.expiresAt), date: date(meta.expiresAt) }));
 	} else {
-		setMessage(vm, 'ok', `${plural(left, 'view', 'views')} left.`,
-			`The link works ${plural(left, 'more time', 'more times')}, until ${formatDate(meta.expiresAt)}.`);
+		setMessage(vm, 'ok', msg('reveal.viewsLeft', { count: left }),
+			msg('reveal.viewsLeftDetail', { count: left, date: date(meta.expiresAt) }));
 	}
 	$('burn-block').hidden = !(meta.deletable && left !== 0);
 	document.body.dataset.state = 'revealed';
-	document.title = 'The secret · burnlink';
+	setTitle(msg('common.titleOf', { title: msg('reveal.secretTitle') }));
 	showView('secret-view');
 	$('secret-title').focus();
-	announce('The secret is shown.' + (left === 0 ? ' This was the last view.' : ''));
+	announce(msg('reveal.shownAnnounce'), left === 0 ? msg('reveal.lastView') : '');
 }
 
 /* Burn */
@@ -282,7 +260,7 @@ $('burn-yes').addEventListener('click', async (e) => {
 	if (res.ok || (res.status === 410 && res.data.code === 'SECRET_BURNED')) {
 		$('burn-block').hidden = true;
 		$('views-message').hidden = true;
-		setMessage(msg, 'ok', 'Burned.', 'The secret is deleted from the server and the link no longer works for anyone.');
+		setMessage(msg, 'ok', message('common.burned'), message('reveal.burnedDetail'));
 		msg.tabIndex = -1;
 		msg.focus();
 		return;
@@ -299,9 +277,9 @@ $('toggle-passphrase').addEventListener('click', (e) => {
 	const pass = $('passphrase');
 	const show = pass.type === 'password';
 	pass.type = show ? 'text' : 'password';
-	e.currentTarget.textContent = show ? 'Hide' : 'Show';
+	localize(e.currentTarget, msg(show ? 'common.hide' : 'common.show'));
 	e.currentTarget.setAttribute('aria-pressed', String(show));
-	e.currentTarget.setAttribute('aria-label', show ? 'Hide passphrase' : 'Show passphrase');
+	localizeAttr(e.currentTarget, 'aria-label', msg(show ? 'common.hidePassphrase' : 'common.showPassphrase'));
 });
 $('reveal-form').addEventListener('submit', (e) => e.preventDefault());
 $('reveal-button').addEventListener('click', reveal);

@@ -113,6 +113,36 @@ export function decodeKey(value) {
 	return bytes.length === KEY_BYTES ? bytes : null;
 }
 
+/* The key commitment (docs/API.md "Key commitment") */
+
+// AES-GCM is not key-committing: another key fails only once a view is spent.
+// The secret's metadata carries base64url(HMAC-SHA-256(key, this label)), 43
+// characters, so a client can refuse a wrong key before it spends a view.
+export const COMMITMENT_LABEL = 'burnlink key commitment v1';
+export const COMMITMENT_LENGTH = 43;
+
+function encodeCommitment(mac) {
+	return encodeKey(mac);
+}
+
+// The key commitment of raw key bytes: 43 url-safe base64 characters.
+export async function keyCommitment(raw) {
+	const k = await wc.subtle.importKey('raw', toBytes(raw), { name: 'HMAC', hash: 'SHA-256' },
+		false, ['sign']);
+	return encodeCommitment(new Uint8Array(await wc.subtle.sign('HMAC', k, toBytes(COMMITMENT_LABEL))));
+}
+
+// Checks raw key bytes against the keyCommitment of a secret's metadata:
+// 'match', 'mismatch' (the key cannot open the secret: do not spend a view),
+// or 'unchecked' when the metadata has none (a secret stored before
+// commitments, or sent without one): then only decryption can tell.
+export async function checkKey(raw, commitment) {
+	if (commitment === null || commitment === undefined)
+		return 'unchecked';
+	return typeof commitment === 'string' && commitment === await keyCommitment(raw)
+		? 'match' : 'mismatch';
+}
+
 // A WebCrypto key of raw key bytes, for seal() and open() (which also take the bytes).
 export function importKey(raw) {
 	return wc.subtle.importKey('raw', toBytes(raw), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
@@ -176,11 +206,12 @@ export async function openString(key, value, what) {
 
 /* Requests and answers */
 
-// {text?, files?} of a create request, every item sealed under key: text (a
-// string or bytes; left out when empty) and files [{name, type, data}],
-// where data is bytes or an async function giving them (bytes got that way
-// are wiped once sealed); each file's name and type are sealed too (type
-// application/octet-stream when empty). onFile(i) is called before file i.
+// {text?, files?, keyCommitment?} of a create request, every item sealed
+// under key: text (a string or bytes; left out when empty) and files [{name,
+// type, data}], where data is bytes or an async function giving them (bytes
+// got that way are wiped once sealed); each file's name and type are sealed
+// too (type application/octet-stream when empty). onFile(i) is called before
+// file i. keyCommitment when key is raw bytes (a CryptoKey cannot give it).
 export async function sealCreate(key, { text, files = [] }, { onFile } = {}) {
 	const k = await asKey(key);
 	const body = {};
@@ -205,6 +236,8 @@ export async function sealCreate(key, { text, files = [] }, { onFile } = {}) {
 				bytes.fill(0);
 		}
 	}
+	if (k !== key)
+		body.keyCommitment = await keyCommitment(key);
 	return body;
 }
 
@@ -229,13 +262,17 @@ export async function openAnswer(key, answer) {
 /* Synchronous, for callers that cannot wait */
 
 // seal() and open() over node:crypto's AES-256-GCM (pass the module), with
-// the same items: the tests' helpers build request bodies synchronously.
+// the same items, and keyCommitment() over its HMAC: the tests' helpers build
+// request bodies synchronously.
 // Both return and take Buffers; seal takes an IV to repeat one on purpose.
 export function nodeSync(nodeCrypto) {
 	return {
 		seal(key, plain, iv = nodeCrypto.randomBytes(IV_BYTES)) {
 			const c = nodeCrypto.createCipheriv('aes-256-gcm', key, iv);
 			return toItem(iv, NodeBuffer.concat([c.update(toBytes(plain)), c.final(), c.getAuthTag()]));
+		},
+		keyCommitment(key) {
+			return encodeCommitment(nodeCrypto.createHmac('sha256', key).update(COMMITMENT_LABEL).digest());
 		},
 		open(key, item, what) {
 			const { iv, sealed } = fromItem(item, what);
@@ -248,4 +285,191 @@ export function nodeSync(nodeCrypto) {
 			}
 		},
 	};
+}
+
+/* Secret requests (docs/API.md, "Secret requests: wire format") */
+
+// ECDH over P-256; public keys travel as the uncompressed SEC1 point (65
+// bytes: 0x04 || X || Y) in url-safe base64 without padding (87 characters);
+// the inbox link's fragment holds d || X || Y || the note key (128 bytes,
+// 171 characters).
+export const POINT_BYTES = 65;
+export const SCALAR_BYTES = 32;
+export const INBOX_BYTES = 128;
+export const ANSWER_INFO = 'burnlink request answer v1';
+const EC = { name: 'ECDH', namedCurve: 'P-256' };
+
+function b64u(bytes) {
+	return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+// The bytes of url-safe base64 without padding of exactly n bytes, or null.
+export function fromB64u(s, n) {
+	if (typeof s !== 'string' || !/^[A-Za-z0-9_-]*$/.test(s) || s.length !== Math.ceil(n * 4 / 3))
+		return null;
+	const std = s.replace(/-/g, '+').replace(/_/g, '/');
+	const padded = std + '='.repeat((4 - std.length % 4) % 4);
+	if (!isCanonicalB64(padded))
+		return null;
+	const b = decodeChecked(padded);
+	return b.length === n ? b : null;
+}
+
+// A public key (87 characters) of a 65-byte uncompressed point.
+export function encodePoint(raw) {
+	return b64u(raw);
+}
+
+// The 65 bytes of a public key, or null when it is not an uncompressed point's encoding.
+export function decodePoint(s) {
+	const b = fromB64u(s, POINT_BYTES);
+	return b && b[0] === 4 ? b : null;
+}
+
+// A new request: {publicKey (87 characters, for the server), inboxSecret (171
+// characters, for the inbox link's fragment only), noteKey (43 characters,
+// for the request link's fragment only)}.
+export async function newRequestKeys() {
+	const pair = await wc.subtle.generateKey(EC, true, ['deriveBits']);
+	const jwk = await wc.subtle.exportKey('jwk', pair.privateKey);
+	const pub = new Uint8Array(await wc.subtle.exportKey('raw', pair.publicKey));
+	const unb = (v) => fromB64u(v, SCALAR_BYTES);
+	const nk = newKey();
+	const secret = new Uint8Array(INBOX_BYTES);
+	secret.set(unb(jwk.d), 0);
+	secret.set(pub.subarray(1), SCALAR_BYTES);
+	secret.set(nk, SCALAR_BYTES * 3);
+	const inboxSecret = b64u(secret);
+	secret.fill(0);
+	const noteKey = encodeKey(nk);
+	nk.fill(0);
+	return { publicKey: encodePoint(pub), inboxSecret, noteKey };
+}
+
+// The note of a request, sealed under the note key (raw bytes or the link's
+// 43 characters) with the requester's public point (65 bytes) as additional
+// data: a sender who opens it knows that the public key the server handed
+// out is the requester's (another key, or a swapped note, does not open).
+// Always sent, an empty note as the empty string.
+export async function sealNote(noteKey, publicKey, text) {
+	const point = decodePoint(publicKey);
+	if (!point)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const raw = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	const k = await importKey(raw);
+	const iv = wc.getRandomValues(new Uint8Array(IV_BYTES));
+	const sealed = await wc.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: point }, k, toBytes(text));
+	return toItem(iv, new Uint8Array(sealed));
+}
+
+// The note's text (a string); throws WireError ("key" when the note key or
+// the public key does not match: the link is damaged, or the server changed
+// the key).
+export async function openNote(noteKey, publicKey, item) {
+	const point = decodePoint(publicKey);
+	if (!point)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const { iv, sealed } = fromItem(item, 'note');
+	const raw = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	if (!raw)
+		throw new WireError('key', 'the note key is damaged', 'note', 'key');
+	const k = await importKey(raw);
+	try {
+		return new TextDecoder('utf-8').decode(await wc.subtle.decrypt({ name: 'AES-GCM', iv,
+		    additionalData: point }, k, sealed));
+	} catch {
+		throw new WireError('key', 'the note does not open with this link and public key', 'note', 'ciphertext');
+	}
+}
+
+// {privateKey (a WebCrypto key), publicRaw (65 bytes), noteKey (32 bytes)}
+// of an inbox link's key value, or null when it is not 128 bytes of a P-256
+// key pair and a note key.
+export async function importInboxSecret(value) {
+	const b = fromB64u(value, INBOX_BYTES);
+	if (!b)
+		return null;
+	const jwk = {
+		kty: 'EC', crv: 'P-256', ext: false,
+		d: b64u(b.subarray(0, 32)), x: b64u(b.subarray(32, 64)), y: b64u(b.subarray(64, 96)),
+	};
+	const publicRaw = new Uint8Array(POINT_BYTES);
+	publicRaw[0] = 4;
+	publicRaw.set(b.subarray(32, 96), 1);
+	const noteKey = b.slice(96, 128);
+	b.fill(0);
+	try {
+		const privateKey = await wc.subtle.importKey('jwk', jwk, EC, false, ['deriveBits']);
+		return { privateKey, publicRaw, noteKey };
+	} catch {
+		return null;
+	}
+}
+
+// The 32-byte AES-256-GCM key of an answer: HKDF-SHA-256 with IKM = the
+// ECDH shared secret (the X coordinate, 32 bytes) || the note key (32 bytes:
+// only a holder of the request link can make an answer that opens), salt =
+// the ephemeral public point || the requester's public point (130 bytes),
+// info = ANSWER_INFO.
+export async function answerKey(privateKey, peerRaw, ephemeralRaw, requesterRaw, noteKey) {
+	const peer = await wc.subtle.importKey('raw', toBytes(peerRaw), EC, false, []);
+	const z = new Uint8Array(await wc.subtle.deriveBits({ name: 'ECDH', public: peer }, privateKey, 256));
+	const ikmBytes = new Uint8Array(64);
+	ikmBytes.set(z, 0);
+	ikmBytes.set(toBytes(noteKey), 32);
+	z.fill(0);
+	const salt = new Uint8Array(POINT_BYTES * 2);
+	salt.set(toBytes(ephemeralRaw), 0);
+	salt.set(toBytes(requesterRaw), POINT_BYTES);
+	const ikm = await wc.subtle.importKey('raw', ikmBytes, 'HKDF', false, ['deriveBits']);
+	ikmBytes.fill(0);
+	const bits = await wc.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt,
+	    info: toBytes(ANSWER_INFO) }, ikm, 256);
+	return new Uint8Array(bits);
+}
+
+// The body of POST /requests/<requestKey>: {ephemeralKey, text?, files?},
+// sealed for the requester's public key (87 characters) and the request
+// link's note key (its 43 characters, or the bytes) like a secret
+// (sealCreate) under the key answerKey() derives; options as sealCreate's.
+export async function sealAnswer(publicKey, noteKey, content, options) {
+	const requester = decodePoint(publicKey);
+	if (!requester)
+		throw new WireError('malformed', 'not a P-256 public key', 'public key', 'publicKey');
+	const nk = typeof noteKey === 'string' ? decodeKey(noteKey) : toBytes(noteKey);
+	if (!nk)
+		throw new WireError('key', 'the note key is damaged', 'note key', 'key');
+	const eph = await wc.subtle.generateKey(EC, true, ['deriveBits']);
+	const ephRaw = new Uint8Array(await wc.subtle.exportKey('raw', eph.publicKey));
+	const key = await answerKey(eph.privateKey, requester, ephRaw, requester, nk);
+	try {
+		const body = await sealCreate(key, content, options);
+		return { ephemeralKey: encodePoint(ephRaw), ...body };
+	} finally {
+		key.fill(0);
+	}
+}
+
+// The content of an answer read from the inbox (POST /requests/<inboxKey>),
+// opened with the inbox link's key value: as openAnswer().
+export async function openRequestAnswer(inboxSecret, answer) {
+	const me = await importInboxSecret(inboxSecret);
+	if (!me)
+		throw new WireError('malformed', 'the inbox secret is not a P-256 key pair', 'inbox secret', 'key');
+	const eph = decodePoint(answer && answer.ephemeralKey);
+	if (!eph)
+		throw new WireError('malformed', 'not a P-256 public key', 'ephemeral key', 'ephemeralKey');
+	let key;
+	try {
+		key = await answerKey(me.privateKey, eph, eph, me.publicRaw, me.noteKey);
+	} catch {
+		throw new WireError('key', 'the ephemeral key is not a point of P-256', 'ephemeral key', 'ephemeralKey');
+	} finally {
+		me.noteKey.fill(0);
+	}
+	try {
+		return await openAnswer(key, answer);
+	} finally {
+		key.fill(0);
+	}
 }

@@ -1,0 +1,168 @@
+// health.test.mjs: GET /api/health (docs/API.md): 200 {status: "ok"} when the
+// database answers, the counters store takes a count, the settings parse and
+// cron/cleanup finished within two hours; else 503 UNHEALTHY naming each
+// check that failed. burnlink-admin health prints the same.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { newContext, checkError, ROOT } from '../lib/cgi.mjs';
+
+const CHECKS = ['cleanup', 'counters', 'database', 'settings'];
+
+function health(ctx, env = {}, method = 'GET') {
+	return ctx.run('health', { method, env });
+}
+
+// Where cron/cleanup records its last run: x.db -> x-cleanup (beside the
+// install secret with PostgreSQL, which the tests keep in the context's directory).
+function stampOf(ctx) {
+	return path.join(ctx.dir, 'burnlink-cleanup');
+}
+
+// A context whose cleanup has run.
+// A database made by a first request, then cleaned (before the first
+// request cleanup creates nothing, so it records no run either).
+async function cleaned() {
+	const ctx = newContext();
+	await health(ctx);
+	const r = await ctx.cleanup();
+	assert.equal(r.code, 0, r.stderr);
+	return ctx;
+}
+
+// Asserts a 503 UNHEALTHY naming exactly the failed checks; returns the body.
+function unhealthy(res, failed) {
+	assert.equal(res.status, 503, res.body.toString());
+	const j = res.json;
+	assert.equal(j.status, 'fail');
+	assert.equal(j.code, 'UNHEALTHY');
+	assert.equal(j.requestId, res.headers['x-request-id']);
+	assert.equal(typeof j.hint, 'string');
+	assert.deepEqual([...j.failed].sort(), [...failed].sort());
+	assert.equal(j.error, `A health check failed: ${j.failed.join(', ')}.`);
+	assert.deepEqual(Object.keys(j.checks).sort(), CHECKS);
+	for (const c of CHECKS) {
+		assert.equal(j.checks[c].ok, !failed.includes(c), `${c}: ${JSON.stringify(j.checks[c])}`);
+		if (failed.includes(c)) assert.equal(typeof j.checks[c].error, 'string');
+	}
+	assert.match(res.stderr, /health: A health check failed/);
+	return j;
+}
+
+// burnlink-admin on the context's configuration (its environment: no --db).
+function admin(ctx, args, env = {}) {
+	const base = path.resolve(ROOT, process.env.BURNLINK_BIN || '.');
+	let prog = path.join(base, 'tools', 'burnlink-admin');
+	if (!fs.existsSync(prog)) prog = path.join(base, '..', 'tools', 'burnlink-admin');
+	const r = spawnSync(prog, args, { encoding: 'utf8', env: { PATH: process.env.PATH, ...ctx.env, ...env } });
+	let json;
+	try { json = JSON.parse(r.stdout); } catch { json = undefined; }
+	return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+test('healthy: 200 {status: ok}, every check ok, its own rate limit, never stored', async () => {
+	const ctx = await cleaned();
+	const res = await health(ctx);
+	assert.equal(res.status, 200, res.body.toString());
+	assert.equal(res.headers['cache-control'], 'no-store');
+	assert.equal(res.headers['x-ratelimit-limit'], '60', 'its own limit: 60 a minute per address');
+	assert.equal(res.json.status, 'ok');
+	assert.deepEqual(res.json.failed, []);
+	assert.deepEqual(Object.keys(res.json.checks).sort(), CHECKS);
+	for (const c of CHECKS) assert.equal(res.json.checks[c].ok, true, c);
+	const last = Date.parse(res.json.checks.cleanup.lastRun);
+	assert.ok(Date.now() - last < 60e3, res.json.checks.cleanup.lastRun);
+	const head = await health(ctx, {}, 'HEAD');
+	assert.equal(head.status, 200);
+	assert.equal(head.body.length, 0);
+	const post = await ctx.run('health', { method: 'POST', body: {} });
+	checkError(assert, post, 405, 'METHOD_NOT_ALLOWED');
+	assert.equal(post.headers.allow, 'GET, HEAD');
+});
+
+test('cleanup never ran: 503 naming cleanup', async () => {
+	const ctx = newContext();
+	const j = unhealthy(await health(ctx), ['cleanup']);
+	assert.equal(j.checks.cleanup.lastRun, null);
+	assert.match(j.checks.cleanup.error, /has not run/);
+});
+
+test('cleanup stale (last run three hours ago): 503 naming cleanup', async () => {
+	const ctx = await cleaned();
+	const stamp = stampOf(ctx);
+	assert.ok(fs.existsSync(stamp), `cleanup records its run in ${stamp}`);
+	const then = Date.now() - 3 * 3600e3;
+	fs.writeFileSync(stamp, `${then}\n`);
+	const j = unhealthy(await health(ctx), ['cleanup']);
+	assert.equal(j.checks.cleanup.lastRun, new Date(then).toISOString());
+	assert.match(j.checks.cleanup.error, /180 minutes ago/);
+	// one hour and 59 minutes is still fine
+	fs.writeFileSync(stamp, `${Date.now() - 119 * 60e3}\n`);
+	assert.equal((await health(ctx)).status, 200);
+});
+
+test('settings broken: 503 naming settings and the line; the log names file and line', async () => {
+	const ctx = await cleaned();
+	fs.writeFileSync(path.join(ctx.dir, 'burnlink.conf'), 'views_max = 5\nviews_max = 6\n');
+	const res = await health(ctx);
+	const j = unhealthy(res, ['settings']);
+	assert.match(j.checks.settings.error, /^line 2: views_max is set twice/);
+	assert.ok(!j.checks.settings.error.includes(ctx.dir), 'no path in the public answer');
+	assert.ok(res.stderr.includes(`settings: ${path.join(ctx.dir, 'burnlink.conf')}:2: views_max is set twice`), res.stderr);
+});
+
+test('database missing: 503 naming the database', async () => {
+	const ctx = await cleaned();
+	// a database in a directory that does not exist (its counters and cleanup record with it)
+	const res = await health(ctx, { BURNLINK_DB: path.join(ctx.dir, 'missing', 'burnlink.db') });
+	const j = unhealthy(res, ['database', 'counters', 'cleanup']);
+	assert.match(j.checks.database.error, /^STORE_UNAVAILABLE/);
+	assert.ok(!fs.existsSync(path.join(ctx.dir, 'missing')), 'nothing created');
+});
+
+test('counters store unusable: 503 naming counters', async () => {
+	const ctx = await cleaned();
+	const counters = path.join(ctx.dir, 'burnlink-counters');
+	fs.rmSync(counters, { force: true });
+	fs.mkdirSync(counters);
+	const j = unhealthy(await health(ctx), ['counters']);
+	assert.match(j.checks.counters.error, /^RATE_LIMIT_UNAVAILABLE/);
+});
+
+test('burnlink-admin health prints the same checks, exit status 0 or 1', async () => {
+	const ctx = await cleaned();
+	const ok = admin(ctx, ['health', '--json']);
+	assert.equal(ok.code, 0, ok.stderr);
+	assert.equal(ok.json.status, 'ok');
+	assert.deepEqual(Object.keys(ok.json.checks).sort(), CHECKS);
+	const text = admin(ctx, ['health']);
+	assert.equal(text.code, 0);
+	assert.match(text.stdout, /^status: ok\n/);
+	fs.writeFileSync(stampOf(ctx), `${Date.now() - 3 * 3600e3}\n`);
+	const bad = admin(ctx, ['health']);
+	assert.equal(bad.code, 1);
+	assert.match(bad.stdout, /^status: fail\n/);
+	assert.match(bad.stdout, /cleanup\s+FAIL the last cleanup finished 180 minutes ago/);
+});
+
+test('burnlink-admin config check: 0 for a valid file, 1 naming file and line', async () => {
+	const ctx = newContext();
+	const none = admin(ctx, ['config', 'check']);
+	assert.equal(none.code, 0, none.stderr);
+	assert.match(none.stdout, /burnlink\.conf: no such file/);
+	const good = path.join(ctx.dir, 'good.conf');
+	fs.writeFileSync(good, '# ok\nexpiry_choices = 1h, 1d\n');
+	const g = admin(ctx, ['config', 'check', good]);
+	assert.equal(g.code, 0, g.stderr);
+	assert.equal(g.stdout, `${good}: ok\n`);
+	const bad = path.join(ctx.dir, 'bad.conf');
+	fs.writeFileSync(bad, '# ok\n\nfiles_allowed = maybe\n');
+	const b = admin(ctx, ['config', 'check', bad]);
+	assert.equal(b.code, 1);
+	assert.equal(b.stderr, `burnlink-admin: ${bad}:3: files_allowed = maybe: allowed: yes or no\n`);
+	const show = admin(ctx, ['config', 'show'], { BURNLINK_CONFIG: good });
+	assert.equal(show.code, 0, show.stderr);
+	assert.deepEqual(show.json.limits.ttl.choices, [3600, 86400]);
+});

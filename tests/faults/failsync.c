@@ -1,0 +1,101 @@
+/*
+ * failsync.c: an LD_PRELOAD shim that makes one durable commit fail, for the
+ * fault-injection tests (tests/faults/batch.test.mjs).
+ *
+ *   FAILSYNC_MARKER=TEXT  once a write (write, pwrite, pwrite64) carries
+ *                         TEXT, the next fsync or fdatasync, on any file,
+ *                         fails with EIO without syncing
+ *
+ * SQLite writes a transaction's pages to the WAL at COMMIT and then syncs it
+ * (synchronous=FULL): so the commit whose pages hold the marker (a secret
+ * whose stored ciphertext carries it) is the one that fails, and no other.
+ * Writes "failsync: failing fdatasync" (or fsync) to stderr when it does.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int	 armed;
+
+static void
+look(const void *buf, size_t len)
+{
+	const char	*m = getenv("FAILSYNC_MARKER");
+
+	if (m != NULL && *m != '\0' && len >= strlen(m) && memmem(buf, len, m, strlen(m)) != NULL)
+		armed = 1;
+}
+
+static int
+fail(const char *what)
+{
+	static const char	 pre[] = "failsync: failing ";
+
+	armed = 0;
+	(void)!write(STDERR_FILENO, pre, sizeof(pre) - 1);
+	(void)!write(STDERR_FILENO, what, strlen(what));
+	(void)!write(STDERR_FILENO, "\n", 1);
+	errno = EIO;
+	return -1;
+}
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	static ssize_t	(*real)(int, const void *, size_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	if (fd != STDERR_FILENO)
+		look(buf, len);
+	return real(fd, buf, len);
+}
+
+ssize_t
+pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	static ssize_t	(*real)(int, const void *, size_t, off_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	look(buf, len);
+	return real(fd, buf, len, off);
+}
+
+ssize_t
+pwrite64(int fd, const void *buf, size_t len, off64_t off)
+{
+	static ssize_t	(*real)(int, const void *, size_t, off64_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t, off64_t))dlsym(RTLD_NEXT, "pwrite64");
+	look(buf, len);
+	return real(fd, buf, len, off);
+}
+
+int
+fsync(int fd)
+{
+	static int	(*real)(int);
+
+	if (armed)
+		return fail("fsync");
+	if (real == NULL)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+	return real(fd);
+}
+
+int
+fdatasync(int fd)
+{
+	static int	(*real)(int);
+
+	if (armed)
+		return fail("fdatasync");
+	if (real == NULL)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+	return real(fd);
+}

@@ -1,0 +1,124 @@
+// fcgi.mjs: a program of build/dyn as a FastCGI responder under an LD_PRELOAD
+// shim, with requests queued before it runs so that it answers them as one
+// batch (lib/fcgi.c), and a FastCGI client for them.
+//
+//   const rsp = await startResponder(t, 'retrieve', { LD_PRELOAD: ..., ... });
+//   const a = await rsp.send({ method, key, body, env });   // connected, sent
+//   rsp.go();                                               // the responder runs
+//   const res = await a.answer;                             // parsed CGI answer
+//   rsp.stderr()                                            // what it logged
+
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, parseCgi } from '../lib/cgi.mjs';
+import { DYN, dynProgram } from './helpers.mjs';
+
+const OUT = path.join(ROOT, 'build', 'faults');
+
+export const haveDyn = (program) => fs.existsSync(path.join(DYN, 'cgi-bin', program));
+
+// Builds tests/faults/NAME.c (a shim when shared) into build/faults/ when missing or older.
+export function build(name, shared) {
+	const src = path.join(ROOT, 'tests', 'faults', `${name}.c`);
+	const out = path.join(OUT, shared ? `${name}.so` : name);
+	const st = fs.existsSync(out) ? fs.statSync(out).mtimeMs : 0;
+	if (st < fs.statSync(src).mtimeMs) {
+		fs.mkdirSync(OUT, { recursive: true });
+		execFileSync(process.env.CC || 'cc', ['-O1', '-g', '-Wall', '-Wextra', '-Werror',
+			...(shared ? ['-shared', '-fPIC'] : []), '-o', out, src, ...(shared ? ['-ldl'] : [])],
+		{ stdio: 'inherit' });
+	}
+	return out;
+}
+
+// One FastCGI record.
+function record(type, id, content = Buffer.alloc(0)) {
+	const h = Buffer.alloc(8);
+	h.writeUInt8(1, 0);
+	h.writeUInt8(type, 1);
+	h.writeUInt16BE(id, 2);
+	h.writeUInt16BE(content.length, 4);
+	return Buffer.concat([h, content]);
+}
+
+function nameValue(k, v) {
+	const len = (n) => {
+		if (n < 128) return Buffer.from([n]);
+		const b = Buffer.alloc(4);
+		b.writeUInt32BE((n | 0x80000000) >>> 0);
+		return b;
+	};
+	return Buffer.concat([len(Buffer.byteLength(k)), len(Buffer.byteLength(v)), Buffer.from(k), Buffer.from(v)]);
+}
+
+// A whole FastCGI responder request (id 1): BEGIN_REQUEST, PARAMS, STDIN.
+function fcgiRequest(params, body) {
+	const parts = [record(1, 1, Buffer.from([0, 1, 0, 0, 0, 0, 0, 0]))];
+	const p = Buffer.concat(Object.entries(params).map(([k, v]) => nameValue(k, v)));
+	for (let i = 0; i < p.length; i += 65535) parts.push(record(4, 1, p.subarray(i, i + 65535)));
+	parts.push(record(4, 1));
+	for (let i = 0; i < body.length; i += 65535) parts.push(record(5, 1, body.subarray(i, i + 65535)));
+	parts.push(record(5, 1));
+	return Buffer.concat(parts);
+}
+
+/*
+ * Starts build/dyn's program through fcgi_listen on a socket in dir, with env
+ * (the shim): it runs only at go(). Killed when the test t ends.
+ */
+export async function startResponder(t, program, dir, env) {
+	const launcher = build('fcgi_listen', false);
+	const sock = path.join(dir, `${program}.sock`);
+	const child = spawn(launcher, [sock, dynProgram(program)], {
+		env: { PATH: '/usr/bin:/bin', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+	});
+	let stderr = '';
+	child.stderr.on('data', (d) => { stderr += d; });
+	t.after(() => child.kill('SIGKILL'));
+	await new Promise((resolve, reject) => {
+		child.stdout.once('data', resolve);
+		child.once('exit', (code) => reject(new Error(`fcgi_listen exited (${code}): ${stderr}`)));
+	});
+	return {
+		go: () => child.stdin.write('go\n'),
+		stderr: () => stderr,
+		// Connects and sends one request; resolves once sent to { answer }.
+		send({ method = 'POST', key, body, env: more = {} }) {
+			const b = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
+			const params = {
+				GATEWAY_INTERFACE: 'CGI/1.1', SERVER_PROTOCOL: 'HTTP/1.1', SERVER_NAME: 'burnlink.test',
+				SERVER_PORT: '80', SCRIPT_NAME: `/cgi-bin/${program}`, REQUEST_METHOD: method,
+				HTTP_HOST: 'burnlink.test', REMOTE_ADDR: '192.0.2.10',
+				REQUEST_URI: `/api/secrets${key ? `/${key}` : ''}`,
+				...(key ? { PATH_INFO: `/${key}` } : {}),
+				...(b.length ? { CONTENT_LENGTH: String(b.length), CONTENT_TYPE: 'application/json' } : {}),
+				...more,
+			};
+			return new Promise((resolve, reject) => {
+				const c = net.createConnection(sock);
+				const chunks = [];
+				const answer = new Promise((res, rej) => {
+					c.on('data', (d) => chunks.push(d));
+					c.on('error', rej);
+					c.on('close', () => {
+						const all = Buffer.concat(chunks);
+						const out = [];
+						for (let off = 0; off + 8 <= all.length;) {
+							const type = all[off + 1], len = all.readUInt16BE(off + 4), pad = all[off + 6];
+							if (type === 6) out.push(all.subarray(off + 8, off + 8 + len));
+							off += 8 + len + pad;
+						}
+						try { res(parseCgi(Buffer.concat(out))); } catch (e) { rej(e); }
+					});
+				});
+				c.once('error', reject);
+				c.once('connect', () => c.write(fcgiRequest(params, b), () => resolve({ answer })));
+			});
+		},
+	};
+}
+
+export const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fcgi-'));
