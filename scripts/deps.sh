@@ -8,7 +8,8 @@ pkgs_for() {
 	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev nodejs npm" ;;
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
-	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;
+	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	browser) echo "chromium fonts-noto-cjk fonts-noto-core" ;;
