@@ -62,7 +62,7 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
-        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench fuzz
+        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
@@ -175,10 +175,12 @@ asan: deps
 
 # A plain dynamically linked build for valgrind (it cannot see malloc in a
 # static binary), in build/dyn/. Without seccomp: valgrind 3.19 does not know
-# the seccomp system call, and a filter would confine valgrind itself.
+# the seccomp system call, and a filter would confine valgrind itself. With
+# BL_FREE_AT_EXIT: a CGI process closes its stores before it exits, so the
+# leak checks (valgrind, tests/faults) see every allocation freed (lib/ctx.c).
 dyn: deps
 	@$(MAKE) --no-print-directory BUILD=build/dyn-obj BIN=build/dyn/ LDSTATIC= \
-	    CFLAGS="-O1 -g" SECCOMP=0 programs
+	    CFLAGS="-O1 -g -DBL_FREE_AT_EXIT" SECCOMP=0 programs
 
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
 
@@ -249,6 +251,16 @@ bench: all
 	    $(MAKE) --no-print-directory BUILD=build/pg-obj BIN=build/pg/ PG=1 build/pg-obj/bench/seed; fi
 	@for m in $(or $(MODE),cgi); do \
 	    BENCH_HELPERS=$(BUILD)/bench MODE=$$m BACKEND=$(BACKEND) sh bench/run.sh || exit 1; done
+
+# Where a CGI request spends its time, per case (bench/profile.sh,
+# docs/PERFORMANCE.md): instructions (callgrind, on copies built without
+# seccomp, which would confine valgrind itself, in build/prof/), system calls
+# (strace), page faults and CPU time (bench/drive).
+profile: all
+	@sh scripts/deps.sh profile
+	@$(MAKE) --no-print-directory $(BENCH_BIN)
+	@$(MAKE) --no-print-directory BUILD=build/prof-obj BIN=build/prof/ SECCOMP=0 programs
+	@BENCH_HELPERS=$(BUILD)/bench PROF_BIN=build/prof sh bench/profile.sh
 
 clean:
 	rm -rf build $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)

@@ -13,10 +13,14 @@
  * Usage: drive COUNT BODYFILE PROGRAM
  * The CGI variables come from the environment; BODYFILE (or /dev/null) is the
  * program's standard input each time, its output goes to /dev/null. Prints
- * "runs=N mean_ms=X min_ms=Y cpu_ms=C maxrss_kib=Z status=S" (C: user + system
- * time of the program, which other load on the machine disturbs less than the
- * wall clock) where S is the first
+ * "runs=N mean_ms=X min_ms=Y cpu_ms=C maxrss_kib=Z faults=F status=S" (C: user +
+ * system time of the program, which other load on the machine disturbs less
+ * than the wall clock; F: its page faults, the mean per run) where S is the first
  * status line seen (from the first run, whose output is kept).
+ * With DRIVE_VARY_ADDR=1 in the environment each run gets an X-Forwarded-For
+ * of its own (10.x.y.z from the run's number): with BURNLINK_TRUSTED_PROXIES=
+ * 127.0.0.1 every run is counted by the rate limiter, as the benchmark's
+ * requests are, without the runs reaching the limit of one address.
  * Or: drive fsync DIR: the mean time of a 4 KiB write and fdatasync() in DIR
  * (200 times), the price of one durable commit there.
  */
@@ -49,10 +53,12 @@ main(int argc, char *argv[])
 {
 	struct timespec	 a, b;
 	struct rusage	 ru;
-	double		 ms, total = 0, min = 1e12, cpu = 0;
+	double		 ms, total = 0, min = 1e12, cpu = 0, faults = 0;
 	long		 maxrss = 0, count, i;
 	char		 status[64] = "none", tmpl[] = "/tmp/bl-drive.XXXXXX", buf[256];
-	int		 st, fd, out;
+	char		 addr[32];
+	const char	*v = getenv("DRIVE_VARY_ADDR");
+	int		 st, fd, out, vary = v != NULL && strcmp(v, "1") == 0;
 	ssize_t		 n;
 	pid_t		 pid;
 
@@ -76,6 +82,12 @@ main(int argc, char *argv[])
 				_exit(126);
 			if (dup2(out, 1) < 0)
 				_exit(126);
+			if (vary) {
+				snprintf(addr, sizeof(addr), "10.%ld.%ld.%ld",
+				    (i >> 16) & 255, (i >> 8) & 255, i & 255);
+				if (setenv("HTTP_X_FORWARDED_FOR", addr, 1) != 0)
+					_exit(126);
+			}
 			execv(argv[3], argv + 3);
 			_exit(127);
 		}
@@ -90,13 +102,15 @@ main(int argc, char *argv[])
 			maxrss = ru.ru_maxrss;
 		cpu += (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+		faults += (double)(ru.ru_minflt + ru.ru_majflt);
 	}
 	if ((n = pread(out, buf, sizeof(buf) - 1, 0)) > 0) {
 		buf[n] = '\0';
 		if (strncmp(buf, "Status: ", 8) == 0)
 			snprintf(status, sizeof(status), "%.3s", buf + 8);
 	}
-	printf("runs=%ld mean_ms=%.3f min_ms=%.3f cpu_ms=%.3f maxrss_kib=%ld status=%s\n",
-	    count, total / (double)count, min, cpu / (double)count, maxrss, status);
+	printf("runs=%ld mean_ms=%.3f min_ms=%.3f cpu_ms=%.3f maxrss_kib=%ld faults=%.0f status=%s\n",
+	    count, total / (double)count, min, cpu / (double)count, maxrss,
+	    faults / (double)count, status);
 	return 0;
 }

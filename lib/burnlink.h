@@ -273,6 +273,7 @@ struct bl_ctx {
 int		 bl_ctx_init(struct bl_ctx *, const char *(*getenv)(void *, const char *),
 		    void *arg);
 void		 bl_ctx_free(struct bl_ctx *);
+void		 bl_ctx_exit(struct bl_ctx *);
 enum bl_err	 bl_ctx_store(struct bl_ctx *);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);

@@ -10,7 +10,9 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_dispatch.h>
 #include <openssl/kdf.h>
+#include <openssl/provider.h>
 #include <openssl/sha.h>
 
 #include "internal.h"
@@ -279,18 +281,130 @@ crypto_init(void)
 	    NULL) == 1 ? 0 : -1;
 }
 
+/*
+ * AES-256-GCM, fetched so that only it is built. OpenSSL 3.0 builds every
+ * algorithm of an operation on the first fetch of any of them: fetching
+ * AES-256-GCM from the default provider creates and stores all of its ~120
+ * ciphers and their names, 2.9 M of the 3.9 M instructions a server-side
+ * create ran (callgrind; docs/PERFORMANCE.md). So the cipher is fetched from a
+ * library context of its own, whose one provider offers only the default
+ * provider's AES-256-GCM: the same implementation (AES-NI and CLMUL where the
+ * CPU has them), found in the default provider's table and run with the
+ * default provider's context. Only public provider calls are used; if any
+ * step fails, the cipher is fetched from the default context as before.
+ */
+static struct {
+	const OSSL_ALGORITHM	*alg;		/* the default provider's entry */
+	void			*provctx;	/* ... and that provider's context */
+	OSSL_PROVIDER		*deflt;
+	OSSL_LIB_CTX		*lc;		/* the context of its own */
+	OSSL_PROVIDER		*own;		/* ... and its one provider */
+	EVP_CIPHER		*cipher;
+} gcm;
+
+static const OSSL_ALGORITHM *
+gcm_query(void *provctx, int operation_id, int *no_store)
+{
+	static OSSL_ALGORITHM	 one[2];
+
+	(void)provctx;
+	*no_store = 0;
+	if (operation_id != OSSL_OP_CIPHER)
+		return NULL;
+	one[0] = *gcm.alg;
+	return one;
+}
+
+static int
+gcm_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+    const OSSL_DISPATCH **out, void **provctx)
+{
+	static const OSSL_DISPATCH	 table[] = {
+		{ OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))gcm_query },
+		{ 0, NULL }
+	};
+
+	(void)handle;
+	(void)in;
+	*out = table;
+	*provctx = gcm.provctx;
+	return 1;
+}
+
+/* 1 if the list of names "A:B:C" holds name. */
+static int
+has_name(const char *names, const char *name)
+{
+	size_t	 len = strlen(name), n;
+
+	while (*names != '\0') {
+		n = strcspn(names, ":");
+		if (n == len && strncasecmp(names, name, len) == 0)
+			return 1;
+		names += n + (names[n] == ':');
+	}
+	return 0;
+}
+
+/*
+ * Frees what gcm_cipher() set up, when OpenSSL cleans up (a FastCGI
+ * responder's exit, the leak checks' OPENSSL_cleanup()); a CGI process
+ * ends with _exit() and skips it.
+ */
+static void
+gcm_free(void)
+{
+	EVP_CIPHER_free(gcm.cipher);
+	if (gcm.own != NULL)
+		OSSL_PROVIDER_unload(gcm.own);
+	OSSL_LIB_CTX_free(gcm.lc);
+	if (gcm.deflt != NULL)
+		OSSL_PROVIDER_unload(gcm.deflt);
+	memset(&gcm, 0, sizeof(gcm));
+}
+
+/* The AES-256-GCM cipher, fetched once per process; NULL on failure. */
+static EVP_CIPHER *
+gcm_cipher(void)
+{
+	const OSSL_ALGORITHM	*a;
+	int			 no_store;
+
+	if (gcm.cipher != NULL)
+		return gcm.cipher;
+	if (crypto_init() != 0 || !OPENSSL_atexit(gcm_free))
+		return NULL;
+	if ((gcm.deflt = OSSL_PROVIDER_load(NULL, "default")) != NULL &&
+	    (a = OSSL_PROVIDER_query_operation(gcm.deflt, OSSL_OP_CIPHER, &no_store)) != NULL) {
+		for (; a->algorithm_names != NULL; a++)
+			if (has_name(a->algorithm_names, "AES-256-GCM")) {
+				gcm.alg = a;
+				break;
+			}
+		gcm.provctx = OSSL_PROVIDER_get0_provider_ctx(gcm.deflt);
+		if (gcm.alg != NULL && (gcm.lc = OSSL_LIB_CTX_new()) != NULL &&
+		    OSSL_PROVIDER_add_builtin(gcm.lc, "burnlink-gcm", gcm_provider_init) == 1 &&
+		    (gcm.own = OSSL_PROVIDER_load(gcm.lc, "burnlink-gcm")) != NULL)
+			gcm.cipher = EVP_CIPHER_fetch(gcm.lc, "AES-256-GCM", NULL);
+	}
+	if (gcm.cipher == NULL)
+		gcm.cipher = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
+	return gcm.cipher;
+}
+
 /* AES-256-GCM, no AAD; writes ptlen bytes of ciphertext then the 16-byte tag. */
 int
 bl_aes_gcm_encrypt(const unsigned char key[32], const unsigned char iv[BL_IV_BYTES],
     const unsigned char *pt, size_t ptlen, unsigned char *out)
 {
 	EVP_CIPHER_CTX	*ctx = NULL;
+	EVP_CIPHER	*cipher;
 	int		 n, rc = -1;
 	size_t		 off = 0;
 
-	if (crypto_init() != 0 || (ctx = EVP_CIPHER_CTX_new()) == NULL)
+	if ((cipher = gcm_cipher()) == NULL || (ctx = EVP_CIPHER_CTX_new()) == NULL)
 		goto out;
-	if (EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
+	if (EVP_EncryptInit_ex(ctx, cipher, NULL, NULL, NULL) != 1 ||
 	    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, BL_IV_BYTES, NULL) != 1 ||
 	    EVP_EncryptInit_ex(ctx, NULL, NULL, key, iv) != 1)
 		goto out;
@@ -315,6 +429,7 @@ bl_aes_gcm_decrypt(const unsigned char key[32], const unsigned char iv[BL_IV_BYT
     const unsigned char *ct, size_t ctlen, unsigned char *out)
 {
 	EVP_CIPHER_CTX	*ctx = NULL;
+	EVP_CIPHER	*cipher;
 	unsigned char	 tag[BL_TAG_BYTES];
 	size_t		 len, off = 0;
 	int		 n, rc = -1;
@@ -323,9 +438,9 @@ bl_aes_gcm_decrypt(const unsigned char key[32], const unsigned char iv[BL_IV_BYT
 		return -1;
 	len = ctlen - BL_TAG_BYTES;
 	memcpy(tag, ct + len, BL_TAG_BYTES);
-	if (crypto_init() != 0 || (ctx = EVP_CIPHER_CTX_new()) == NULL)
+	if ((cipher = gcm_cipher()) == NULL || (ctx = EVP_CIPHER_CTX_new()) == NULL)
 		goto out;
-	if (EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
+	if (EVP_DecryptInit_ex(ctx, cipher, NULL, NULL, NULL) != 1 ||
 	    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, BL_IV_BYTES, NULL) != 1 ||
 	    EVP_DecryptInit_ex(ctx, NULL, NULL, key, iv) != 1)
 		goto out;

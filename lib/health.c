@@ -106,12 +106,13 @@ bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
 	char		 tmp[4096], line[32];
 	int		 fd, n, rc = -1;
 
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* A name of its own: cleanups of several hosts may record at once. */
+	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
 		snprintf(err, errlen, "the path %s is too long", path);
 		return -1;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "cannot record the run in %s: %s", tmp, strerror(errno));
 		return -1;
 	}

@@ -581,7 +581,7 @@ enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
 unsigned long	 bl_store_batch_durable(void);
 
-/* prefault.c: a CGI program's code and first heap mapped ahead. */
+/* prefault.c: a CGI program's first heap mapped ahead. */
 void		 bl_prefault(void);
 
 /* sandbox.c: no core dumps, and the seccomp filter (make SECCOMP=0 builds without). */

@@ -181,7 +181,8 @@ answer_write(void *arg, const void *buf, size_t len)
  * route, turns a returned error into the JSON error body, reads what is left
  * of the body, wipes and frees everything. With keep (FastCGI), the stores
  * are lent to the context and taken back for the next request; without, the
- * answer leaves through answer_write().
+ * answer leaves through answer_write() and the stores are left to the
+ * process's exit (bl_ctx_exit()).
  */
 void
 bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *keep,
@@ -213,15 +214,19 @@ bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *
 	if (keep != NULL)
 		keep_take(keep, &ctx);
 	bl_req_free(&r);
-	bl_ctx_free(&ctx);
+	if (keep != NULL)
+		bl_ctx_free(&ctx);
+	else
+		bl_ctx_exit(&ctx);	/* CGI: the process ends next */
 }
 
 /*
  * The main loop of every program: FastCGI when the web server started it as a
  * FastCGI responder (bl_fcgi_serve()), else one CGI request. A CGI process
- * ends with _exit() once the response is written and everything is wiped and
- * freed: the exit handlers would only run OpenSSL's cleanup (about 0.5 M
- * instructions after a cipher was used). Sanitizer builds return instead, so
+ * ends with _exit() once the response is written and everything is wiped
+ * (its stores left open to the exit, bl_ctx_exit()): the exit handlers would
+ * only run OpenSSL's cleanup (about 0.5 M instructions after a cipher was
+ * used). Sanitizer builds return instead, so
  * LeakSanitizer's exit-time check runs.
  */
 int

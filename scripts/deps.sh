@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh: install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, pg)
+# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg)
 set -eu
 
 pkgs_for() {
@@ -9,7 +9,8 @@ pkgs_for() {
 	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev libcurl4-openssl-dev nodejs npm" ;;
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
-	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux" ;;
+	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	browser) echo "chromium fonts-noto-cjk fonts-noto-core" ;;
@@ -17,6 +18,8 @@ pkgs_for() {
 	# php-cgi (opcache comes with it); php-gd draws its comment icons.
 	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).
 	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
+	# make profile: instructions and system calls per CGI request.
+	profile) echo "valgrind strace" ;;
 	pg)      echo "postgresql libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac

@@ -2,11 +2,15 @@
 // shim, with requests queued before it runs so that it answers them as one
 // batch (lib/fcgi.c), and a FastCGI client for them.
 //
-//   const rsp = await startResponder(t, 'retrieve', { LD_PRELOAD: ..., ... });
+//   const rsp = await startResponder(t, 'retrieve', dir, { LD_PRELOAD: ..., ... });
+//   (a fifth argument { exe, wrap }: another program file, e.g. the static
+//   one, and a command prefix it runs under, e.g. strace)
 //   const a = await rsp.send({ method, key, body, env });   // connected, sent
+//   (connected: true resolves once connected, for a large body)
 //   rsp.go();                                               // the responder runs
 //   const res = await a.answer;                             // parsed CGI answer
 //   rsp.stderr()                                            // what it logged
+//   await rsp.stop()                                        // SIGTERM, exited
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -65,14 +69,30 @@ function fcgiRequest(params, body) {
 	return Buffer.concat(parts);
 }
 
+// The process whose parent is pid (the program a wrapper such as strace runs).
+function childOf(pid) {
+	for (const d of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(d)) continue;
+		try {
+			const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+			if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) return Number(d);
+		} catch {
+			// gone
+		}
+	}
+	throw new Error(`no child of ${pid}`);
+}
+
 /*
- * Starts build/dyn's program through fcgi_listen on a socket in dir, with env
- * (the shim): it runs only at go(). Killed when the test t ends.
+ * Starts build/dyn's program (or exe) through fcgi_listen on a socket in dir,
+ * with env (the shim), under the command prefix wrap: it runs only at go().
+ * Killed when the test t ends.
  */
-export async function startResponder(t, program, dir, env) {
+export async function startResponder(t, program, dir, env, { exe, wrap = [] } = {}) {
 	const launcher = build('fcgi_listen', false);
 	const sock = path.join(dir, `${program}.sock`);
-	const child = spawn(launcher, [sock, dynProgram(program)], {
+	const argv = [...wrap, launcher, sock, exe || dynProgram(program)];
+	const child = spawn(argv[0], argv.slice(1), {
 		env: { PATH: '/usr/bin:/bin', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
 	});
 	let stderr = '';
@@ -85,8 +105,16 @@ export async function startResponder(t, program, dir, env) {
 	return {
 		go: () => child.stdin.write('go\n'),
 		stderr: () => stderr,
-		// Connects and sends one request; resolves once sent to { answer }.
-		send({ method = 'POST', key, body, env: more = {} }) {
+		// Ends the program with SIGTERM (under a wrapper, the wrapper's child,
+		// so that a tracer writes out its end) and resolves once all exited.
+		async stop() {
+			if (child.exitCode !== null || child.signalCode !== null) return;
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			process.kill(wrap.length ? childOf(child.pid) : child.pid, 'SIGTERM');
+			await exited;
+		},
+		// Connects and sends one request; resolves once sent (or connected) to { answer }.
+		send({ method = 'POST', key, body, env: more = {}, connected = false }) {
 			const b = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
 			const params = {
 				GATEWAY_INTERFACE: 'CGI/1.1', SERVER_PROTOCOL: 'HTTP/1.1', SERVER_NAME: 'burnlink.test',
@@ -115,7 +143,12 @@ export async function startResponder(t, program, dir, env) {
 					});
 				});
 				c.once('error', reject);
-				c.once('connect', () => c.write(fcgiRequest(params, b), () => resolve({ answer })));
+				// connected: resolve once connected (a body larger than the
+				// socket's buffer is sent only while the responder reads it)
+				c.once('connect', () => {
+					c.write(fcgiRequest(params, b), () => resolve({ answer }));
+					if (connected) resolve({ answer });
+				});
 			});
 		},
 	};

@@ -26,6 +26,7 @@ const DATA_FILES = [
 	'data-wal', 'data-shm', 'data-journal', 'data-counters',
 	'secret.key', 'secret.key.a1B2c3', 'secret.key.XyZ901',
 	'sub/dir/burnlink.db-wal', 'sub/dir/secret.key.Qw3rTy',
+	'burnlink-cleanup', 'burnlink-cleanup.a1B2c3', 'burnlink.conf',
 ];
 
 for (const kind of SERVERS) {
