@@ -347,6 +347,16 @@ describe('notifications', () => {
 		assert.equal((await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${hook.webhook.id}` })).status, 404);
 		assert.equal((await a.b.req('webhooks')).json.webhooks.length, 9);
 
+		// Other methods: 405 with Allow (and the rate-limit headers, docs/openapi.yaml).
+		const put = await a.b.req('webhooks', { method: 'PUT' });
+		assert.equal(put.status, 405);
+		assert.equal(put.headers.allow, 'GET, HEAD, POST');
+		const putItem = await a.b.req('webhooks', { method: 'PUT', pathInfo: '/1' });
+		assert.equal(putItem.status, 405);
+		assert.equal(putItem.headers.allow, 'GET, HEAD, POST, DELETE');
+		assert.equal((await a.b.req('email', { method: 'DELETE' })).headers.allow, 'GET, HEAD, POST');
+		assert.equal((await a.b.req('token', { method: 'GET' })).headers.allow, 'POST');
+
 		// Another account sees none of them.
 		const other = await signedUp(a.ctx, 'bob@example.org', { ip: '192.0.2.77' });
 		assert.deepEqual((await other.req('webhooks')).json.webhooks, []);
