@@ -1,27 +1,10 @@
 /* notify: every minute, delivers the notifications the outbox holds (docs/NOTIFY.md). */
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <string.h>
 
 #include "burnlink.h"
-
-/* As cron/cleanup: run by root, become the owner of the SQLite database first. */
-static int
-become_owner(const char *db)
-{
-	struct stat	 st;
-
-	if (geteuid() != 0 || stat(db, &st) != 0 || st.st_uid == 0)
-		return 0;
-	if (setgroups(0, NULL) != 0 || setgid(st.st_gid) != 0 || setuid(st.st_uid) != 0) {
-		perror("notify: cannot become the database's owner");
-		return -1;
-	}
-	return 0;
-}
 
 int
 main(int argc, char *argv[])
@@ -30,7 +13,7 @@ main(int argc, char *argv[])
 	struct bl_notify_opts	 o;
 	struct bl_notify_stats	 st;
 	char			 err[512] = "";
-	int			 rc = 1;
+	int			 exists, rc = 1;
 
 	if (argc > 1) {
 		fprintf(stderr, "usage: %s   (configured by BURNLINK_DB, BURNLINK_SENDMAIL, "
@@ -48,9 +31,17 @@ main(int argc, char *argv[])
 	o.allow = getenv("BURNLINK_NOTIFY_ALLOW");
 	o.ca = getenv("BURNLINK_NOTIFY_CA");
 	o.from = getenv("BURNLINK_MAIL_FROM");
-	if (become_owner(ctx.cfg.db_path) != 0)
+	/*
+	 * As cron/cleanup: run by root's crontab, the data directory's owner
+	 * does the work, links are refused, and before the first request (no
+	 * database yet) there is nothing to send and nothing is created.
+	 */
+	if (bl_config_become_owner(&ctx.cfg, &exists, err, sizeof(err)) != 0) {
+		fprintf(stderr, "notify: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;
-	if (bl_notify_run(&ctx, &o, &st, err, sizeof(err)) != 0) {
+	}
+	memset(&st, 0, sizeof(st));
+	if (exists && bl_notify_run(&ctx, &o, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "notify: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;
 	}

@@ -98,7 +98,7 @@ function observe(t, name) {
 					if (file === path.join(dbDir, 'burnlink.db')) dbOpened = true;
 					if (m[1] !== 'creat' && !/O_CREAT|O_TMPFILE/.test(m[4])) continue;
 					if ((m[2] && m[2] !== 'AT_FDCWD') || path.dirname(file) !== dbDir ||
-					    !/^burnlink(\.db(-wal|-shm)?|-counters|-cleanup(\.tmp)?)$/.test(path.basename(file)))
+					    !/^burnlink(\.db(-wal|-shm)?|-counters|-cleanup(\.[A-Za-z0-9]{6})?)$/.test(path.basename(file)))
 						opens.push(`${progs.join(' > ')}: ${line}`);
 				}
 			}
