@@ -34,7 +34,7 @@
 #             without one the PrivateBin cases are skipped, and the report says so
 #   BURNLINK_BIN  the programs (default cgi-bin/); BURNLINK_PG_BIN (build/pg/cgi-bin)
 #   OUT: the Markdown file; KEEP=1 keeps the work tree
-# Every request carries a random X-Forwarded-For and the programs trust
+# Every request carries an X-Forwarded-For from a pool (bench/wrk.lua) and the programs trust
 # 127.0.0.1 as a proxy: the rate limiter counts every request, as deployed,
 # without refusing the benchmark once one address has used its 1000 a day.
 set -eu
@@ -751,7 +751,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	if [ "$SERVER" = apache ]; then echo "- server: $("$httpd" -v | sed -n 's/^Server version: //p'), event MPM, $( [ "$MODE" = fastcgi ] && echo "mod_fcgid, $FCGI_PROCS processes per program" || echo mod_cgid)"
 	else echo "- server: $("$lighttpd" -v 2>&1 | cut -d' ' -f1), $( [ "$MODE" = fastcgi ] && echo "mod_fastcgi, $FCGI_PROCS processes per program" || echo mod_cgi)"; fi
 	echo "- load: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2), ${DURATION}s per run after ${WARMUP}s of warm-up, $RUNS runs, a fresh server and database copy per run (database seeded with $SEED one-time secrets)"
-	echo "- rate limiting on: every request counted (random X-Forwarded-For, 127.0.0.1 trusted as proxy)"
+	echo "- rate limiting on: every request counted (X-Forwarded-For drawn from 16,256 addresses, 127.0.0.1 trusted as proxy)"
 	case " $DBS " in *" sqlite "*) echo "- sqlite: the static programs of \`make\`; synchronous=FULL, secure_delete on" ;; esac
 	if [ -n "$usepg" ]; then
 		echo "- pg: the programs of \`make pg\` (dynamically linked) on PostgreSQL $pg_version, a throwaway cluster on the work directory's disk (fsync, full_page_writes and synchronous_commit on, max_connections 300), over its unix socket; each run on a copy of the seeded database (CREATE DATABASE ... TEMPLATE)"
