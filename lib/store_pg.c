@@ -368,7 +368,13 @@ apply_schema(struct pg_store *s)
 {
 	enum bl_err	 e;
 
-	if ((e = exec(s, "BEGIN; SELECT pg_advisory_xact_lock(" SCHEMA_LOCK ")")) != BL_OK)
+	/*
+	 * SET LOCAL: the file's IF NOT EXISTS steps raise NOTICEs ("already
+	 * exists, skipping") that libpq would print to the web server's error
+	 * log; warnings and errors still reach the program.
+	 */
+	if ((e = exec(s, "BEGIN; SET LOCAL client_min_messages = warning; "
+	    "SELECT pg_advisory_xact_lock(" SCHEMA_LOCK ")")) != BL_OK)
 		return e;
 	if ((e = exec(s, bl_schema_pg_sql)) != BL_OK) {
 		if (strcmp(s->sqlstate, "42501") == 0)

@@ -237,6 +237,16 @@ describe('one database through CGI', () => {
 	const retrieve = (env, key, body) => cgi(env, 'retrieve', { method: 'POST', pathInfo: `/${key}`, body });
 	const metadata = (env, key) => cgi(env, 'metadata', { method: 'GET', pathInfo: `/${key}` });
 
+	test('the first request on a new database applies the schema and writes nothing to the error log', async () => {
+		// schema-pg.sql's IF NOT EXISTS steps raise NOTICEs ("already exists,
+		// skipping"), which libpq printed to stderr: the web server's error log.
+		const { db, env } = freshEnv();
+		const c = await create(env, { text: 'first' });
+		assert.equal(c.status, 200, c.body);
+		assert.equal(c.stderr, '');
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '5');
+	});
+
 	test('a retrieval waiting on a row another session holds is 503 STORE_BUSY after the lock timeout; metadata and creates go on', async () => {
 		const { db, env } = freshEnv();
 		const c = await create(env, { text: 'held', maxViews: 2 });
