@@ -35,8 +35,9 @@ main(int argc, char *argv[])
 		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;
 	}
-	printf("cleanup: %s: removed %lld expired secrets, pruned %lld counter windows\n",
-	    bl_config_db_name(&ctx.cfg), (long long)st.removed, (long long)st.counters);
+	printf("cleanup: %s: removed %lld expired secrets and %lld expired secret "
+	    "requests, pruned %lld counter windows\n", bl_config_db_name(&ctx.cfg),
+	    (long long)st.removed, (long long)st.requests, (long long)st.counters);
 	rc = 0;
 out:
 	bl_ctx_free(&ctx);

@@ -8,20 +8,20 @@ import path from 'node:path';
 import { newContext, runProgram } from '../lib/cgi.mjs';
 import { countersPath, seedCounter, readCounter, countLive, countUsed, expireAll } from '../lib/counters.mjs';
 
-const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets, pruned (\d+) counter windows\n$/;
+const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets and (\d+) expired secret requests, pruned (\d+) counter windows\n$/;
 
 function summary(res) {
 	assert.equal(res.code, 0, `exit ${res.code}: ${res.stderr}`);
 	const m = SUMMARY.exec(res.stdout);
 	assert.ok(m, `one summary line expected, got ${JSON.stringify(res.stdout)}`);
-	return { removed: Number(m[1]), counters: Number(m[2]) };
+	return { removed: Number(m[1]), counters: Number(m[3]), requests: Number(m[2]) };
 }
 
 describe('cron/cleanup', () => {
 	test('prints one summary line and exits 0 on a new database', async () => {
 		const ctx = newContext();
 		const res = await ctx.cleanup();
-		assert.deepEqual(summary(res), { removed: 0, counters: 0 });
+		assert.deepEqual(summary(res), { removed: 0, counters: 0, requests: 0 });
 		assert.equal(res.stdout.split('\n').length, 2, 'exactly one line');
 		ctx.remove();
 	});

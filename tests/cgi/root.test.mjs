@@ -39,7 +39,7 @@ describe('cron/cleanup and burnlink-admin run as root', { skip: !isRoot && 'need
 		const ctx = webContext();
 		const res = await ctx.cleanup();
 		assert.equal(res.code, 0, res.stderr);
-		assert.match(res.stdout, /removed 0 expired secrets, pruned 0 counter windows/);
+		assert.match(res.stdout, /removed 0 expired secrets and 0 expired secret requests, pruned 0 counter windows/);
 		assert.deepEqual(fs.readdirSync(ctx.dir), [], 'no database, -wal, -shm or counters file');
 		assert.equal((await createAsNobody(ctx)).status, 200);
 		ctx.remove();

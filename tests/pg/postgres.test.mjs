@@ -320,10 +320,10 @@ describe('one database through CGI', () => {
 		const n = Number(pgSql(db, 'SELECT count(*) FROM counters'));
 		assert.ok(n >= 2);
 		let r = await runProgram('cleanup', { env });
-		assert.match(r.stdout, /removed 0 expired secrets, pruned 0 counter windows/);
+		assert.match(r.stdout, /removed 0 expired secrets and 0 expired secret requests, pruned 0 counter windows/);
 		pgSql(db, `UPDATE counters SET expires = 0; UPDATE secrets SET expires_at = ${Date.now() - 1000}`);
 		r = await runProgram('cleanup', { env });
-		assert.match(r.stdout, new RegExp(`removed 1 expired secrets, pruned ${n} counter windows`));
+		assert.match(r.stdout, new RegExp(`removed 1 expired secrets and 0 expired secret requests, pruned ${n} counter windows`));
 		assert.equal(pgSql(db, 'SELECT (SELECT count(*) FROM secrets) + (SELECT count(*) FROM attachments) + (SELECT count(*) FROM counters)'), '0');
 	});
 

@@ -112,6 +112,7 @@ test('expiry ends the request and its answer; cleanup removes both (then 404)', 
 	assert.equal(ctx.sql('SELECT state, text_ct IS NULL FROM secrets').trim(), '1|1');
 	const c = await ctx.cleanup();
 	assert.equal(c.code, 0, c.stderr);
+	assert.match(c.stdout, /removed 1 expired secrets and 2 expired secret requests, pruned \d+ counter windows/);
 	assert.equal(ctx.sql('SELECT count(*) FROM requests').trim() + ctx.sql('SELECT count(*) FROM secrets').trim(), '00');
 	checkError(assert, await ctx.rq.get(a.inboxKey), 404, 'NOT_FOUND');
 	ctx.remove();
