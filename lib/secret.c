@@ -245,6 +245,7 @@ struct locked {
 	struct bl_secret	*r;
 	struct bl_content	*c;
 	int64_t			 now;
+	int			 has_files;	/* with c: the row has attachments */
 };
 
 static int
@@ -258,6 +259,7 @@ locked_row(void *arg, const struct bl_row *row)
 		return -1;
 	if (l->c == NULL || l->r->state != BL_ST_ACTIVE || l->r->expires_ms <= l->now)
 		return 0;
+	l->has_files = bl_col_int(row, BL_ROW_HAS_FILES, 1) != 0;
 	if (bl_col_blob(row, BL_ROW_TEXT, &p, &n) != 0)
 		return -1;
 	if (p == NULL)
@@ -268,21 +270,23 @@ locked_row(void *arg, const struct bl_row *row)
 
 /*
  * Inside a transaction: locks row id, reads it (and its text into c, if not
- * NULL), and ends an active row whose expiry has passed. Returns BL_OK if the
- * row is active, else its state's error (NOT_FOUND if gone); *changed says
- * whether it ended the row.
+ * NULL, with *has_files: whether it has attachments), and ends an active
+ * row whose expiry has passed. Returns BL_OK if the row is active, else its
+ * state's error (NOT_FOUND if gone); *changed says whether it ended the row.
  */
 static enum bl_err
 check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
-    struct bl_content *c, int *changed)
+    struct bl_content *c, int *has_files, int *changed)
 {
-	struct locked	 l = { r, c, now };
+	struct locked	 l = { r, c, now, 1 };
 	enum bl_err	 e;
 
 	*changed = 0;
 	if ((e = bl_st_one(s, c != NULL ? ST_LOCK_TEXT : ST_LOCK, PARMS(P_INT(id)),
 	    locked_row, &l)) != BL_OK)
 		return e;
+	if (has_files != NULL)
+		*has_files = l.has_files;
 	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
 		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK ||
 		    (r->view_count == 0 && (e = event(s, r, "secret.expired", BL_EV_EXPIRED,
@@ -335,7 +339,7 @@ bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int
 	by_receipt = r->by_receipt;
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	e = check_active(s, r->id, now, r, NULL, &changed);
+	e = check_active(s, r->id, now, r, NULL, NULL, &changed);
 	r->by_receipt = by_receipt;
 	return bl_st_end(s, store_failed(e) ? e : BL_OK);
 }
@@ -368,15 +372,18 @@ enum bl_err
 bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
     struct bl_content *c)
 {
-	enum bl_err	 e;
-	int		 changed;
+	enum bl_err	 e = BL_OK;
+	int		 changed, has_files;
 
 	memset(c, 0, sizeof(*c));
-	if ((e = check_active(s, id, now, r, c, &changed)) != BL_OK) {
+	if ((e = check_active(s, id, now, r, c, &has_files, &changed)) != BL_OK) {
 		bl_content_free(c);
 		return e;
 	}
-	if ((e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL)) == BL_OK &&
+	/* Most secrets are text alone: their attachments are not asked for. */
+	if (has_files)
+		e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL);
+	if (e == BL_OK &&
 	    (e = bl_st_run(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL)) == BL_OK) {
 		r->view_count++;
 		r->last_viewed_ms = now;
@@ -423,7 +430,7 @@ bl_secret_end(struct bl_store *s, int64_t id, int64_t now, enum bl_state state)
 	int			 changed;
 
 	memset(&r, 0, sizeof(r));
-	if ((e = check_active(s, id, now, &r, NULL, &changed)) != BL_OK)
+	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
 		return store_failed(e) ? e : BL_OK;
 	return set_state(s, &r, state);
 }
@@ -439,7 +446,7 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	memset(&r, 0, sizeof(r));
-	if ((e = check_active(s, id, now, &r, NULL, &changed)) != BL_OK)
+	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
 		return end_inactive(s, e, changed);
 	if ((e = set_state(s, &r, BL_ST_BURNED)) == BL_OK)
 		e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now);

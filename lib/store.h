@@ -94,6 +94,7 @@ extern const char *const bl_sql[ST__MAX];
 	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
 #define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */
 #define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
+#define BL_ROW_HAS_FILES (BL_ROW_TEXT + 2)	/* after text_iv: 1 if it has attachments */
 #define BL_RQ_COLUMNS "id, state, created_at, expires_at, answered_at, read_at, " \
 	"allow_files, public_key, answer_id, answer_key"
 

@@ -44,8 +44,9 @@ static const char *const dialect[ST__MAX] = {
 	/* the row lock of a change (see above) */
 	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1 "
 	    "FOR UPDATE",
-	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv FROM secrets "
-	    "WHERE id = $1 FOR UPDATE",
+	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv, EXISTS "
+	    "(SELECT 1 FROM attachments WHERE secret_id = $1) FROM secrets WHERE id = $1 "
+	    "FOR UPDATE",
 	/* the attachments go by the foreign key's cascade */
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */

@@ -34,8 +34,8 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_LOOKUP] = "SELECT " BL_ROW_COLUMNS ", receipt_hash = $1 FROM secrets "
 	    "WHERE secret_hash = $1 OR receipt_hash = $1",
 	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1",
-	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv FROM secrets "
-	    "WHERE id = $1",
+	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv, EXISTS "
+	    "(SELECT 1 FROM attachments WHERE secret_id = $1) FROM secrets WHERE id = $1",
 	[ST_SECRET_GET] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1",
 	[ST_SELECT_FILES] = "SELECT name, name_iv, mime, mime_iv, data, data_iv "
 	    "FROM attachments WHERE secret_id = $1 ORDER BY idx",
