@@ -58,8 +58,9 @@ Sending:
                          a site may allow less: burnlink config)
   --views N|unlimited    how many times the link can be opened (1 to 999,
                          default 1); "unlimited" = until it expires
-                         --ttl and --views are checked against the site's
-                         GET /api/config before anything is sent
+                         --ttl, --views, files, size and passphrase are
+                         checked against the site's GET /api/config
+                         before anything is sent
   -p, --passphrase P     also require passphrase P to open the link
                          ("-" = prompt without echo on the terminal; a
                          passphrase on the command line shows in "ps")
@@ -718,9 +719,31 @@ function viewsHint(v) {
 		(v.unlimited ? ', or unlimited' : '; unlimited is not allowed on this site');
 }
 
-// Throws PolicyError when the body's ttl or maxViews is not what the site allows.
-function checkPolicy(config, body, site) {
-	const { ttl, maxViews } = config.limits;
+// What a passphrase must be on this site, as one hint.
+function passphraseHint(p) {
+	return `a passphrase of ${p.min} to ${p.max} characters: --passphrase - (asked on the terminal) or --passphrase-file FILE`;
+}
+
+// Throws PolicyError when what is about to be sent is not what the site
+// allows (docs/API.md, POST /secrets: the codes the server would answer):
+// ttl and maxViews, files and the plaintext's size (what has files and
+// total bytes), a passphrase the site requires (willAsk: one is coming), and
+// who may create.
+function checkPolicy(config, body, site, what = {}) {
+	const { ttl, maxViews, files, content, passphrase } = config.limits;
+	if (config.create === 'accounts' && what.anonymous)
+		throw new PolicyError('NOT_SIGNED_IN', 'this site lets only its accounts create secrets',
+			'give an API key with --api-key or BURNLINK_API_KEY', site);
+	if (files && what.files > 0 && !files.allowed)
+		throw new PolicyError('INVALID_FILES', 'this site does not accept files', 'send the text alone', site);
+	if (files && what.files > files.max)
+		throw new PolicyError('INVALID_FILES', `this site accepts at most ${files.max} file${files.max === 1 ? '' : 's'} per secret`,
+			`attach at most ${files.max}, or pack them into one archive`, site);
+	if (content && what.total > content.max)
+		throw new PolicyError('INVALID_CONTENT_SIZE', `the secret is ${what.total} bytes; this site accepts at most ${content.max}`,
+			`at most ${content.max} bytes of text and files together`, site);
+	if (passphrase && passphrase.required && what.willAsk === false)
+		throw new PolicyError('INVALID_PASSPHRASE_FORMAT', 'this site requires a passphrase', passphraseHint(passphrase), site);
 	if (ttl && body.ttl !== undefined && (body.ttl < ttl.min || body.ttl > ttl.max))
 		throw new PolicyError('INVALID_TTL', `--ttl ${ttlText(body.ttl)} is not allowed by this site`, ttlHint(ttl), site);
 	if (maxViews && body.maxViews !== undefined) {
@@ -816,16 +839,23 @@ async function cmdSend(opts, args) {
 	if ((!text || text.length === 0) && files.length === 0)
 		throw new UsageError('the secret is empty');
 
-	// --ttl and --views against the site's own limits, before anything is sent
-	if (body.ttl !== undefined || body.maxViews !== undefined) {
-		const config = await siteConfig(site, timeoutMs);
-		if (config)
-			checkPolicy(config, body, site);
-	}
+	// What the site's settings refuse, before anything is sent (the server
+	// checks it all again; an older server without GET /api/config is not asked)
+	const config = await siteConfig(site, timeoutMs);
+	const willAsk = opts.passphrase !== undefined || opts['passphrase-file'] !== undefined;
+	if (config)
+		checkPolicy(config, body, site, { files: files.length, total, willAsk, anonymous: !apiKey });
 
 	const passphrase = await passphraseFrom(opts, { confirm: true });
 	if (passphrase !== undefined)
 		body.passphrase = passphrase;
+	const rule = config && config.limits.passphrase;
+	if (rule && passphrase !== undefined) {
+		const n = [...passphrase].length;
+		if (n < rule.min || n > rule.max)
+			throw new PolicyError('INVALID_PASSPHRASE_FORMAT', `the passphrase has ${n} characters; this site accepts ${rule.min} to ${rule.max}`,
+				passphraseHint(rule), site);
+	}
 	if (passphrase !== undefined || apiKey)
 		warnIfClear(site, passphrase !== undefined ? 'passphrase' : 'API key');
 

@@ -14,14 +14,23 @@ import { countersPath } from '../lib/counters.mjs';
 
 /* ---------- errors and exit codes ---------- */
 
-test('400 from the API: short passphrase', async () => {
-	assertApiError(await run([...URL_OPT, '--passphrase', 'abc', 'x']), 'INVALID_PASSPHRASE_FORMAT');
+// A passphrase with a NUL character: what the CLI leaves to the server.
+test('400 from the API: a passphrase with a NUL character', async () => {
+	const f = path.join(tmpDir(), 'nul-passphrase');
+	fs.writeFileSync(f, 'abcd\0efgh');
+	try {
+		assertApiError(await run([...URL_OPT, '--passphrase-file', f, 'x']), 'INVALID_PASSPHRASE_FORMAT');
+	} finally {
+		fs.rmSync(path.dirname(f), { recursive: true, force: true });
+	}
 });
 
-// --ttl and --views are checked against the site's GET /api/config first
-// (tests/cli/policy.test.mjs has a site with tighter settings).
-test('out-of-range --ttl and --views: refused before sending, exit 1, the code and the site\'s limits', async () => {
+// --ttl, --views and the passphrase's length are checked against the site's
+// GET /api/config first (tests/cli/policy.test.mjs has a site with tighter
+// settings).
+test('out-of-range --ttl, --views and passphrase: refused before sending, exit 1, the code and the site\'s limits', async () => {
 	const cases = [
+		[[...URL_OPT, '--passphrase', 'abc', 'x'], 'INVALID_PASSPHRASE_FORMAT', /the passphrase has 3 characters; this site accepts 4 to 256/],
 		[[...URL_OPT, '--ttl', '60', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d \(1800 to 7776000 seconds\)/],
 		[[...URL_OPT, '--ttl', '91d', 'x'], 'INVALID_TTL', /--ttl from 30m to 90d/],
 		[[...URL_OPT, '--views', '0', 'x'], 'INVALID_MAX_VIEWS', /--views from 1 to 999/],

@@ -1,5 +1,5 @@
-// burnlink and the site's settings (GET /api/config): --ttl and --views
-// checked before anything is sent, `burnlink config`, and --help naming the
+// burnlink and the site's settings (GET /api/config): --ttl, --views, files,
+// size and passphrase checked before anything is sent, `burnlink config`, and --help naming the
 // site's limits when a site is configured.
 
 import { test, before, after } from 'node:test';
@@ -104,6 +104,34 @@ test('a site whose settings file is broken: the CLI reports CONFIG_INVALID and s
 		const r = await run([...URL_OPT, '--ttl', '1d', 'x']);
 		assert.equal(r.code, 1);
 		assert.match(errorLine(r.err), /\(CONFIG_INVALID, HTTP 503\)/);
+	} finally {
+		settings('expiry_choices = 1h, 1d, 7d\nviews_max = 5\nviews_default = 2\nviews_unlimited = no\nsite_name = Acme\n');
+	}
+});
+
+test('files, size, a required passphrase and its length are refused before sending', async () => {
+	settings('passphrase_required = yes\npassphrase_min = 8\nfiles_allowed = no\ncontent_max = 100\n');
+	const pass = (p) => { const f = path.join(dir, 'pass'); fs.writeFileSync(f, p); return ['--passphrase-file', f]; };
+	const file = path.join(dir, 'a.txt');
+	fs.writeFileSync(file, 'attached');
+	try {
+		refused(await run([...URL_OPT, 'x']), 'INVALID_PASSPHRASE_FORMAT',
+			/this site requires a passphrase .*hint: a passphrase of 8 to 256 characters/);
+		refused(await run([...URL_OPT, ...pass('short'), 'x']), 'INVALID_PASSPHRASE_FORMAT',
+			/the passphrase has 5 characters; this site accepts 8 to 256/);
+		refused(await run([...URL_OPT, ...pass('long enough'), '--file', file, 'x']), 'INVALID_FILES',
+			/does not accept files/);
+		refused(await run([...URL_OPT, ...pass('long enough'), 'y'.repeat(101)]), 'INVALID_CONTENT_SIZE',
+			/the secret is 101 bytes; this site accepts at most 100/);
+		const ok = await run([...URL_OPT, ...pass('long enough'), 'y'.repeat(100)]);
+		assert.equal(ok.code, 0, ok.err);
+		const m = await apiJson('GET', `${srv.base}/api/secrets/${splitLink(ok.out.trim()).id}`);
+		assert.equal(m.json.hasPassphrase, true);
+		settings('files_max = 1\n');
+		refused(await run([...URL_OPT, '--file', file, '--file', file, 'x']), 'INVALID_FILES',
+			/at most 1 file per secret/);
+		settings('create = accounts\n');
+		refused(await run([...URL_OPT, 'x']), 'NOT_SIGNED_IN', /give an API key/);
 	} finally {
 		settings('expiry_choices = 1h, 1d, 7d\nviews_max = 5\nviews_default = 2\nviews_unlimited = no\nsite_name = Acme\n');
 	}
