@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -150,6 +151,21 @@ cleanup_last(const struct bl_config *cfg)
 	return n > 0 && buf[n] == '\n' ? v : -1;
 }
 
+/*
+ * 1 while the installation is new: its install secret, written by the first
+ * request, is younger than the time after which cleanup counts as stopped,
+ * so no run of cron/cleanup is due yet (before the first request it has
+ * nothing to clean and records nothing).
+ */
+static int
+new_install(const struct bl_config *cfg, int64_t now_ms)
+{
+	struct stat	 st;
+
+	return cfg->secret_file != NULL && stat(cfg->secret_file, &st) == 0 &&
+	    now_ms - (int64_t)st.st_mtime * 1000 < (int64_t)BL_CLEANUP_STALE * 1000;
+}
+
 /* Adds the check k: {ok} or {ok: false, error}. Nonzero when out of memory. */
 static int
 add_check(json_object *checks, json_object *failed, const char *k, const char *error,
@@ -210,9 +226,10 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	if (counters != BL_OK)
 		cn = err_text(counters, cnerr, sizeof(cnerr));
 	last = cleanup_last(&c->cfg);
-	if (last < 0)
-		cu = "cleanup has not run (or its record is unreadable): run cron/cleanup hourly";
-	else if (c->now_ms - last > (int64_t)BL_CLEANUP_STALE * 1000) {
+	if (last < 0) {
+		if (!new_install(&c->cfg, c->now_ms))
+			cu = "cleanup has not run (or its record is unreadable): run cron/cleanup hourly";
+	} else if (c->now_ms - last > (int64_t)BL_CLEANUP_STALE * 1000) {
 		snprintf(clerr, sizeof(clerr), "the last cleanup finished %lld minutes ago, "
 		    "more than %d: is cron/cleanup still run hourly?",
 		    (long long)((c->now_ms - last) / 60000), BL_CLEANUP_STALE / 60);

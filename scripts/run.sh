@@ -12,7 +12,8 @@
 # (default burnlink.conf beside the database); BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
 # file go to var/run/ and var/log/. Run as root, the server runs as www-data
-# (or $BURNLINK_RUN_USER), which is given var/.
+# (or $BURNLINK_RUN_USER), which is given var/. The cron jobs run beside it
+# (cron/cleanup hourly, cron/notify every minute; var/log/cron.log).
 set -eu
 
 PORT=${PORT:-8080}
@@ -117,8 +118,28 @@ if [ -n "$pgdir" ]; then
 	echo "burnlink: starting a throwaway PostgreSQL cluster in $pgdir" >&2
 	BURNLINK_DB=$(PGCLUSTER_HOLDER=$$ sh scripts/pgcluster.sh start "$pgdir" "$user")
 fi
-# At exit: the upload directory goes, and the throwaway cluster if one was started.
+# The cron jobs of an installation (INSTALL 10), while the server runs:
+# cron/cleanup at start and hourly, cron/notify every minute, their lines in
+# var/log/cron.log. Run as root, each becomes the data directory's owner.
+crondir=$(dirname "$bin")/cron
+cronpid=""
+cron_jobs() {
+	nap=""
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	n=0
+	while :; do
+		[ $((n % 60)) != 0 ] || "$crondir/cleanup" >>"$log/cron.log" 2>&1 || true
+		[ ! -x "$crondir/notify" ] || "$crondir/notify" >>"$log/cron.log" 2>&1 || true
+		n=$((n + 1))
+		sleep 60 &
+		nap=$!
+		wait "$nap" || true
+	done
+}
+# At exit: the cron jobs stop, the upload directory goes, and the throwaway
+# cluster if one was started.
 cleanup() {
+	[ -z "$cronpid" ] || kill "$cronpid" 2>/dev/null || true
 	rm -rf "$upload"
 	[ -z "$pgdir" ] || sh "$top/scripts/pgcluster.sh" stop "$pgdir"
 }
@@ -184,6 +205,12 @@ nginx)
 	;;
 esac
 
+if [ -x "$crondir/cleanup" ]; then
+	cron_jobs &
+	cronpid=$!
+else
+	echo "run.sh: warning: no $crondir/cleanup: expired secrets stay in the database until it runs" >&2
+fi
 echo "burnlink: serving http://127.0.0.1:$PORT/ with $SERVER${user:+ as $user} (Ctrl-C stops)"
 echo "burnlink: database $(if [ -n "$pgdir" ]; then echo "$BURNLINK_DB (removed on exit)"; elif [ "$BACKEND" = postgres ]; then echo "PostgreSQL (BURNLINK_DB)"; else echo "$BURNLINK_DB"; fi); logs $log/error.log, $log/access.log"
 # Ctrl-C reaches the server too (same process group); wait for it to finish.

@@ -1,7 +1,7 @@
 // health.test.mjs: GET /api/health (docs/API.md): 200 {status: "ok"} when the
 // database answers, the counters store takes a count, the settings parse and
-// cron/cleanup finished within two hours; else 503 UNHEALTHY naming each
-// check that failed. burnlink-admin health prints the same.
+// cron/cleanup finished within two hours (or the installation is younger than
+// that); else 503 UNHEALTHY naming each check that failed. burnlink-admin health prints the same.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -82,8 +82,27 @@ test('healthy: 200 {status: ok}, every check ok, its own rate limit, never store
 	assert.equal(post.headers.allow, 'GET, HEAD');
 });
 
-test('cleanup never ran: 503 naming cleanup', async () => {
+// The install secret, written by the first request: how old the installation is.
+function age(ctx, seconds) {
+	const key = path.join(ctx.dir, 'secret.key');
+	assert.ok(fs.existsSync(key), `the first request wrote ${key}`);
+	const t = new Date(Date.now() - seconds * 1000);
+	fs.utimesSync(key, t, t);
+}
+
+test('a new installation: 200 before its first cleanup is due (lastRun null)', async () => {
 	const ctx = newContext();
+	const res = await health(ctx);
+	assert.equal(res.status, 200, res.body.toString());
+	assert.deepEqual(res.json.checks.cleanup, { ok: true, lastRun: null });
+	age(ctx, 119 * 60);
+	assert.equal((await health(ctx)).status, 200, 'an hour and 59 minutes: still new');
+});
+
+test('cleanup never ran on an installation older than two hours: 503 naming cleanup', async () => {
+	const ctx = newContext();
+	await health(ctx);
+	age(ctx, 3 * 3600);
 	const j = unhealthy(await health(ctx), ['cleanup']);
 	assert.equal(j.checks.cleanup.lastRun, null);
 	assert.match(j.checks.cleanup.error, /has not run/);

@@ -152,7 +152,16 @@ test('GET /api/config and GET /api/health: real answers pass, altered ones fail'
 	fails(cfg({ ...cb, create: 'nobody' }), /create must be equal to one of the allowed values/);
 	fails(cfg({ ...cb, branding: { ...cb.branding, accentColor: 'red' } }), /accentColor/);
 
-	// the test server's cleanup has not run: 503 naming it, as described
+	// the test server's cleanup has not run: fine while the installation is
+	// new; made older than two hours (its install secret), 503 naming
+	// cleanup, as described
+	const young = await get('/api/health');
+	assert.equal(young.status, 200, young.body);
+	assert.deepEqual(responseProblems(young), []);
+	const key = srv.db ? path.join(path.dirname(srv.db), 'secret.key') : '';
+	assert.ok(key && fs.existsSync(key), `the install secret beside the database (${key})`);
+	const then = new Date(Date.now() - 3 * 3600e3);
+	fs.utimesSync(key, then, then);
 	const h = await get('/api/health');
 	assert.equal(h.status, 503, h.body);
 	assert.deepEqual(responseProblems(h), []);

@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KIND, start, api, assertError, rawRequest, duplicateHeaders } from './helpers.mjs';
 
-let srv, conf, stamp;
+let srv, conf, stamp, secret;
 before(async () => {
 	srv = await start();
 	const dir = path.dirname(srv.db);
 	conf = path.join(dir, 'burnlink.conf');
 	stamp = path.join(dir, 'burnlink-cleanup');
+	secret = path.join(dir, 'secret.key');
 });
 after(async () => {
 	await srv?.stop();
@@ -77,6 +78,13 @@ test(`${KIND}: /api/health: 200 once cleanup ran, 503 naming a broken settings f
 		fs.rmSync(conf, { force: true });
 		fs.rmSync(stamp, { force: true });
 	}
+	// No cleanup yet: fine while the installation is new (its install
+	// secret younger than two hours), a failure after that.
+	const fresh = await api(srv, 'GET', '/api/health');
+	assert.equal(fresh.status, 200, fresh.text);
+	assert.deepEqual(fresh.body.checks.cleanup, { ok: true, lastRun: null });
+	const then = new Date(Date.now() - 3 * 3600e3);
+	fs.utimesSync(secret, then, then);
 	const stale = await api(srv, 'GET', '/api/health');
 	assert.equal(stale.status, 503, stale.text);
 	assert.deepEqual(stale.body.failed, ['cleanup']);
