@@ -134,7 +134,10 @@ test('settings broken: 503 naming settings and the line; the log names file and 
 
 test('database missing: 503 naming the database', async () => {
 	const ctx = await cleaned();
-	// a database in a directory that does not exist (its counters and cleanup record with it)
+	// an installation older than two hours (with PostgreSQL its install secret
+	// is the context's), and a database in a directory that does not exist
+	// (its counters and cleanup record with it)
+	age(ctx, 3 * 3600);
 	const res = await health(ctx, { BURNLINK_DB: path.join(ctx.dir, 'missing', 'burnlink.db') });
 	const j = unhealthy(res, ['database', 'counters', 'cleanup']);
 	assert.match(j.checks.database.error, /^STORE_UNAVAILABLE/);
