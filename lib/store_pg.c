@@ -105,6 +105,10 @@ struct pg_conn {
 	char		*conninfo;
 	int		 users;
 	int		 kept;		/* idle since an earlier request (FastCGI) */
+	/* a statement sent with the next one (defer()), and its parameters */
+	const char	*later;
+	int		 nlater;
+	struct bl_parm	 later_p[2];
 };
 
 static struct pg_conn	*shared;	/* this process's connection, if open */
@@ -154,34 +158,31 @@ pg_error(void *arg)
 	return ((struct pg_store *)arg)->err;
 }
 
-/*
- * Runs sql with n parameters, each converted for the binary protocol in this
- * one loop (a value that cannot be sent is an error); results come back in
- * binary. On success returns BL_OK and the result in *out (the caller clears
- * it). A unique key already taken is BL_ERR_EXISTS.
- */
-static enum bl_err
-q(struct pg_store *s, const char *text, const struct bl_parm *a, int n, PGresult **out)
-{
+/* n parameters as the binary protocol sends them; -1 (s->err set) if one cannot be. */
+struct pg_args {
 	const char	*vals[MAX_ARGS];
-	int		 lens[MAX_ARGS], fmts[MAX_ARGS], i, k;
+	int		 lens[MAX_ARGS], fmts[MAX_ARGS];
 	Oid		 types[MAX_ARGS];
 	unsigned char	 ints[MAX_ARGS][8];
-	PGresult	*res;
-	ExecStatusType	 st;
-	enum bl_err	 e;
+};
+
+static int
+args(struct pg_store *s, const struct bl_parm *a, int n, struct pg_args *g)
+{
+	int		 i, k;
 	static const Oid oid[] = {
 		[BL_P_INT] = OID_INT8, [BL_P_BOOL] = OID_BOOL,
 		[BL_P_BLOB] = OID_BYTEA, [BL_P_TEXT] = OID_TEXT,
 	};
+	const char	**vals = g->vals;
+	int		*lens = g->lens, *fmts = g->fmts;
+	Oid		*types = g->types;
+	unsigned char	(*ints)[8] = g->ints;
 
-	*out = NULL;
 	if (n > MAX_ARGS) {
 		snprintf(s->err, sizeof(s->err), "%d parameters, at most %d", n, MAX_ARGS);
-		return BL_ERR_INTERNAL;
+		return -1;
 	}
-	if ((e = connect_db(s)) != BL_OK)
-		return e;
 	for (i = 0; i < n; i++) {
 		types[i] = oid[a[i].type];
 		fmts[i] = 1;
@@ -198,17 +199,125 @@ q(struct pg_store *s, const char *text, const struct bl_parm *a, int n, PGresult
 		} else {
 			if (a[i].len > 0x7fffffff) {
 				snprintf(s->err, sizeof(s->err), "parameter %d: too long", i + 1);
-				return BL_ERR_INTERNAL;
+				return -1;
 			}
 			vals[i] = a[i].len > 0 ? a[i].p : "";
 			lens[i] = (int)a[i].len;
 		}
 	}
-	res = PQexecParams(s->c->conn, text, n, types, vals, lens, fmts, 1);
+	return 0;
+}
+
+/*
+ * Statements whose result the lifecycle does not read (lib/secret.c: the view
+ * count) are sent with the next one instead of alone: inside a transaction,
+ * pg_run() keeps such a statement (integer parameters only) and the next
+ * statement or the COMMIT sends both in one libpq pipeline, one round trip.
+ * Under a row lock (a view of one secret) that is one round trip fewer held;
+ * a failure of the kept statement is the failure of the one it went with,
+ * and a ROLLBACK drops it unsent.
+ */
+static int
+deferrable(const struct pg_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
+    bl_row_fn fn, int64_t *changes)
+{
+	int	 i;
+
+	if (id != ST_VIEW || fn != NULL || changes != NULL || s->c == NULL ||
+	    s->c->later != NULL || n > 2 ||
+	    PQtransactionStatus(s->c->conn) != PQTRANS_INTRANS)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (p[i].type != BL_P_INT || p[i].null)
+			return 0;
+	return 1;
+}
+
+/*
+ * Sends the kept statement and then text (with n parameters) in one
+ * pipeline; the result of text in *out on success. The first failure is
+ * returned (the ones after it are aborted by the server).
+ */
+static enum bl_err
+pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
+    PGresult **out)
+{
+	PGconn		*conn = s->c->conn;
+	struct pg_args	 lg;
+	PGresult	*res, *bad = NULL;
+	ExecStatusType	 st;
+	enum bl_err	 e = BL_OK;
+	int		 i;
+
+	*out = NULL;
+	if (args(s, s->c->later_p, s->c->nlater, &lg) != 0) {
+		s->c->later = NULL;
+		return BL_ERR_INTERNAL;
+	}
+	if (PQenterPipelineMode(conn) != 1 ||
+	    PQsendQueryParams(conn, s->c->later, s->c->nlater, lg.types, lg.vals, lg.lens,
+	    lg.fmts, 1) != 1 ||
+	    PQsendQueryParams(conn, text, n, g->types, g->vals, g->lens, g->fmts, 1) != 1 ||
+	    PQpipelineSync(conn) != 1) {
+		s->c->later = NULL;
+		e = fail(s, NULL, "pipeline");
+		PQexitPipelineMode(conn);
+		return e;
+	}
+	s->c->later = NULL;
+	/* Two results, each followed by NULL, then the sync. */
+	for (i = 0; i < 2; i++) {
+		while ((res = PQgetResult(conn)) != NULL) {
+			st = PQresultStatus(res);
+			if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && bad == NULL &&
+			    st != PGRES_PIPELINE_ABORTED)
+				bad = res;
+			else if (i == 1 && bad == NULL && *out == NULL)
+				*out = res;
+			else
+				PQclear(res);
+		}
+	}
+	while ((res = PQgetResult(conn)) != NULL && PQresultStatus(res) != PGRES_PIPELINE_SYNC)
+		PQclear(res);
+	PQclear(res);
+	PQexitPipelineMode(conn);
+	if (bad != NULL || *out == NULL) {
+		e = fail(s, bad, "query");
+		PQclear(bad);
+		PQclear(*out);
+		*out = NULL;
+		return strcmp(s->sqlstate, "23505") == 0 ? BL_ERR_EXISTS : e;
+	}
+	return BL_OK;
+}
+
+/*
+ * Runs sql with n parameters, each converted for the binary protocol (a
+ * value that cannot be sent is an error); results come back in binary. On
+ * success returns BL_OK and the result in *out (the caller clears it). A
+ * unique key already taken is BL_ERR_EXISTS.
+ */
+static enum bl_err
+q(struct pg_store *s, const char *text, const struct bl_parm *a, int n, PGresult **out)
+{
+	struct pg_args	 g;
+	PGresult	*res;
+	ExecStatusType	 st;
+	enum bl_err	 e;
+
+	*out = NULL;
+	if (args(s, a, n, &g) != 0)
+		return BL_ERR_INTERNAL;
+	if ((e = connect_db(s)) != BL_OK)
+		return e;
+	if (s->c->later != NULL)
+		return pipelined(s, text, &g, n, out);
+	res = PQexecParams(s->c->conn, text, n, g.types, g.vals, g.lens, g.fmts, 1);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
 		PQclear(res);
-		res = PQexecParams(s->c->conn, text, n, types, vals, lens, fmts, 1);
+		res = PQexecParams(s->c->conn, text, n, g.types, g.vals, g.lens, g.fmts, 1);
 		st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	}
 	s->c->kept = 0;
@@ -231,6 +340,12 @@ exec(struct pg_store *s, const char *text)
 
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
+	if (s->c->later != NULL) {
+		/* one statement in the extended protocol: BEGIN, COMMIT, SET ... */
+		if ((e = q(s, text, NULL, 0, &res)) == BL_OK)
+			PQclear(res);
+		return e;
+	}
 	res = PQexec(s->c->conn, text);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
@@ -256,8 +371,10 @@ pg_rollback(void *arg)
 {
 	struct pg_store	*s = arg;
 
-	if (s->c != NULL)
+	if (s->c != NULL) {
+		s->c->later = NULL;		/* never sent */
 		PQclear(PQexec(s->c->conn, "ROLLBACK"));
+	}
 }
 
 static enum bl_err
@@ -281,7 +398,12 @@ pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int
 	enum bl_err	 e;
 	int		 k;
 
-	(void)id;
+	if (deferrable(s, id, p, n, fn, changes)) {
+		s->c->later = sql;
+		s->c->nlater = n;
+		memcpy(s->c->later_p, p, (size_t)n * sizeof(*p));
+		return BL_OK;
+	}
 	if ((e = q(s, sql, p, n, &res)) != BL_OK)
 		return e;
 	row.ops = &bl_pg_ops;

@@ -247,6 +247,26 @@ describe('one database through CGI', () => {
 		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '5');
 	});
 
+	test('a view whose count cannot be written is not served: 503, the view not spent, the text not sent', async () => {
+		// The view count goes to the server with the COMMIT (lib/store_pg.c,
+		// deferrable()); a failure of it must fail the retrieval.
+		const { db, env } = freshEnv();
+		const c = await create(env, { text: 'counted or not at all', maxViews: 2 });
+		assert.equal(c.status, 200, c.body);
+		pgSql(db, `CREATE FUNCTION no_views() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no views'; END $$;
+			CREATE TRIGGER no_views BEFORE UPDATE OF view_count ON secrets FOR EACH ROW EXECUTE FUNCTION no_views();`);
+		const r = await retrieve(env, c.json.metadata.secretKey);
+		checkError(assert, r, 503, 'STORE_UNAVAILABLE');
+		assert.ok(!r.body.includes('ciphertext'), 'no content in the answer');
+		assert.match(r.stderr, /no views/);
+		pgSql(db, 'DROP TRIGGER no_views ON secrets');
+		assert.equal((await metadata(env, c.json.metadata.key)).json.viewCount, 0);
+		const ok = await retrieve(env, c.json.metadata.secretKey);
+		assert.equal(ok.status, 200);
+		assert.ok(ok.json.text.ciphertext, 'the content, once the count is written');
+		assert.equal(ok.json.viewsRemaining, 1);
+	});
+
 	test('a retrieval waiting on a row another session holds is 503 STORE_BUSY after the lock timeout; metadata and creates go on', async () => {
 		const { db, env } = freshEnv();
 		const c = await create(env, { text: 'held', maxViews: 2 });
