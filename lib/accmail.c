@@ -46,17 +46,12 @@ respond_email(struct bl_req *r, int success, const struct bl_email *m)
 {
 	json_object	*o;
 
-	if ((o = json_object_new_object()) == NULL ||
+	o = json_object_new_object();
+	return bl_respond_built(r, 200, o, o == NULL ||
 	    (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
 	    (m->email[0] != '\0' ? bl_json_add(o, "email", json_object_new_string(m->email)) :
 	    bl_json_add_null(o, "email")) ||
-	    bl_json_add(o, "verified", json_object_new_boolean(m->verified_ms >= 0))) {
-		json_object_put(o);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
+	    bl_json_add(o, "verified", json_object_new_boolean(m->verified_ms >= 0)));
 }
 
 /* GET /api/email: the address notifications go to, and whether it is verified. */
@@ -129,14 +124,9 @@ respond_done(struct bl_req *r)
 {
 	json_object	*o;
 
-	if ((o = json_object_new_object()) == NULL ||
-	    bl_json_add(o, "success", json_object_new_boolean(1))) {
-		json_object_put(o);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
+	o = json_object_new_object();
+	return bl_respond_built(r, 200, o, o == NULL ||
+	    bl_json_add(o, "success", json_object_new_boolean(1)));
 }
 
 /*

@@ -524,15 +524,10 @@ bl_op_sign_out(struct bl_req *r)
 	    (e = logged(r, bl_store_session_delete(r->store, r->session.s.id))) != BL_OK)
 		return e;
 	set_cookie(r, NULL);
-	if ((o = json_object_new_object()) == NULL ||
+	o = json_object_new_object();
+	return bl_respond_built(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
-	    bl_json_add(o, "signedIn", json_object_new_boolean(0))) {
-		json_object_put(o);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
+	    bl_json_add(o, "signedIn", json_object_new_boolean(0)));
 }
 
 /* GET /api/session: who is signed in, and the CSRF token. */

@@ -558,6 +558,23 @@ bl_json_text(json_object *o, size_t *len)
  * Writes one whole response with body as JSON (bl_json_text()). If the body
  * cannot be serialised, the fallback 500 goes out instead. 0 on success.
  */
+/*
+ * Answers with body, a JSON object the handler built (failed: building it
+ * failed, body may be NULL), and frees it: BL_OK, or BL_ERR_INTERNAL
+ * unanswered for the handler to return.
+ */
+enum bl_err
+bl_respond_built(struct bl_req *r, int status, json_object *body, int failed)
+{
+	if (failed) {
+		json_object_put(body);
+		return BL_ERR_INTERNAL;
+	}
+	bl_respond_json(r, status, body);
+	json_object_put(body);
+	return BL_OK;
+}
+
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {

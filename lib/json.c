@@ -551,6 +551,35 @@ fail:
 	return NULL;
 }
 
+/*
+ * Adds a secret's content under "text" (null when it has none) and "files"
+ * ({filename, mimeType, data} each); -1 on failure. Its items are released
+ * as they are encoded (bl_json_item()).
+ */
+int
+bl_json_add_content(json_object *o, struct bl_content *c)
+{
+	json_object	*files, *f;
+	size_t		 i;
+
+	if ((c->has_text ? bl_json_add(o, "text", bl_json_item(&c->text)) :
+	    bl_json_add_null(o, "text")) ||
+	    bl_json_add(o, "files", files = json_object_new_array()))
+		return -1;
+	for (i = 0; i < c->nfiles; i++) {
+		if ((f = json_object_new_object()) == NULL ||
+		    json_object_array_add(files, f) != 0) {
+			json_object_put(f);
+			return -1;
+		}
+		if (bl_json_add(f, "filename", bl_json_item(&c->files[i].name)) ||
+		    bl_json_add(f, "mimeType", bl_json_item(&c->files[i].mime)) ||
+		    bl_json_add(f, "data", bl_json_item(&c->files[i].data)))
+			return -1;
+	}
+	return 0;
+}
+
 void
 bl_create_free(struct bl_create *c)
 {

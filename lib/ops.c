@@ -371,9 +371,8 @@ bl_op_retrieve(struct bl_req *r)
 	unsigned char		 hash[BL_HASH_BYTES];
 	struct bl_secret	 s;
 	struct bl_content	 c;
-	json_object		*o = NULL, *files = NULL, *f;
+	json_object		*o = NULL;
 	enum bl_err		 e;
-	size_t			 i;
 
 	memset(&c, 0, sizeof(c));
 	if ((e = find(r, hash, &s)) != BL_OK)
@@ -393,21 +392,8 @@ bl_op_retrieve(struct bl_req *r)
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_object()) == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
-	    (c.has_text ? bl_json_add(o, "text", bl_json_item(&c.text)) : bl_json_add_null(o, "text")) ||
-	    bl_json_add(o, "files", files = json_object_new_array()))
-		goto out;
-	for (i = 0; i < c.nfiles; i++) {
-		if ((f = json_object_new_object()) == NULL ||
-		    json_object_array_add(files, f) != 0) {
-			json_object_put(f);
-			goto out;
-		}
-		if (bl_json_add(f, "filename", bl_json_item(&c.files[i].name)) ||
-		    bl_json_add(f, "mimeType", bl_json_item(&c.files[i].mime)) ||
-		    bl_json_add(f, "data", bl_json_item(&c.files[i].data)))
-			goto out;
-	}
-	if (add_views(o, "viewsRemaining", bl_views_left(&s)))
+	    bl_json_add_content(o, &c) ||
+	    add_views(o, "viewsRemaining", bl_views_left(&s)))
 		goto out;
 	bl_content_free(&c);	/* the JSON tree holds it now: not three copies at once */
 	bl_respond_json(r, 200, o);
@@ -444,13 +430,8 @@ bl_op_burn(struct bl_req *r)
 		return e;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "
 	    "not send the confirmation (out of memory).");
-	if ((o = json_object_new_object()) == NULL ||
+	o = json_object_new_object();
+	return bl_respond_built(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
-	    bl_json_add(o, "state", json_object_new_string("burned"))) {
-		json_object_put(o);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
+	    bl_json_add(o, "state", json_object_new_string("burned")));
 }
