@@ -13,21 +13,6 @@
  * per line. Ends with a checkpoint so the database file stands alone.
  */
 
-/* A new 22-character key and its hash, as create makes them. */
-static int
-new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
-{
-	unsigned char	 raw[16];
-	char		*s;
-
-	if (bl_random(raw, sizeof(raw)) != 0 ||
-	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
-		return -1;
-	memcpy(key, s, BL_KEY_LEN + 1);
-	free(s);
-	return bl_sha256(key, BL_KEY_LEN, hash);
-}
-
 static long
 arg(const char *s, long min, long max)
 {
@@ -75,7 +60,7 @@ main(int argc, char *argv[])
 		return 1;
 	for (i = 0; i < count; i++) {
 		memset(&n, 0, sizeof(n));
-		if (new_key(skey, n.secret_hash) != 0 || new_key(rkey, n.receipt_hash) != 0 ||
+		if (bl_new_key(skey, n.secret_hash) != 0 || bl_new_key(rkey, n.receipt_hash) != 0 ||
 		    bl_random(c.text.iv, sizeof(c.text.iv)) != 0)
 			return 1;
 		n.created_ms = now;

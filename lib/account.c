@@ -22,16 +22,6 @@ add_int(json_object *o, const char *k, int64_t v)
 	return bl_json_add(o, k, json_object_new_int64(v));
 }
 
-/* Logs a store failure that is the server's fault and passes e on. */
-static enum bl_err
-logged(struct bl_req *r, enum bl_err e)
-{
-	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
-	    e == BL_ERR_INTERNAL))
-		bl_log(r, "database: %s", bl_store_error(r->store));
-	return e;
-}
-
 /* 1 if HTTPS is on for this request. */
 static int
 https_on(const struct bl_req *r)
@@ -167,10 +157,10 @@ bl_session_load(struct bl_req *r, struct bl_sess *ss)
 		return BL_OK;
 	}
 	if (e != BL_OK)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	if (session_end(&ss->s) <= r->now_ms) {
 		set_cookie(r, NULL);
-		return logged(r, bl_store_session_delete(r->store, ss->s.id));
+		return bl_req_logged(r, bl_store_session_delete(r->store, ss->s.id));
 	}
 	e = bl_store_account_get(r->store, ss->s.account_id, NULL, &ss->account);
 	if (e == BL_ERR_NOT_FOUND) {
@@ -178,10 +168,10 @@ bl_session_load(struct bl_req *r, struct bl_sess *ss)
 		return BL_OK;
 	}
 	if (e != BL_OK)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	if (r->now_ms - ss->s.seen_ms >= TOUCH_MS) {
 		if ((e = bl_store_session_touch(r->store, ss->s.id, r->now_ms)) != BL_OK)
-			return logged(r, e);
+			return bl_req_logged(r, e);
 		ss->s.seen_ms = r->now_ms;
 	}
 	ss->found = 1;
@@ -206,13 +196,13 @@ session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
 	if ((e = bl_store_session_prune(r->store,
 	    r->now_ms - (int64_t)BL_SESSION_IDLE * 1000,
 	    r->now_ms - (int64_t)BL_SESSION_MAX * 1000)) != BL_OK)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	e = BL_ERR_INTERNAL;
 	if (bl_random(raw, sizeof(raw)) != 0 ||
 	    (sid = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL || len != SID_LEN ||
 	    bl_sha256(sid, SID_LEN, ss->hash) != 0)
 		goto out;
-	if ((e = logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
+	if ((e = bl_req_logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
 	    r->now_ms))) != BL_OK)
 		goto out;
 	set_cookie(r, sid);
@@ -404,7 +394,7 @@ password_check(struct bl_req *r, int64_t account_id, const char *pw, size_t len,
 	*ok = 0;
 	if (account_id > 0 && (e = bl_store_password_get(r->store, account_id, stored)) != BL_OK &&
 	    e != BL_ERR_NOT_FOUND)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	v = bl_pass_verify(pw, len, e == BL_OK ? stored : nobody);
 	bl_wipe(stored, sizeof(stored));
 	if (v < 0)
@@ -495,7 +485,7 @@ bl_op_sign_in(struct bl_req *r)
 	if (e == BL_ERR_NOT_FOUND)
 		a.id = 0;
 	else if (e != BL_OK)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	if ((e = password_check(r, a.id, pw, plen, &ok)) != BL_OK)
 		return e;
 	if (!ok)
@@ -503,7 +493,7 @@ bl_op_sign_in(struct bl_req *r)
 	/* A session the browser still had is replaced, never reused. */
 	if ((e = bl_session_load(r, &old)) != BL_OK)
 		return e;
-	if (old.found && (e = logged(r, bl_store_session_delete(r->store, old.s.id))) != BL_OK)
+	if (old.found && (e = bl_req_logged(r, bl_store_session_delete(r->store, old.s.id))) != BL_OK)
 		return e;
 	if ((e = session_start(r, &a, &ss)) != BL_OK)
 		return e;
@@ -521,7 +511,7 @@ bl_op_sign_out(struct bl_req *r)
 	enum bl_err	 e;
 
 	if (r->session.found &&
-	    (e = logged(r, bl_store_session_delete(r->store, r->session.s.id))) != BL_OK)
+	    (e = bl_req_logged(r, bl_store_session_delete(r->store, r->session.s.id))) != BL_OK)
 		return e;
 	set_cookie(r, NULL);
 	o = json_object_new_object();
@@ -566,7 +556,7 @@ bl_op_signup(struct bl_req *r)
 	if (e == BL_OK)
 		return BL_ERR_ACCOUNT_EXISTS;
 	if (e != BL_ERR_NOT_FOUND)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	if (bl_pass_hash(pw, plen, hash) != 0)
 		return BL_ERR_INTERNAL;
 	e = bl_store_account_signup(r->store, norm, hash, r->now_ms, &id);
@@ -574,7 +564,7 @@ bl_op_signup(struct bl_req *r)
 	if (e == BL_ERR_EXISTS)
 		return BL_ERR_ACCOUNT_EXISTS;
 	if (e != BL_OK || (e = bl_store_account_get(r->store, id, NULL, &a)) != BL_OK)
-		return logged(r, e);
+		return bl_req_logged(r, e);
 	if ((e = session_start(r, &a, &ss)) != BL_OK)
 		return e;
 	/* the address is verified by the link of this mail (docs/NOTIFY.md); resent by POST /api/email */
@@ -712,7 +702,7 @@ bl_op_key_revoke(struct bl_req *r)
 	int64_t			 id = r->item_id;
 	enum bl_err		 e;
 
-	e = logged(r, bl_store_key_get(r->store, id, &k));
+	e = bl_req_logged(r, bl_store_key_get(r->store, id, &k));
 	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && (k.account_id != ss->account.id ||
 	    k.revoked_ms >= 0)))
 		return BL_ERR_KEY_NOT_FOUND;
@@ -720,7 +710,7 @@ bl_op_key_revoke(struct bl_req *r)
 		return e;
 	if ((e = bl_key_revoke(r->ctx, id)) == BL_ERR_NOT_FOUND)
 		return BL_ERR_KEY_NOT_FOUND;	/* revoked meanwhile */
-	if (e != BL_OK || (e = logged(r, bl_store_key_get(r->store, id, &k))) != BL_OK)
+	if (e != BL_OK || (e = bl_req_logged(r, bl_store_key_get(r->store, id, &k))) != BL_OK)
 		return e;
 	return respond_one(r, 1, "apiKey", key_json(&k));
 }
@@ -849,7 +839,7 @@ bl_op_my_list(struct bl_req *r)
 	e = BL_ERR_INTERNAL;
 	if (bl_json_add(o, "secrets", lc.arr = json_object_new_array()))
 		goto out;
-	if ((e = logged(r, bl_store_account_secrets(r->store, ss->account.id,
+	if ((e = bl_req_logged(r, bl_store_account_secrets(r->store, ss->account.id,
 	    BL_MY_SECRETS_MAX, list_secret, &lc))) != BL_OK)
 		goto out;
 	e = BL_ERR_INTERNAL;
@@ -885,13 +875,13 @@ bl_op_my_burn(struct bl_req *r)
 	json_object		*o;
 	enum bl_err		 e;
 
-	e = logged(r, bl_store_secret_get(r->store, id, &s));
+	e = bl_req_logged(r, bl_store_secret_get(r->store, id, &s));
 	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && s.account_id != ss->account.id))
 		return bl_req_fail(r, BL_ERR_NOT_FOUND,
 		    "None of your secrets has this id; list them with GET /api/my/secrets.");
 	if (e != BL_OK)
 		return e;
-	if ((e = logged(r, bl_store_burn(r->store, id, r->now_ms, "dashboard"))) != BL_OK)
+	if ((e = bl_req_logged(r, bl_store_burn(r->store, id, r->now_ms, "dashboard"))) != BL_OK)
 		return e;
 	if ((o = json_object_new_string("burned")) == NULL)
 		return BL_ERR_INTERNAL;

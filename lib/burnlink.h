@@ -495,6 +495,7 @@ char		*bl_b64url_encode(const unsigned char *, size_t, size_t *outlen);
 unsigned char	*bl_b64url_decode(const char *, size_t, size_t *outlen);
 size_t		 bl_b64_decoded_len(const char *, size_t);
 int		 bl_sha256(const void *, size_t, unsigned char out[BL_HASH_BYTES]);
+int		 bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES]);
 int		 bl_hmac_sha256(const unsigned char *key, size_t keylen,
 		    const void *, size_t, unsigned char out[BL_HASH_BYTES]);
 int		 bl_aes_gcm_encrypt(const unsigned char key[32],

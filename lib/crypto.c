@@ -229,6 +229,25 @@ bl_sha256(const void *buf, size_t len, unsigned char out[BL_HASH_BYTES])
 }
 
 /*
+ * A new key of BL_KEY_LEN url-safe base64 characters (16 random bytes) and
+ * the SHA-256 of it, the only form the database keeps; 0 on success.
+ */
+int
+bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
+{
+	unsigned char	 raw[16];
+	char		*s;
+
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
+		return -1;
+	memcpy(key, s, BL_KEY_LEN + 1);
+	bl_free_wipe(s, BL_KEY_LEN + 1);
+	bl_wipe(raw, sizeof(raw));
+	return bl_sha256(key, BL_KEY_LEN, hash);
+}
+
+/*
  * HMAC-SHA-256 (RFC 2104) over the low-level SHA-256, so that hashing a client
  * address on every request does not load OpenSSL's providers; 0 on success.
  */

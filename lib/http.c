@@ -559,6 +559,20 @@ bl_json_text(json_object *o, size_t *len)
  * cannot be serialised, the fallback 500 goes out instead. 0 on success.
  */
 /*
+ * Logs the store's reason for a failure that is the server's fault (busy,
+ * unavailable, internal) and passes e on: what the handlers wrap every
+ * store call in.
+ */
+enum bl_err
+bl_req_logged(struct bl_req *r, enum bl_err e)
+{
+	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
+	    e == BL_ERR_INTERNAL || e == BL_ERR_RATE_LIMIT_UNAVAILABLE))
+		bl_log(r, "database: %s", bl_store_error(r->store));
+	return e;
+}
+
+/*
  * Answers with body, a JSON object the handler built (failed: building it
  * failed, body may be NULL), and frees it: BL_OK, or BL_ERR_INTERNAL
  * unanswered for the handler to return.

@@ -437,6 +437,7 @@ enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
 int		 bl_respond_json(struct bl_req *, int status, json_object *);
 enum bl_err	 bl_respond_built(struct bl_req *, int status, json_object *, int failed);
+enum bl_err	 bl_req_logged(struct bl_req *, enum bl_err);	/* a store failure logged */
 int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
 char		*bl_json_text(json_object *, size_t *len);
 int		 bl_respond_error(struct bl_req *, enum bl_err);
@@ -541,8 +542,7 @@ enum bl_err	 bl_op_email_get(struct bl_req *);	/* GET /api/email */
 enum bl_err	 bl_op_email_set(struct bl_req *);	/* POST /api/email */
 enum bl_err	 bl_op_token(struct bl_req *);		/* POST /api/token */
 
-/* webhook.c: an account's webhooks (docs/NOTIFY.md); a store failure logged. */
-enum bl_err	 bl_req_logged(struct bl_req *, enum bl_err);
+/* webhook.c: an account's webhooks (docs/NOTIFY.md). */
 enum bl_err	 bl_op_webhooks_list(struct bl_req *);	/* GET /api/webhooks */
 enum bl_err	 bl_op_webhook_create(struct bl_req *);	/* POST /api/webhooks */
 enum bl_err	 bl_op_webhook_get(struct bl_req *);	/* GET /api/webhooks/<id> */

@@ -31,16 +31,6 @@ add_commitment(json_object *o, const struct bl_secret *s)
 	return rc;
 }
 
-/* Logs the store's reason for a failure that is the server's fault. */
-static enum bl_err
-store_fail(struct bl_req *r, enum bl_err e)
-{
-	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
-	    e == BL_ERR_INTERNAL || e == BL_ERR_RATE_LIMIT_UNAVAILABLE))
-		bl_log(r, "database: %s", bl_store_error(r->store));
-	return e;
-}
-
 static int
 host_char(unsigned char c)
 {
@@ -107,21 +97,6 @@ bl_site_url(struct bl_req *r, char **out)
 		return -1;
 	}
 	return 0;
-}
-
-/* A new 22-character key and the SHA-256 of it. */
-static int
-new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
-{
-	unsigned char	 raw[16];
-	char		*s;
-
-	if (bl_random(raw, sizeof(raw)) != 0 ||
-	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
-		return -1;
-	memcpy(key, s, BL_KEY_LEN + 1);
-	bl_free_wipe(s, BL_KEY_LEN + 1);
-	return bl_sha256(key, BL_KEY_LEN, hash);
 }
 
 /* A receipt id for notifications: "rcp_" and 22 url-safe base64 of 16 random bytes. */
@@ -196,7 +171,7 @@ bl_op_create(struct bl_req *r)
 			goto out;
 		}
 	}
-	if (new_key(skey, n.secret_hash) != 0 || new_key(rkey, n.receipt_hash) != 0 ||
+	if (bl_new_key(skey, n.secret_hash) != 0 || bl_new_key(rkey, n.receipt_hash) != 0 ||
 	    bl_site_url(r, &site) != 0 ||
 	    (c.server_side && (dkey = bl_b64url_encode(c.dkey, 32, &dlen)) == NULL)) {
 		e = BL_ERR_INTERNAL;
@@ -234,7 +209,7 @@ bl_op_create(struct bl_req *r)
 	    (js = bl_json_text(o, &jlen)) == NULL)
 		goto out;
 	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = store_fail(r, bl_store_insert(r->store, &n))) != BL_OK)
+	    (e = bl_req_logged(r, bl_store_insert(r->store, &n))) != BL_OK)
 		goto out;
 	bl_respond_text(r, 200, js, jlen);
 	e = BL_OK;
@@ -266,7 +241,7 @@ find(struct bl_req *r, unsigned char hash[BL_HASH_BYTES], struct bl_secret *s)
 		return BL_ERR_INTERNAL;
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
-	return store_fail(r, bl_store_lookup(r->store, hash, r->now_ms, s));
+	return bl_req_logged(r, bl_store_lookup(r->store, hash, r->now_ms, s));
 }
 
 /* GET /secrets/<key>: what a secret key or a receipt key may know; no view used. */
@@ -383,7 +358,7 @@ bl_op_retrieve(struct bl_req *r)
 		return bl_state_err(s.state);
 	if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
 		return e;
-	if ((e = store_fail(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c))) != BL_OK)
+	if ((e = bl_req_logged(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c))) != BL_OK)
 		return e;
 	/* From here on a failure must say that the view is gone. */
 	bl_req_fail(r, BL_ERR_INTERNAL, "One view of this secret was used, but the server "
@@ -425,7 +400,7 @@ bl_op_burn(struct bl_req *r)
 		if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
 			return e;
 	}
-	if ((e = store_fail(r, bl_store_burn(r->store, s.id, r->now_ms,
+	if ((e = bl_req_logged(r, bl_store_burn(r->store, s.id, r->now_ms,
 	    s.by_receipt ? "receipt" : "recipient"))) != BL_OK)
 		return e;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "

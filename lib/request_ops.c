@@ -5,31 +5,6 @@
 
 #include "internal.h"
 
-/* Logs the store's reason for a failure that is the server's fault. */
-static enum bl_err
-store_fail(struct bl_req *r, enum bl_err e)
-{
-	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
-	    e == BL_ERR_INTERNAL))
-		bl_log(r, "database: %s", bl_store_error(r->store));
-	return e;
-}
-
-/* A new 22-character key and the SHA-256 of it. */
-static int
-new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
-{
-	unsigned char	 raw[16];
-	char		*s;
-
-	if (bl_random(raw, sizeof(raw)) != 0 ||
-	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
-		return -1;
-	memcpy(key, s, BL_KEY_LEN + 1);
-	free(s);
-	return bl_sha256(key, BL_KEY_LEN, hash);
-}
-
 /*
  * Reads member name of the body, a public key: 87 url-safe base64
  * characters of an uncompressed point (0x04 || X || Y).
@@ -119,7 +94,7 @@ bl_op_request_create(struct bl_req *r)
 	n.created_ms = r->now_ms;
 	n.expires_ms = r->now_ms + ttl * 1000;
 	e = BL_ERR_INTERNAL;
-	if (new_key(rkey, n.request_hash) != 0 || new_key(ikey, n.inbox_hash) != 0 ||
+	if (bl_new_key(rkey, n.request_hash) != 0 || bl_new_key(ikey, n.inbox_hash) != 0 ||
 	    (rurl = link(r, "request", rkey)) == NULL || (iurl = link(r, "inbox", ikey)) == NULL)
 		goto out;
 	/* built before the request is stored: nothing fails between the commit and the answer */
@@ -134,7 +109,7 @@ bl_op_request_create(struct bl_req *r)
 	    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) == NULL)
 		goto out;
 	if ((e = bl_req_store(r)) != BL_OK ||
-	    (e = store_fail(r, bl_request_insert(r->store, &n))) != BL_OK)
+	    (e = bl_req_logged(r, bl_request_insert(r->store, &n))) != BL_OK)
 		goto out;
 	bl_respond_json(r, 200, o);
 	e = BL_OK;
@@ -158,7 +133,7 @@ find(struct bl_req *r, struct bl_request *q, struct bl_item *note)
 		return BL_ERR_INTERNAL;
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
-	return store_fail(r, bl_request_lookup(r->store, hash, r->now_ms, q, note));
+	return bl_req_logged(r, bl_request_lookup(r->store, hash, r->now_ms, q, note));
 }
 
 /* The status the inbox key reads: state and times, never content. */
@@ -237,7 +212,7 @@ answer(struct bl_req *r, const struct bl_request *q)
 		e = BL_ERR_FILES_NOT_ALLOWED;
 		goto out;
 	}
-	if ((e = store_fail(r, bl_request_answer(r->store, q->id, r->now_ms, eph,
+	if ((e = bl_req_logged(r, bl_request_answer(r->store, q->id, r->now_ms, eph,
 	    &c.content))) != BL_OK)
 		goto out;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The answer was stored, but the server could not "
@@ -265,7 +240,7 @@ read_answer(struct bl_req *r, struct bl_request *q)
 
 	memset(&c, 0, sizeof(c));
 	if ((e = bl_request_state_err(q->state, 1)) != BL_OK ||
-	    (e = store_fail(r, bl_request_read(r->store, q->id, r->now_ms, q, &c))) != BL_OK)
+	    (e = bl_req_logged(r, bl_request_read(r->store, q->id, r->now_ms, q, &c))) != BL_OK)
 		return e;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The answer was read, but the server could not "
 	    "send it (out of memory); it is lost.");
@@ -308,7 +283,7 @@ bl_op_request_burn(struct bl_req *r)
 
 	if ((e = find(r, &q, NULL)) != BL_OK)
 		return e;
-	if ((e = store_fail(r, bl_request_burn(r->store, q.id, r->now_ms))) != BL_OK)
+	if ((e = bl_req_logged(r, bl_request_burn(r->store, q.id, r->now_ms))) != BL_OK)
 		return e;
 	bl_req_fail(r, BL_ERR_INTERNAL, "The request was burned, but the server could "
 	    "not send the confirmation (out of memory).");

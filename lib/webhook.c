@@ -13,16 +13,6 @@ static const char *const event_names[] = {
 };
 static const char *const state_names[] = { "pending", "sent", "dropped" };
 
-/* Logs the store's reason for a failure of its own and passes e on (also accmail.c's). */
-enum bl_err
-bl_req_logged(struct bl_req *r, enum bl_err e)
-{
-	if (r->store != NULL && (e == BL_ERR_STORE_BUSY || e == BL_ERR_STORE_UNAVAILABLE ||
-	    e == BL_ERR_INTERNAL))
-		bl_log(r, "database: %s", bl_store_error(r->store));
-	return e;
-}
-
 static int
 add_int_or_null(json_object *o, const char *k, int64_t v)
 {
