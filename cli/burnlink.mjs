@@ -801,6 +801,27 @@ async function help(opts) {
 
 /* ---------- commands ---------- */
 
+// What a send or an answer carries: the --file files, and the text from arg
+// (given: the argument was there; "-" or none: standard input, which is read
+// only when there are no files or "-" asks for it). Refuses more than the
+// API's limits and an empty secret.
+async function readSecret(opts, arg, given) {
+	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
+	if (files.length > MAX_FILES)
+		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
+	let text = null;
+	if (given && arg !== '-')
+		text = Buffer.from(arg, 'utf8');
+	else if (given || files.length === 0)
+		text = await readStdin();
+	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
+	if (total > MAX_PLAINTEXT)
+		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
+	if ((!text || text.length === 0) && files.length === 0)
+		throw new UsageError('the secret is empty');
+	return { files, text, total };
+}
+
 async function cmdSend(opts, args) {
 	const timeoutMs = parseTimeout(opts.timeout);
 	const site = siteUrl(opts.url);
@@ -824,20 +845,7 @@ async function cmdSend(opts, args) {
 		body.notify = where;
 	}
 
-	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
-	if (files.length > MAX_FILES)
-		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
-
-	let text = null;
-	if (args.length === 1 && args[0] !== '-')
-		text = Buffer.from(args[0], 'utf8');
-	else if (args.length === 1 || files.length === 0)
-		text = await readStdin();
-	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
-	if (total > MAX_PLAINTEXT)
-		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
-	if ((!text || text.length === 0) && files.length === 0)
-		throw new UsageError('the secret is empty');
+	const { files, text, total } = await readSecret(opts, args[0], args.length === 1);
 
 	// What the site's settings refuse, before anything is sent (the server
 	// checks it all again; an older server without GET /api/config is not asked)
@@ -1051,19 +1059,7 @@ async function cmdAnswer(opts, args) {
 	if (link.fragmentKey === null)
 		throw new UsageError('the link has no #key=… part; copy the whole link');
 	const noteKey = decodeKey(link.fragmentKey);
-	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
-	if (files.length > MAX_FILES)
-		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
-	let text = null;
-	if (args.length === 2 && args[1] !== '-')
-		text = Buffer.from(args[1], 'utf8');
-	else if (args.length === 2 || files.length === 0)
-		text = await readStdin();
-	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
-	if (total > MAX_PLAINTEXT)
-		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
-	if ((!text || text.length === 0) && files.length === 0)
-		throw new UsageError('the secret is empty');
+	const { files, text } = await readSecret(opts, args[1], args.length === 2);
 
 	const url = `${link.site}/api/requests/${link.id}`;
 	const q = await api('GET', url, { timeoutMs });

@@ -3,7 +3,7 @@
 // the page header. The session cookie is HttpOnly: scripts never see it, only
 // the CSRF token the session answer carries.
 
-import { siteRoot, el, msg, localize } from './common.js';
+import { siteRoot, fetchJson, el, msg, localize } from './common.js';
 
 let current = null;	// Promise of the last session answer
 
@@ -11,42 +11,20 @@ let current = null;	// Promise of the last session answer
 // to {ok, status, data, headers}; a network failure is status 0, NETWORK_ERROR.
 // State-changing calls carry the session's X-CSRF-Token.
 export async function call(method, path, body) {
-	const init = {
-		method,
-		headers: { Accept: 'application/json' },
-		cache: 'no-store',
-		credentials: 'same-origin',
-		referrerPolicy: 'no-referrer',
-	};
+	const headers = {};
 	if (method !== 'GET' && method !== 'HEAD') {
 		const token = await csrfToken();
 		if (token)
-			init.headers['X-CSRF-Token'] = token;
+			headers['X-CSRF-Token'] = token;
 	}
-	if (body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
-		init.body = JSON.stringify(body);
-	}
-	let res;
-	try {
-		res = await fetch(siteRoot() + 'api/' + path, init);
-	} catch {
-		return { ok: false, status: 0, data: { code: 'NETWORK_ERROR' }, headers: new Headers() };
-	}
-	let data = null;
-	try {
-		data = await res.json();
-	} catch {
-		data = null;
-	}
-	if (!data || typeof data !== 'object')
-		data = res.ok ? {} : { code: res.status >= 500 ? 'INTERNAL_ERROR' : 'UNEXPECTED' };
+	const res = await fetchJson(siteRoot() + 'api/' + path, method, body, headers);
+	const data = res.data;
 	// Answers that describe the session replace the one we know.
 	if ('signedIn' in data)
 		current = Promise.resolve(data);
 	else if (data.code === 'NOT_SIGNED_IN')
 		current = Promise.resolve({ signedIn: false });
-	return { ok: res.ok, status: res.status, data, headers: res.headers };
+	return res;
 }
 
 // The session: {signedIn, signup, account?, csrfToken?, expiresAt?}. Asked

@@ -75,13 +75,15 @@ export function fragmentKey() {
 
 /* API */
 
-// One API call. Resolves to {ok, status, data, headers}; a network failure
-// gives status 0 and code NETWORK_ERROR. The page address (and so the key in
-// its fragment) is never part of the request, and no referrer is sent.
-export async function api(method, key, body) {
+// One JSON call of url (headers: more request headers). Resolves to {ok,
+// status, data, headers}; a network failure gives status 0 and code
+// NETWORK_ERROR, an answer that is not a JSON object a code from its status.
+// The page address (and so the key in its fragment) is never part of the
+// request, and no referrer is sent.
+export async function fetchJson(url, method, body, headers = {}) {
 	const init = {
 		method,
-		headers: { Accept: 'application/json' },
+		headers: { Accept: 'application/json', ...headers },
 		cache: 'no-store',
 		credentials: 'same-origin',
 		referrerPolicy: 'no-referrer',
@@ -92,7 +94,7 @@ export async function api(method, key, body) {
 	}
 	let res;
 	try {
-		res = await fetch(apiUrl(key), init);
+		res = await fetch(url, init);
 	} catch {
 		return { ok: false, status: 0, data: { code: 'NETWORK_ERROR' }, headers: new Headers() };
 	}
@@ -105,6 +107,11 @@ export async function api(method, key, body) {
 	if (!data || typeof data !== 'object')
 		data = res.ok ? {} : { code: res.status >= 500 ? 'INTERNAL_ERROR' : 'UNEXPECTED' };
 	return { ok: res.ok, status: res.status, data, headers: res.headers };
+}
+
+// One call of /api/secrets[/<key>] (fetchJson()).
+export function api(method, key, body) {
+	return fetchJson(apiUrl(key), method, body);
 }
 
 // Seconds to wait from a 429 answer (Retry-After, else X-RateLimit-Reset), or null.

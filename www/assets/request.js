@@ -7,7 +7,7 @@
 import * as wire from './wire.js';
 import {
 	$, el, showView, announce, setMessage, copyText, describeError, msg, localize,
-	MAX_PLAINTEXT, MAX_FILES,
+	MAX_PLAINTEXT, MAX_FILES, fetchJson,
 } from './common.js';
 import { Msg, value, bytes, date, rel, setTitle } from './i18n.js';
 import { call as accountCall } from './account.js';
@@ -59,27 +59,9 @@ function fragment() {
 
 const here = where();
 
-// One call of /api/requests[/<key>]: {ok, status, data, headers}.
-async function call(method, key, body) {
-	const init = { method, headers: { Accept: 'application/json' }, cache: 'no-store',
-		credentials: 'same-origin', referrerPolicy: 'no-referrer' };
-	if (body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
-		init.body = JSON.stringify(body);
-	}
-	let res;
-	try {
-		res = await fetch(here.root + 'api/requests' + (key ? '/' + key : ''), init);
-	} catch {
-		return { ok: false, status: 0, data: { code: 'NETWORK_ERROR' }, headers: new Headers() };
-	}
-	let data = null;
-	try {
-		data = await res.json();
-	} catch {
-		data = null;
-	}
-	return { ok: res.ok, status: res.status, data: data || {}, headers: res.headers };
+// One call of /api/requests[/<key>] (fetchJson()).
+function call(method, key, body) {
+	return fetchJson(here.root + 'api/requests' + (key ? '/' + key : ''), method, body);
 }
 
 // The final view for a request that refuses (or a done action): title and
