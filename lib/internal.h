@@ -4,6 +4,20 @@
 
 #include "burnlink.h"
 
+/*
+ * BL_SANITIZED in a sanitizer build (make asan): no seccomp filter (sandbox.c),
+ * SQLite's own allocator (store_sqlite.c) and a return from main instead of
+ * _exit (serve.c), so that LeakSanitizer sees every allocation at the exit.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define BL_SANITIZED	1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(BL_SANITIZED)
+#define BL_SANITIZED	1
+#endif
+
 struct bl_req;
 
 /* States of a secret row. */

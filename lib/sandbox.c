@@ -11,15 +11,6 @@
  * for platforms without seccomp). Sanitizer builds skip it: LeakSanitizer
  * stops the world with clone() and ptrace() at exit, which the filter forbids.
  */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define BL_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define BL_SANITIZED 1
-#endif
-
 #if !defined(BL_NO_SECCOMP) && !defined(BL_SANITIZED) && defined(__linux__)
 #define BL_USE_SECCOMP 1
 #include <linux/filter.h>

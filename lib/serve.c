@@ -245,13 +245,10 @@ bl_serve(const struct bl_route *rt)
 		return bl_fcgi_serve(rt);
 	bl_prefault();
 	bl_serve_one(rt, &bl_cgi_io, NULL, bl_sandbox() == 0);
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef BL_SANITIZED
 	return 0;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return 0;
-#endif
-#endif
+#else
 	fflush(stderr);
 	_exit(0);
+#endif
 }

@@ -262,14 +262,6 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 #define ARENA_BYTES	(96 * 1024)	/* under glibc's mmap threshold: from the heap */
 #define ARENA_LARGEST	1024
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define BL_SANITIZED	1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define BL_SANITIZED	1
-#endif
 #if !defined(BL_FREE_AT_EXIT) && !defined(BL_SANITIZED)
 #define USE_ARENA	1
 static unsigned char	*arena;
