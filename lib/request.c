@@ -173,18 +173,6 @@ lock(struct bl_store *s, int64_t id, int64_t now, struct bl_request *r, int *cha
 	return BL_OK;
 }
 
-/* Ends a transaction that found the request in a state that refuses: keeps a recorded expiry. */
-static enum bl_err
-refuse(struct bl_store *s, enum bl_err e, int changed)
-{
-	enum bl_err	 ce;
-
-	if (!changed)
-		return bl_st_end(s, e);
-	ce = bl_st_end(s, BL_OK);
-	return ce != BL_OK ? ce : e;
-}
-
 /*
  * Finds a request by the hash of its request key or inbox key (r->by_inbox
  * says which), with its sealed note in note (if not NULL and it has one). One
@@ -235,7 +223,7 @@ bl_request_answer(struct bl_store *s, int64_t id, int64_t now,
 	if ((e = lock(s, id, now, &r, &changed)) != BL_OK)
 		return bl_st_end(s, e);
 	if (r.state != BL_RQ_WAITING)
-		return refuse(s, bl_request_state_err(r.state, 0), changed);
+		return bl_st_refuse(s, bl_request_state_err(r.state, 0), changed);
 	/* keys nobody holds: the answer is reached through the request only */
 	if (bl_random(n.secret_hash, BL_HASH_BYTES) != 0 ||
 	    bl_random(n.receipt_hash, BL_HASH_BYTES) != 0)
@@ -272,7 +260,7 @@ bl_request_read(struct bl_store *s, int64_t id, int64_t now, struct bl_request *
 	if ((e = lock(s, id, now, r, &changed)) != BL_OK)
 		return bl_st_end(s, e);
 	if (r->state != BL_RQ_ANSWERED)
-		return refuse(s, bl_request_state_err(r->state, 1), changed);
+		return bl_st_refuse(s, bl_request_state_err(r->state, 1), changed);
 	if (!r->has_answer_key || r->answer_id <= 0)
 		return bl_st_end(s, BL_ERR_INTERNAL);
 	if ((e = bl_secret_take(s, r->answer_id, now, &sec, c)) == BL_OK &&
@@ -300,6 +288,6 @@ bl_request_burn(struct bl_store *s, int64_t id, int64_t now)
 	if ((e = lock(s, id, now, &r, &changed)) != BL_OK)
 		return bl_st_end(s, e);
 	if (!open_state(r.state))
-		return refuse(s, bl_request_state_err(r.state, 1), changed);
+		return bl_st_refuse(s, bl_request_state_err(r.state, 1), changed);
 	return bl_st_end(s, end_request(s, &r, now, BL_RQ_BURNED));
 }

@@ -297,21 +297,6 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	return r->state == BL_ST_ACTIVE ? BL_OK : bl_state_err(r->state);
 }
 
-/*
- * Ends the transaction of a request that found the row not active: keeps an
- * expiry that check_active() recorded, and returns the row's state error.
- */
-static enum bl_err
-end_inactive(struct bl_store *s, enum bl_err e, int changed)
-{
-	enum bl_err	 ce;
-
-	if (!changed)
-		return bl_st_end(s, e);
-	ce = bl_st_end(s, BL_OK);
-	return ce != BL_OK ? ce : e;
-}
-
 /* 1 for the failures of the store itself (the others are the row's state). */
 static int
 store_failed(enum bl_err e)
@@ -412,7 +397,7 @@ bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	if ((e = bl_secret_take(s, id, now, r, c)) != BL_OK && !store_failed(e))
-		return end_inactive(s, e, r->state != BL_ST_ACTIVE);
+		return bl_st_refuse(s, e, r->state != BL_ST_ACTIVE);
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		bl_content_free(c);
 	return e;
@@ -447,7 +432,7 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 		return e;
 	memset(&r, 0, sizeof(r));
 	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
-		return end_inactive(s, e, changed);
+		return bl_st_refuse(s, e, changed);
 	if ((e = set_state(s, &r, BL_ST_BURNED)) == BL_OK)
 		e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now);
 	return bl_st_end(s, e);

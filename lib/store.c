@@ -295,6 +295,17 @@ bl_st_end(struct bl_store *s, enum bl_err e)
 }
 
 enum bl_err
+bl_st_refuse(struct bl_store *s, enum bl_err e, int changed)
+{
+	enum bl_err	 ce;
+
+	if (!changed)
+		return bl_st_end(s, e);
+	ce = bl_st_end(s, BL_OK);
+	return ce != BL_OK ? ce : e;
+}
+
+enum bl_err
 bl_st_purge(struct bl_store *s)
 {
 	return s->ops->purge != NULL ? s->ops->purge(s->db) : BL_OK;

@@ -208,7 +208,9 @@ extern const struct bl_counter_ops	 bl_counters_pg_ops;
  * store.c: what the units above the backends (secret.c, account_store.c)
  * run statements with. bl_st_one() reads the first row with fn and is
  * NOT_FOUND when there is none; bl_st_end() commits when e is BL_OK, else
- * rolls back, and returns e or the commit's failure.
+ * rolls back, and returns e or the commit's failure. bl_st_refuse() ends a
+ * transaction that refuses with e (a row's state) but keeps what it changed
+ * on the way (changed: an expiry it recorded): e, or the commit's failure.
  */
 enum bl_err	 bl_st_run(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
 		    bl_row_fn, void *, int64_t *changes);
@@ -216,6 +218,7 @@ enum bl_err	 bl_st_one(struct bl_store *, enum bl_stmt, const struct bl_parm *, 
 		    bl_row_fn, void *);
 enum bl_err	 bl_st_begin(struct bl_store *);
 enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
+enum bl_err	 bl_st_refuse(struct bl_store *, enum bl_err, int changed);
 enum bl_err	 bl_st_purge(struct bl_store *);
 int		 bl_st_deferrable(const struct bl_store *);
 void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),
