@@ -636,25 +636,6 @@ list_key(void *arg, const struct bl_api_key *k)
 	return 0;
 }
 
-/* Answers {success?, <k>: v}; takes v. */
-static enum bl_err
-respond_one(struct bl_req *r, int success, const char *k, json_object *v)
-{
-	json_object	*o;
-
-	if ((o = json_object_new_object()) == NULL) {
-		json_object_put(v);
-		return BL_ERR_INTERNAL;
-	}
-	if ((success && bl_json_add(o, "success", json_object_new_boolean(1))) || bl_json_add(o, k, v)) {
-		json_object_put(o);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
-}
-
 /* POST /api/keys: issues a named key; the key is in this response only. */
 enum bl_err
 bl_op_key_create(struct bl_req *r)
@@ -712,7 +693,7 @@ bl_op_key_revoke(struct bl_req *r)
 		return BL_ERR_KEY_NOT_FOUND;	/* revoked meanwhile */
 	if (e != BL_OK || (e = bl_req_logged(r, bl_store_key_get(r->store, id, &k))) != BL_OK)
 		return e;
-	return respond_one(r, 1, "apiKey", key_json(&k));
+	return bl_respond_fields(r, 1, "apiKey", key_json(&k), NULL, NULL);
 }
 
 /* GET /api/keys: the account's keys. */
@@ -728,7 +709,7 @@ bl_op_keys_list(struct bl_req *r)
 		json_object_put(arr);
 		return e;
 	}
-	return respond_one(r, 0, "keys", arr);
+	return bl_respond_fields(r, 0, "keys", arr, NULL, NULL);
 }
 
 /* State name of a row as its owner sees it now: an active row past its expiry is expired. */
@@ -885,7 +866,7 @@ bl_op_my_burn(struct bl_req *r)
 		return e;
 	if ((o = json_object_new_string("burned")) == NULL)
 		return BL_ERR_INTERNAL;
-	return respond_one(r, 1, "state", o);
+	return bl_respond_fields(r, 1, "state", o, NULL, NULL);
 }
 
 /*

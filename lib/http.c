@@ -589,6 +589,34 @@ bl_respond_built(struct bl_req *r, int status, json_object *body, int failed)
 	return BL_OK;
 }
 
+/* Adds v under k unless an earlier step failed (bad); takes v either way. */
+static int
+take(json_object *o, const char *k, json_object *v, int bad)
+{
+	if (bad || k == NULL) {
+		json_object_put(v);
+		return bad;
+	}
+	return bl_json_add(o, k, v) != 0;
+}
+
+/*
+ * Answers 200 {success: true (if success), k: v, k2: v2} (k2, or both, may
+ * be NULL); takes v and v2 whatever happens.
+ */
+enum bl_err
+bl_respond_fields(struct bl_req *r, int success, const char *k, json_object *v,
+    const char *k2, json_object *v2)
+{
+	json_object	*o = json_object_new_object();
+	int		 bad;
+
+	bad = o == NULL || (success && bl_json_add(o, "success", json_object_new_boolean(1)));
+	bad = take(o, k, v, bad);
+	bad = take(o, k2, v2, bad);
+	return bl_respond_built(r, 200, o, bad);
+}
+
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {

@@ -451,6 +451,8 @@ enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
 int		 bl_respond_json(struct bl_req *, int status, json_object *);
 enum bl_err	 bl_respond_built(struct bl_req *, int status, json_object *, int failed);
+enum bl_err	 bl_respond_fields(struct bl_req *, int success, const char *, json_object *,
+		    const char *, json_object *);
 enum bl_err	 bl_req_logged(struct bl_req *, enum bl_err);	/* a store failure logged */
 int		 bl_respond_text(struct bl_req *, int status, const char *, size_t);
 char		*bl_json_text(json_object *, size_t *len);

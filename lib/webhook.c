@@ -57,28 +57,6 @@ list_one(void *arg, const struct bl_webhook *w)
 	return 0;
 }
 
-/* Answers {success?, k: v, ...}; takes v (and v2 under k2 when not NULL). */
-static enum bl_err
-respond(struct bl_req *r, int success, const char *k, json_object *v, const char *k2,
-    json_object *v2)
-{
-	json_object	*o;
-	enum bl_err	 e = BL_ERR_INTERNAL;
-
-	if ((o = json_object_new_object()) == NULL ||
-	    (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
-	    (k != NULL && bl_json_add(o, k, v)) || (k2 != NULL && bl_json_add(o, k2, v2)))
-		goto out;
-	v = v2 = NULL;
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
-out:
-	json_object_put(v);
-	json_object_put(v2);
-	json_object_put(o);
-	return e;
-}
-
 /* GET /api/webhooks: the account's webhooks. */
 enum bl_err
 bl_op_webhooks_list(struct bl_req *r)
@@ -95,7 +73,7 @@ bl_op_webhooks_list(struct bl_req *r)
 		json_object_put(arr);
 		return e;
 	}
-	return respond(r, 0, "webhooks", arr, NULL, NULL);
+	return bl_respond_fields(r, 0, "webhooks", arr, NULL, NULL);
 }
 
 /*
@@ -168,7 +146,7 @@ bl_op_webhook_create(struct bl_req *r)
 	e = BL_ERR_INTERNAL;
 	if ((o = json_object_new_string(secret)) == NULL)
 		goto out;
-	e = respond(r, 1, "secret", o, "webhook", webhook_json(&w));
+	e = bl_respond_fields(r, 1, "secret", o, "webhook", webhook_json(&w));
 	o = NULL;
 out:
 	bl_wipe(secret, sizeof(secret));
@@ -245,7 +223,7 @@ bl_op_webhook_get(struct bl_req *r)
 		json_object_put(arr);
 		return e;
 	}
-	return respond(r, 0, "webhook", webhook_json(&f.w), "deliveries", arr);
+	return bl_respond_fields(r, 0, "webhook", webhook_json(&f.w), "deliveries", arr);
 }
 
 /* POST /api/webhooks/<id>: queues a test delivery; DELETE: deletes the webhook. */
@@ -263,5 +241,5 @@ bl_op_webhook_item(struct bl_req *r)
 		e = bl_store_webhook_test(r->store, account, r->item_id, r->now_ms);
 	if ((e = bl_req_logged(r, e)) != BL_OK)
 		return e;
-	return respond(r, 1, NULL, NULL, NULL, NULL);
+	return bl_respond_fields(r, 1, NULL, NULL, NULL, NULL);
 }
