@@ -134,3 +134,35 @@ test('after a database restart the kept connections are made anew, without a fai
 	const m = seen[0].body.metadata;
 	assert.equal((await api('POST', `/api/secrets/${m.secretKey}`, {})).status, 200);
 });
+
+// A responder's connection is kept and made straight to the server: each
+// statement is prepared once on it (parsed and planned once) and then only
+// bound and run; after a restart the new session prepares again. The server's
+// statement log shows which: "parse bl_N" once, "execute bl_N" per run
+// (unnamed statements log "<unnamed>").
+test('a kept connection prepares each statement once, and again after a restart', async () => {
+	pg.sql(db, `ALTER DATABASE ${db} SET log_min_duration_statement = 0`);
+	pg.sql(db, `ALTER DATABASE ${db} SET log_min_messages = log`);
+	const log = path.join(pg.dir, 'server.log');
+	const runs = (re) => (fs.readFileSync(log, 'utf8').match(re) || []).length;
+	const insertParse = /parse bl_\d+: INSERT INTO secrets /g;
+	const insertExec = /execute bl_\d+: INSERT INTO secrets /g;
+	try {
+		for (let round = 1; round <= 2; round++) {
+			pg.restart('fast');	// the settings apply to new sessions
+			const parsed = runs(insertParse), executed = runs(insertExec);
+			for (let i = 0; i < 5; i++) {
+				const c = await api('POST', '/api/secrets', { text: `prepared ${round}.${i}` });
+				assert.equal(c.status, 200, c.text);
+				const r = await api('POST', `/api/secrets/${c.body.metadata.secretKey}`, {});
+				assert.equal(r.status, 200, r.text);
+				assert.ok(r.body.text, 'the secret comes back');
+			}
+			assert.equal(runs(insertParse) - parsed, 1, 'the insert is prepared once per session');
+			assert.equal(runs(insertExec) - executed, 5, 'and run by name for every create');
+		}
+	} finally {
+		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_duration_statement`);
+		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_messages`);
+	}
+});
