@@ -24,9 +24,14 @@
 #   DURATION  seconds per run (10); WARMUP seconds before the runs (2); RUNS (3)
 #   CONNS     connection counts ("1 8")
 #   CASES     which cases ("floor create-cs create-ss metadata retrieve
-#             retrieve-once burn pb-create pb-read sizes"; BACKEND=postgres:
-#             without pb-* and sizes); the floor always runs when a ratio needs it
+#             retrieve-spread retrieve-once burn pb-create pb-read sizes";
+#             BACKEND=postgres: without pb-* and sizes); the floor always runs
+#             when a ratio needs it. retrieve views one unlimited secret on
+#             every request (all views wait for one row); retrieve-spread
+#             views one of POOL (256) unlimited secrets drawn at random
 #   SIZES     plaintext sizes of the size curve ("1024 65536 524288 2097152")
+#   PG_FCGI_PROCS  lighttpd's FastCGI processes per program on PostgreSQL (4:
+#               each waits on the database for every statement; INSTALL)
 #   FCGI_PROCS  FastCGI processes per program (2 with lighttpd; 16 with Apache,
 #               whose mod_fcgid gives each process one request at a time: INSTALL 15)
 #   PRIVATEBIN_TARBALL  PrivateBin's release tarball (default: the newest
@@ -50,15 +55,17 @@ WARMUP=${WARMUP:-2}
 RUNS=${RUNS:-3}
 CONNS=${CONNS:-"1 8"}
 if [ "$BACKEND" = postgres ]; then
-	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-once burn"}
+	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn"}
 	if [ "$MODE" = cgi ]; then DBS=${DBS:-"sqlite pg pgbouncer"}; else DBS=${DBS:-"sqlite pg"}; fi
 else
-	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-once burn pb-create pb-read sizes"}
+	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn pb-create pb-read sizes"}
 	DBS=${DBS:-sqlite}
 fi
 SIZES=${SIZES:-"1024 65536 524288 2097152"}
 if [ "$SERVER" = apache ]; then FCGI_PROCS=${FCGI_PROCS:-16}; else FCGI_PROCS=${FCGI_PROCS:-2}; fi
+PG_FCGI_PROCS=${PG_FCGI_PROCS:-$([ "$SERVER" = apache ] && echo "$FCGI_PROCS" || echo 4)}
 SEED=${SEED:-60000}
+POOL=${POOL:-256}
 
 case "$SERVER" in lighttpd | apache) ;; *) echo "bench: SERVER must be lighttpd or apache" >&2; exit 2 ;; esac
 case "$MODE" in cgi | fastcgi) ;; *) echo "bench: MODE must be cgi or fastcgi" >&2; exit 2 ;; esac
@@ -235,7 +242,8 @@ fi
 
 # --- the seeded databases -----------------------------------------------------
 # Per family (sqlite; pg, which PgBouncer shares): one unlimited-view 1 KiB
-# secret (metadata, retrieve), one unlimited secret per size of the curve, and
+# secret (metadata, retrieve), POOL more (retrieve-spread), one unlimited
+# secret per size of the curve, and
 # SEED one-time secrets (retrieve-once, burn). SQLite is seeded on tmpfs when
 # there is one (fast), then copied per run; PostgreSQL into the database
 # "burnlink", copied per run (CREATE DATABASE ... TEMPLATE), seeded without
@@ -255,6 +263,7 @@ seed_family() {
 	seed() { BURNLINK_DB=$sdb BURNLINK_SECRET_FILE=$work/seed/secret.key "$seeder" "$@"; }
 	echo "bench: seeding $SEED one-time secrets ($fam)" >&2
 	seed 1 0 1024 | cut -d' ' -f1 >"$sd/ukey"
+	seed "$POOL" 0 1024 >"$sd/upool"
 	for s in $SIZES; do
 		seed 1 0 "$s" | cut -d' ' -f1 >"$sd/size-$s"
 	done
@@ -398,11 +407,13 @@ else {
 }
 EOF
 	if [ "$mode" = fastcgi ]; then
+		procs=$FCGI_PROCS
+		[ -z "$srv_pgdb" ] || procs=$PG_FCGI_PROCS
 		echo 'fastcgi.server = ('
 		for p in create metadata retrieve delete; do
 			cat <<EOF
 	"/cgi-bin/$p" => (( "socket" => "$d/run/$p.sock", "bin-path" => "$progs/$p",
-		"max-procs" => $FCGI_PROCS, "check-local" => "disable" )),
+		"max-procs" => $procs, "check-local" => "disable" )),
 EOF
 		done
 		echo ')'
@@ -601,6 +612,7 @@ case_env() {
 	create-ss) echo "BL_METHOD=POST BL_PATH=/api/secrets BL_BODY=$work/ss-1024.json" ;;
 	metadata) echo "BL_METHOD=GET BL_PATH=/api/secrets/$ukey" ;;
 	retrieve) echo "BL_METHOD=POST BL_PATH=/api/secrets/$ukey" ;;
+	retrieve-spread) echo "BL_METHOD=POST BL_PATH=/api/secrets/ BL_KEYS=$sd/upool BL_KEY_PICK=random" ;;
 	retrieve-once) echo "BL_METHOD=POST BL_PATH=/api/secrets/ BL_KEYS=$sd/keys.run" ;;
 	burn) echo "BL_METHOD=DELETE BL_PATH=/api/secrets/ BL_KEYS=$sd/keys.run BL_KEY_COL=2" ;;
 	pb-create) echo "BL_METHOD=POST BL_PATH=/ BL_BODY=$work/pb-1024.json BL_VARY=\"ct\":\" $pbh" ;;
@@ -717,7 +729,7 @@ for c in $CONNS; do
 		run_case floor "$floorfam" "$c"
 	fi
 	for db in $DBS; do
-		for name in create-cs create-ss metadata retrieve retrieve-once burn; do
+		for name in create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn; do
 			if want "$name"; then run_case "$name" "$db" "$c"; fi
 		done
 	done
@@ -749,7 +761,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	echo "- load average at start $load_start, at end $load_end (other work on the machine shows here)"
 	echo "- a 4 KiB write + fdatasync in the work directory: $fsync_start ms at start, $fsync_end ms at end: one durable commit at a time (SQLite holds the write lock through the fsync) caps writes near $(awk -v a="$fsync_start" -v b="$fsync_end" 'BEGIN { m = (a + b) / 2; if (m > 0) printf "%d", 1000 / m; else print "?" }')/s"
 	if [ "$SERVER" = apache ]; then echo "- server: $("$httpd" -v | sed -n 's/^Server version: //p'), event MPM, $( [ "$MODE" = fastcgi ] && echo "mod_fcgid, $FCGI_PROCS processes per program" || echo mod_cgid)"
-	else echo "- server: $("$lighttpd" -v 2>&1 | cut -d' ' -f1), $( [ "$MODE" = fastcgi ] && echo "mod_fastcgi, $FCGI_PROCS processes per program" || echo mod_cgi)"; fi
+	else echo "- server: $("$lighttpd" -v 2>&1 | cut -d' ' -f1), $( [ "$MODE" = fastcgi ] && echo "mod_fastcgi, $FCGI_PROCS processes per program$([ -z "$usepg" ] || echo " on SQLite, $PG_FCGI_PROCS on PostgreSQL")" || echo mod_cgi)"; fi
 	echo "- load: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2), ${DURATION}s per run after ${WARMUP}s of warm-up, $RUNS runs, a fresh server and database copy per run (database seeded with $SEED one-time secrets)"
 	echo "- rate limiting on: every request counted (X-Forwarded-For drawn from 16,256 addresses, 127.0.0.1 trusted as proxy)"
 	case " $DBS " in *" sqlite "*) echo "- sqlite: the static programs of \`make\`; synchronous=FULL, secure_delete on" ;; esac
@@ -834,8 +846,8 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 				echo
 				awk '$3 == 8 { rps[$1 "@" $2] = $4 }
 				END {
-					split("create-cs retrieve", c, " ")
-					for (i = 1; i <= 2; i++) {
+					split("create-cs retrieve retrieve-spread", c, " ")
+					for (i = 1; i <= 3; i++) {
 						s = rps[c[i] "@sqlite"]; p = rps[c[i] "@pg"]
 						if (s == "" || p == "" || s <= 0) continue
 						printf "- %s: %.2f, target >= 0.5: %s\n", c[i], p / s, (p / s >= 0.5 ? "met" : "NOT met")

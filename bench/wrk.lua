@@ -6,6 +6,8 @@
 --   BL_KEYS       file of "secretKey receiptKey" lines: every request takes the
 --                 next unused one (threads take disjoint slices)
 --   BL_KEY_COL    1 (secretKey, default) or 2 (receiptKey) of BL_KEYS
+--   BL_KEY_PICK   "random": every request takes a key of BL_KEYS drawn at
+--                 random (a pool of unlimited secrets), none used up
 --   BL_BODY       file whose contents are the JSON request body
 --   BL_THREADS    wrk's -t, so the threads can split BL_KEYS
 --   BL_HEADER     one more request header, "Name:value" (no spaces: PrivateBin's
@@ -38,6 +40,7 @@ local method = os.getenv("BL_METHOD") or "GET"
 local path = os.getenv("BL_PATH") or "/"
 local key = os.getenv("BL_KEY")
 local keys = nil
+local pick = os.getenv("BL_KEY_PICK")
 local nextkey = 1
 local body = nil
 local headers = {}
@@ -88,7 +91,9 @@ end
 
 function request()
 	local p = path
-	if keys then
+	if keys and pick == "random" then
+		p = path .. keys[math.random(1, #keys)]
+	elseif keys then
 		-- Past the end the keys repeat: those requests fail (410) and are counted.
 		p = path .. keys[(nextkey - 1) % #keys + 1]
 		nextkey = nextkey + 1
