@@ -112,6 +112,7 @@ struct pg_conn {
 	Oid		 prep_types[ST__MAX + CT__MAX][MAX_ARGS];
 	/* a statement sent with the next one (defer()), and its parameters */
 	const char	*later;
+	int		 later_key;	/* its statement, as run_text() names it */
 	int		 nlater;
 	struct bl_parm	 later_p[2];
 };
@@ -239,6 +240,8 @@ deferrable(const struct pg_store *s, enum bl_stmt id, const struct bl_parm *p, i
 	return 1;
 }
 
+static int	 named(struct pg_store *, int, int, const struct pg_args *, char *, size_t);
+
 /*
  * Sends the kept statement and then text (with n parameters) in one
  * pipeline; the result of text in *out on success. The first failure is
@@ -253,36 +256,51 @@ pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
 	PGresult	*res, *bad = NULL;
 	ExecStatusType	 st;
 	enum bl_err	 e = BL_OK;
-	int		 i;
+	char		 name[16];
+	int		 i, nres = 2, key = s->c->later_key, how, ok;
 
 	*out = NULL;
 	if (args(s, s->c->later_p, s->c->nlater, &lg) != 0) {
 		s->c->later = NULL;
 		return BL_ERR_INTERNAL;
 	}
-	if (PQenterPipelineMode(conn) != 1 ||
-	    PQsendQueryParams(conn, s->c->later, s->c->nlater, lg.types, lg.vals, lg.lens,
-	    lg.fmts, 1) != 1 ||
-	    PQsendQueryParams(conn, text, n, g->types, g->vals, g->lens, g->fmts, 1) != 1 ||
-	    PQpipelineSync(conn) != 1) {
+	/* The kept statement by name, prepared in this pipeline the first time. */
+	how = named(s, key, s->c->nlater, &lg, name, sizeof(name));
+	ok = PQenterPipelineMode(conn) == 1;
+	if (ok && how == 2) {
+		ok = PQsendPrepare(conn, name, s->c->later, s->c->nlater, lg.types) == 1;
+		nres = 3;
+	}
+	if (ok && how == 0)
+		ok = PQsendQueryParams(conn, s->c->later, s->c->nlater, lg.types, lg.vals,
+		    lg.lens, lg.fmts, 1) == 1;
+	else if (ok)
+		ok = PQsendQueryPrepared(conn, name, s->c->nlater, lg.vals, lg.lens, lg.fmts,
+		    1) == 1;
+	if (!ok || PQsendQueryParams(conn, text, n, g->types, g->vals, g->lens, g->fmts,
+	    1) != 1 || PQpipelineSync(conn) != 1) {
 		s->c->later = NULL;
 		e = fail(s, NULL, "pipeline");
 		PQexitPipelineMode(conn);
 		return e;
 	}
 	s->c->later = NULL;
-	/* Two results, each followed by NULL, then the sync. */
-	for (i = 0; i < 2; i++) {
+	/* nres results (text's last), each followed by NULL, then the sync. */
+	for (i = 0; i < nres; i++) {
 		while ((res = PQgetResult(conn)) != NULL) {
 			st = PQresultStatus(res);
 			if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && bad == NULL &&
 			    st != PGRES_PIPELINE_ABORTED)
 				bad = res;
-			else if (i == 1 && bad == NULL && *out == NULL)
+			else if (i == nres - 1 && bad == NULL && *out == NULL)
 				*out = res;
 			else
 				PQclear(res);
 		}
+	}
+	if (how == 2 && bad == NULL) {
+		s->c->prepared[key] = 1;
+		memcpy(s->c->prep_types[key], lg.types, (size_t)s->c->nlater * sizeof(Oid));
 	}
 	while ((res = PQgetResult(conn)) != NULL && PQresultStatus(res) != PGRES_PIPELINE_SYNC)
 		PQclear(res);
@@ -308,18 +326,34 @@ pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
  * pooler: PgBouncer in transaction mode hands each transaction to whichever
  * server connection is free, where the name is unknown (session()).
  */
+/*
+ * How statement key (see run_text()) with these parameters runs on s's
+ * connection: 0 unnamed, 1 by its name (in name), 2 by its name once it is
+ * prepared.
+ */
+static int
+named(struct pg_store *s, int key, int n, const struct pg_args *g, char *name, size_t len)
+{
+	struct pg_conn	*c = s->c;
+
+	if (key < 0 || !persistent || !c->direct ||
+	    (c->prepared[key] && memcmp(c->prep_types[key], g->types, (size_t)n * sizeof(Oid))))
+		return 0;
+	snprintf(name, len, "bl_%d", key);
+	return c->prepared[key] ? 1 : 2;
+}
+
 static PGresult *
 run_text(struct pg_store *s, int key, const char *text, int n, const struct pg_args *g)
 {
 	struct pg_conn	*c = s->c;
 	PGresult	*res;
 	char		 name[16];
+	int		 how = named(s, key, n, g, name, sizeof(name));
 
-	if (key < 0 || !persistent || !c->direct ||
-	    (c->prepared[key] && memcmp(c->prep_types[key], g->types, (size_t)n * sizeof(Oid))))
+	if (how == 0)
 		return PQexecParams(c->conn, text, n, g->types, g->vals, g->lens, g->fmts, 1);
-	snprintf(name, sizeof(name), "bl_%d", key);
-	if (!c->prepared[key]) {
+	if (how == 2) {
 		res = PQprepare(c->conn, name, text, n, g->types);
 		if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
 			return res;
@@ -439,6 +473,7 @@ pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int
 
 	if (deferrable(s, id, p, n, fn, changes)) {
 		s->c->later = sql;
+		s->c->later_key = (int)id;
 		s->c->nlater = n;
 		memcpy(s->c->later_p, p, (size_t)n * sizeof(*p));
 		return BL_OK;

@@ -147,10 +147,14 @@ test('a kept connection prepares each statement once, and again after a restart'
 	const runs = (re) => (fs.readFileSync(log, 'utf8').match(re) || []).length;
 	const insertParse = /parse bl_\d+: INSERT INTO secrets /g;
 	const insertExec = /execute bl_\d+: INSERT INTO secrets /g;
+	// the view count, sent with the COMMIT in one pipeline
+	const viewParse = /parse bl_\d+: UPDATE secrets SET view_count = view_count \+ 1/g;
+	const viewExec = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1/g;
 	try {
 		for (let round = 1; round <= 2; round++) {
 			pg.restart('fast');	// the settings apply to new sessions
 			const parsed = runs(insertParse), executed = runs(insertExec);
+			const viewsParsed = runs(viewParse), viewsRun = runs(viewExec);
 			for (let i = 0; i < 5; i++) {
 				const c = await api('POST', '/api/secrets', { text: `prepared ${round}.${i}` });
 				assert.equal(c.status, 200, c.text);
@@ -160,6 +164,8 @@ test('a kept connection prepares each statement once, and again after a restart'
 			}
 			assert.equal(runs(insertParse) - parsed, 1, 'the insert is prepared once per session');
 			assert.equal(runs(insertExec) - executed, 5, 'and run by name for every create');
+			assert.equal(runs(viewParse) - viewsParsed, 1, 'the view count is prepared once per session');
+			assert.equal(runs(viewExec) - viewsRun, 5, 'and run by name for every view');
 		}
 	} finally {
 		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_duration_statement`);
