@@ -647,6 +647,7 @@ bl_op_key_create(struct bl_req *r)
 	struct bl_api_key	 k;
 	json_object		*o = NULL;
 	enum bl_err		 e;
+	int			 bad;
 
 	if ((e = body_string(r, "name", &name, &nlen, BL_ERR_INVALID_NAME,
 	    "Send {\"name\": \"...\"}: 1 to 128 bytes without control characters.")) != BL_OK)
@@ -657,20 +658,14 @@ bl_op_key_create(struct bl_req *r)
 		return BL_ERR_KEY_LIMIT;
 	if ((e = bl_key_issue(r->ctx, ss->account.id, name, key, &k)) != BL_OK)
 		return e;
-	e = BL_ERR_INTERNAL;
-	if ((o = json_object_new_object()) == NULL ||
+	bad = (o = json_object_new_object()) == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
 	    bl_json_add(o, "key", json_object_new_string(key)) ||
-	    bl_json_add(o, "apiKey", key_json(&k)))
-		goto out;
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
-out:
+	    bl_json_add(o, "apiKey", key_json(&k));
 	bl_wipe(key, sizeof(key));
-	if (o != NULL) {
-		bl_json_wipe(o);	/* the key */
-		json_object_put(o);
-	}
+	/* A key nobody was shown must not stay: a 500 leaves no key behind. */
+	if ((e = bl_respond_built(r, 200, o, bad)) != BL_OK)
+		bl_req_logged(r, bl_store_key_delete(r->store, ss->account.id, k.id));
 	return e;
 }
 

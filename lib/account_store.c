@@ -185,6 +185,22 @@ bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
 	return changed == 1 ? BL_OK : BL_ERR_NOT_FOUND;
 }
 
+/*
+ * Removes key id of an account if it was never used (a key issued a moment
+ * ago whose answer could not be made); NOT_FOUND if there is no such key.
+ */
+enum bl_err
+bl_store_key_delete(struct bl_store *s, int64_t account_id, int64_t id)
+{
+	enum bl_err	 e;
+	int64_t		 changed;
+
+	if ((e = bl_st_run(s, ST_KEY_DELETE, PARMS(P_INT(id), P_INT(account_id)), NULL, NULL,
+	    &changed)) != BL_OK)
+		return e;
+	return changed == 1 ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
 /* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
 enum bl_err
 bl_store_account_signup(struct bl_store *s, const char *name,

@@ -574,18 +574,26 @@ bl_req_logged(struct bl_req *r, enum bl_err e)
 
 /*
  * Answers with body, a JSON object the handler built (failed: building it
- * failed, body may be NULL), and frees it: BL_OK, or BL_ERR_INTERNAL
- * unanswered for the handler to return.
+ * failed, body may be NULL), and wipes and frees it: BL_OK, or
+ * BL_ERR_INTERNAL unanswered when it could not be built or serialised, for
+ * the handler to undo what the answer was to report (a key or a webhook
+ * whose secret nobody saw) and return. Its strings are wiped: an answer may
+ * hold an API key or a signing secret.
  */
 enum bl_err
 bl_respond_built(struct bl_req *r, int status, json_object *body, int failed)
 {
-	if (failed) {
-		json_object_put(body);
-		return BL_ERR_INTERNAL;
-	}
-	bl_respond_json(r, status, body);
+	char	*js = NULL;
+	size_t	 jlen = 0;
+
+	if (!failed && (js = bl_json_text(body, &jlen)) != NULL)
+		bl_respond_text(r, status, js, jlen);
+	if (body != NULL)
+		bl_json_wipe(body);
 	json_object_put(body);
+	if (js == NULL)
+		return BL_ERR_INTERNAL;
+	bl_free_wipe(js, jlen + 1);
 	return BL_OK;
 }
 

@@ -208,6 +208,7 @@ enum bl_err	 bl_store_key_get(struct bl_store *, int64_t id, struct bl_api_key *
 enum bl_err	 bl_store_key_list(struct bl_store *, int64_t account_id,
 		    int (*cb)(void *, const struct bl_api_key *), void *);
 enum bl_err	 bl_store_key_revoke(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_key_delete(struct bl_store *, int64_t account_id, int64_t id);
 
 /*
  * Sign-in passwords, browser sessions and an account's secrets (lib/account.c).

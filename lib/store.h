@@ -37,6 +37,7 @@ enum bl_stmt {
 	ST_KEY_GET,		/* id -> KEY */
 	ST_KEY_LIST,		/* account_id (0: all) -> KEY */
 	ST_KEY_REVOKE,		/* id, now */
+	ST_KEY_DELETE,		/* id, account_id: a key never used */
 	ST_PASSWORD_GET,	/* account_id -> pass_hash */
 	ST_PASSWORD_SET,	/* account_id, pass_hash, now */
 	ST_SESSION_INSERT,	/* hash, account_id, now */

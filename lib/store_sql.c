@@ -63,6 +63,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "ORDER BY id",
 	[ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND "
 	    "revoked_at IS NULL",
+	[ST_KEY_DELETE] = "DELETE FROM api_keys WHERE id = $1 AND account_id = $2 AND "
+	    "last_used_at IS NULL",
 	[ST_PASSWORD_GET] = "SELECT pass_hash FROM account_passwords WHERE account_id = $1",
 	[ST_PASSWORD_SET] = "INSERT INTO account_passwords (account_id, pass_hash, "
 	    "changed_at) VALUES ($1,$2,$3) ON CONFLICT (account_id) DO UPDATE SET "

@@ -115,7 +115,6 @@ bl_op_webhook_create(struct bl_req *r)
 	char			*b = NULL, secret[64];
 	const char		*url;
 	size_t			 ulen, blen = 0;
-	json_object		*o = NULL;
 	enum bl_err		 e;
 
 	memset(&w, 0, sizeof(w));
@@ -143,11 +142,10 @@ bl_op_webhook_create(struct bl_req *r)
 	    (e = bl_req_logged(r, bl_store_webhook_insert(r->store, r->session.account.id, w.url,
 	    w.events, secret, r->now_ms, (int)lim->f[BL_F_WEBHOOKS].max, &w.id))) != BL_OK)
 		goto out;
-	e = BL_ERR_INTERNAL;
-	if ((o = json_object_new_string(secret)) == NULL)
-		goto out;
-	e = bl_respond_fields(r, 1, "secret", o, "webhook", webhook_json(&w));
-	o = NULL;
+	/* A webhook whose signing secret nobody was shown must not stay. */
+	if ((e = bl_respond_fields(r, 1, "secret", json_object_new_string(secret), "webhook",
+	    webhook_json(&w))) != BL_OK)
+		bl_req_logged(r, bl_store_webhook_delete(r->store, r->session.account.id, w.id));
 out:
 	bl_wipe(secret, sizeof(secret));
 	return e;

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sqlite, sha256hex, decryptItem, fragmentKey, encryptItem, newKey } from '../lib/cgi.mjs';
 import { buildShim, runDyn, outcomeProblems, failPoints, integrity, ipFor } from './helpers.mjs';
+import { accountsContext, signedUp } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-faults-'));
 process.on('exit', () => { if (!process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -232,6 +233,32 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		});
 		if (late.length) t.diagnostic(`burn: ${late.length} failures came after the commit, each answered with a 500 that says the secret was burned: ${late.join(',')}`);
 		assert.equal(integrity(db), 'ok');
+	});
+
+	// An account's API keys and webhooks, from a signed-in page (the session
+	// cookie, its Origin and CSRF token): adding one writes a row exactly when
+	// the answer is 200 (each row the sweep adds is removed again, so the
+	// account never reaches a limit); listing them answers 200 or a JSON 5xx.
+	test('API keys and webhooks: add (a row exactly when 200) and list', async (t) => {
+		const ctx = accountsContext();
+		const b = await signedUp(ctx, 'alloc@example.org');
+		const env = (program) => ({ ...ctx.env, HTTPS: 'on', HTTP_COOKIE: b.cookieHeader(),
+			HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: `/api/${program}` });
+		const added = (table, mark) => Number(sqlite(ctx.db, `SELECT count(*) FROM ${table} WHERE ${mark}`).trim());
+		for (const [program, body, table, mark] of [
+			['keys', { name: 'swept' }, 'api_keys', "label = 'swept'"],
+			['webhooks', { url: 'https://hooks.example.org/swept' }, 'webhooks', "url LIKE '%/swept'"],
+		]) {
+			await sweep(t, `add ${program}`, (at) => runDyn(program, { method: 'POST', body, failAt: at,
+				env: env(program), ip: ipFor(at) }), async (r) => {
+				const n = added(table, mark);
+				sqlite(ctx.db, `DELETE FROM ${table} WHERE ${mark}`);
+				if (r.res?.status === 200) return n === 1 ? [] : [`a 200 added ${n} rows`];
+				return n === 0 ? [] : [`a ${r.res?.status} added ${n} rows`];
+			});
+			await sweep(t, `list ${program}`, (at) => runDyn(program, { method: 'GET', failAt: at,
+				env: env(program), ip: ipFor(at) }), async () => []);
+		}
 	});
 
 	test('retrieve with a passphrase (scrypt, counters file)', async (t) => {
