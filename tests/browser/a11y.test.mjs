@@ -2,12 +2,11 @@
 // and state, in the light and the dark theme; and a keyboard-only run of
 // create, reveal and the receipt works, with the focus visible at every stop.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer } from '../lib/server.mjs';
 import {
-	missing, launch, newContext, createSecret, openLink, shown, api, apiCreate, expireNewest,
+	missing, serverAndBrowser, newContext, createSecret, openLink, shown, api, apiCreate, expireNewest,
 	axeViolations, axeScript, PHONE,
 } from './helpers.mjs';
 
@@ -43,17 +42,7 @@ async function tabTo(page, id, max = 25) {
 describe('accessibility', { skip: skip || false }, () => {
 	let srv, browser;
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd' });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser(null, (s, b) => { srv = s; browser = b; });
 
 	test('axe: no violations on any page and state, light and dark', async () => {
 		const found = [];

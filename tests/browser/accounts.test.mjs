@@ -3,14 +3,13 @@
 // see the secrets in "My secrets" (and one made on the create page while
 // signed in), burn one, revoke the key, change the password, sign out.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-import { startServer } from '../lib/server.mjs';
-import { missing, launch, newContext, createSecret, shown, api, axeViolations, ROOT } from './helpers.mjs';
+import { missing, serverAndBrowser, newContext, createSecret, shown, api, axeViolations, ROOT } from './helpers.mjs';
 
 const run = promisify(execFile);
 const skip = missing();
@@ -47,17 +46,7 @@ async function secretRows(page) {
 describe('accounts in the browser', { skip: skip || false }, () => {
 	let srv, browser;
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd', env: { BURNLINK_SIGNUP: 'open' } });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser({ BURNLINK_SIGNUP: 'open' }, (s, b) => { srv = s; browser = b; });
 
 	test('sign up, create a key, use it with the CLI and curl, see and burn the secrets, revoke, sign out', async () => {
 		const ctx = await newContext(browser);

@@ -3,28 +3,17 @@
 // and the rest) and control characters become "_", as in the CLI
 // (docs/CLI.md), in the name shown and in the download's name.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer } from '../lib/server.mjs';
-import { missing, launch, newContext, openLink, shown, api } from './helpers.mjs';
+import { missing, serverAndBrowser, newContext, openLink, shown, api } from './helpers.mjs';
 
 const skip = missing();
 
 describe('file names', { skip: skip || false }, () => {
 	let srv, browser;
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd' });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser(null, (s, b) => { srv = s; browser = b; });
 
 	test('a name with U+202E and other bidi controls is offered under the name with them replaced', async () => {
 		// Shown by a bidi-aware renderer as "invoice_exe.pdf"-like text; it is an .exe.

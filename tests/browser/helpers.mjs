@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { rawRequest } from '../lib/server.mjs';
+import { after, before } from 'node:test';
+
+import { rawRequest, startServer } from '../lib/server.mjs';
 import { newKey, encodeKey, seal } from '../../www/assets/wire.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -37,6 +39,27 @@ export function missing() {
 export async function launch() {
 	const { chromium } = require('playwright-core');
 	return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60000 });
+}
+
+/*
+ * What every browser suite sets up: a lighttpd serving the page and the
+ * programs (env: more settings for them) and one chromium, started before
+ * the suite's first test and stopped after its last. Call it inside the
+ * suite's describe(); ready(srv, browser) hands both over once started.
+ */
+export function serverAndBrowser(env, ready) {
+	let srv, browser;
+	before(async () => {
+		srv = await startServer({ server: 'lighttpd', ...(env ? { env } : {}) });
+		browser = await launch();
+		ready(srv, browser);
+	});
+	after(async () => {
+		if (browser)
+			await browser.close();
+		if (srv)
+			await srv.stop();
+	});
 }
 
 export const DESKTOP = { width: 1100, height: 900 };

@@ -6,7 +6,7 @@
 // 360 px phone never scrolls sideways; axe-core finds nothing in Arabic (RTL)
 // and Japanese, light and dark; the operator's default and offered languages.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import path from 'node:path';
 
 import { startServer } from '../lib/server.mjs';
 import {
-	ROOT, missing, launch, newContext, createSecret, openLink, shown, axeViolations, axeScript, PHONE,
+	ROOT, missing, serverAndBrowser, newContext, createSecret, openLink, shown, axeViolations, axeScript, PHONE,
 } from './helpers.mjs';
 
 const skip = missing();
@@ -86,17 +86,7 @@ describe('languages', { skip: skip || false }, () => {
 		return ctx;
 	}
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd' });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser(null, (s, b) => { srv = s; browser = b; });
 
 	for (const [locale, code, dir] of [['de-DE', 'de', 'ltr'], ['ar-EG', 'ar', 'rtl'], ['ja-JP', 'ja', 'ltr'], ['pt-BR', 'pt-BR', 'ltr']]) {
 		test(`${locale}: the page is in ${code} from the first frame, lang and dir set, the menu switches and remembers`, async (t) => {

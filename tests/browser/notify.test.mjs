@@ -4,28 +4,17 @@
 // (the signing secret shown once) and each secret's last event, and the
 // receipt page updating by itself after the secret is read elsewhere.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer } from '../lib/server.mjs';
-import { missing, launch, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
+import { missing, serverAndBrowser, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
 
 const skip = missing();
 
 describe('notifications in the browser', { skip: skip || false }, () => {
 	let srv, browser;
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd', env: { BURNLINK_SIGNUP: 'open' } });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser({ BURNLINK_SIGNUP: 'open' }, (s, b) => { srv = s; browser = b; });
 
 	test('Notify me, webhooks on the dashboard, the last event, the receipt refreshing itself', async () => {
 		const ctx = await newContext(browser);

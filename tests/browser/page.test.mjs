@@ -2,14 +2,14 @@
 // lighttpd and CGI programs: create, reveal, files, passphrases, view counts,
 // receipts, the gone states, and that the key never leaves the browser.
 
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 
-import { startServer, rawRequest } from '../lib/server.mjs';
+import { rawRequest } from '../lib/server.mjs';
 import {
-	missing, launch, newContext, createSecret, readResult, paste, dropFiles, openLink, shown,
+	missing, serverAndBrowser, newContext, createSecret, readResult, paste, dropFiles, openLink, shown,
 	requestsContaining, api, apiCreate, expireNewest, PHONE,
 } from './helpers.mjs';
 
@@ -30,17 +30,7 @@ describe('page', { skip: skip || false }, () => {
 		return (await context(opts)).newPage();
 	}
 
-	before(async () => {
-		srv = await startServer({ server: 'lighttpd' });
-		browser = await launch();
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (srv)
-			await srv.stop();
-	});
+	serverAndBrowser(null, (s, b) => { srv = s; browser = b; });
 
 	test('create, then reveal in a fresh browser: the text comes back exactly', async () => {
 		const text = '  leading spaces\tand a tab\r\nCRLF line\rlone CR\nLF line  \n' +
