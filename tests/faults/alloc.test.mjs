@@ -13,6 +13,7 @@ import path from 'node:path';
 import { sqlite, sha256hex, decryptItem, fragmentKey, encryptItem, newKey } from '../lib/cgi.mjs';
 import { buildShim, runDyn, outcomeProblems, failPoints, integrity, ipFor } from './helpers.mjs';
 import { accountsContext, signedUp } from '../accounts/helpers.mjs';
+import { wire } from '../requests/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-faults-'));
 process.on('exit', () => { if (!process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -259,6 +260,24 @@ describe('allocation failure', { concurrency: 3 }, () => {
 			await sweep(t, `list ${program}`, (at) => runDyn(program, { method: 'GET', failAt: at,
 				env: env(program), ip: ipFor(at) }), async () => []);
 		}
+	});
+
+	// A secret request (docs/API.md, "Secret requests"): the requester is
+	// given its request and inbox keys exactly when the request is stored.
+	test('secret request create: a row exactly when the answer is 200', async (t) => {
+		const db = newDb();
+		const keys = await wire.newRequestKeys();
+		const body = { publicKey: keys.publicKey, note: await wire.sealNote(keys.noteKey, keys.publicKey, 'alloc') };
+		const stored = () => Number(sqlite(db, 'SELECT count(*) FROM requests').trim());
+		await runDyn('requests', { body, env: { BURNLINK_DB: db, REQUEST_URI: '/api/requests' } });
+		let before = stored();
+		await sweep(t, 'request create', (at) => runDyn('requests', { method: 'POST', body, failAt: at,
+			env: { BURNLINK_DB: db, REQUEST_URI: '/api/requests' }, ip: ipFor(at) }), async (r) => {
+			const n = stored() - before;
+			before += n;
+			if (r.res?.status === 200) return n === 1 ? [] : [`a 200 stored ${n} requests`];
+			return n === 0 ? [] : [`a ${r.res?.status} stored ${n} requests`];
+		});
 	});
 
 	test('retrieve with a passphrase (scrypt, counters file)', async (t) => {
