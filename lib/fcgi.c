@@ -1,5 +1,6 @@
 /* fcgi.c (layer: serve): FastCGI mode: the same programs as FastCGI responders, over libfcgi. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -7,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <fcgiapp.h>
@@ -266,31 +266,72 @@ finish(struct slot *sl, int lost)
 	FCGX_Finish_r(&sl->q);
 }
 
+/*
+ * The listening socket is non-blocking (bl_fcgi_serve()): an accept never
+ * waits, so nothing has to interrupt it. Until 2026-11-25 a 2 ms timer
+ * (SIGALRM) bounded the accept of a batch's further requests instead, and
+ * could fire after the accept, while libfcgi waited for the web server's
+ * first record on the new connection: libfcgi then closed that connection
+ * unanswered, and the web server answered 500 (seen about once in 100,000
+ * requests under load).
+ *
+ * The web server ends a responder with SIGTERM (mod_fcgid, spawn-fcgi: or
+ * SIGUSR1): it finishes the batch in hand and exits. The signals are blocked
+ * but while it waits for a connection (listener_ready()), so that none is
+ * lost between the check and the wait.
+ */
+static volatile sig_atomic_t	 stopping;
+static sigset_t			 waiting_mask;	/* the mask while waiting */
+
 static void
-on_alarm(int sig)
+on_stop(int sig)
 {
 	(void)sig;
+	stopping = 1;
+}
+
+/* Catches SIGTERM and SIGUSR1 (libfcgi's own handlers only set a flag of its own). */
+static int
+stop_signals(void)
+{
+	struct sigaction	 sa;
+	sigset_t		 stop;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGUSR1);
+	return sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0 ||
+	    sigprocmask(SIG_BLOCK, &stop, &waiting_mask) != 0 ? -1 : 0;
 }
 
 /*
- * Takes one more waiting connection without blocking for long: poll says
- * whether one waits, but another responder on the same socket may take it
- * first, so the accept is bounded by a 2 ms timer. 0 if one was taken.
+ * Waits until a connection is on the listening socket (wait: else only
+ * looks) or a stop signal came; 1 if a connection waits.
  */
 static int
-accept_more(struct slot *sl)
+listener_ready(int wait)
 {
 	struct pollfd		 p = { STDIN_FILENO, POLLIN, 0 };
-	struct itimerval	 t = { { 0, 0 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
-	int			 rc;
+	const struct timespec	 now = { 0, 0 };
 
-	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
-		return -1;
-	if (setitimer(ITIMER_REAL, &t, NULL) != 0)
-		return -1;
-	rc = FCGX_Accept_r(&sl->q);
-	setitimer(ITIMER_REAL, &off, NULL);
-	return rc >= 0 ? 0 : -1;
+	return ppoll(&p, 1, wait ? NULL : &now, &waiting_mask) == 1 && (p.revents & POLLIN);
+}
+
+/*
+ * Takes the next connection into sl: 0 if one was taken, 1 if none was
+ * waiting (another responder on the same socket, with spawn-fcgi -F, may take
+ * it first), -1 if the socket failed (the web server closed it).
+ */
+static int
+accept_one(struct slot *sl)
+{
+	int	 rc = FCGX_Accept_r(&sl->q);
+
+	if (rc >= 0)
+		return 0;
+	return rc == -EAGAIN || rc == -EWOULDBLOCK || rc == -EINTR ? 1 : -1;
 }
 
 /* 1 if two requests name the same database (BURNLINK_DB, or both the default). */
@@ -370,16 +411,15 @@ bl_fcgi_serve(const struct bl_route *rt)
 {
 	static struct slot	 slots[BATCH];
 	struct bl_keep		 keep;
-	struct sigaction	 sa;
-	int			 i, j, n;
+	int			 i, j, n, fl, rc;
 
 	memset(&keep, 0, sizeof(keep));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;	/* no SA_RESTART: the accept returns */
-	if (FCGX_Init() != 0 || sigaction(SIGALRM, &sa, NULL) != 0)
+	if (FCGX_Init() != 0 || stop_signals() != 0 ||
+	    (fl = fcntl(STDIN_FILENO, F_GETFL)) < 0 ||
+	    fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK) != 0)
 		return 1;
 	for (i = 0; i < BATCH; i++)
-		if (FCGX_InitRequest(&slots[i].q, 0, i == 0 ? 0 : FCGI_FAIL_ACCEPT_ON_INTR) != 0)
+		if (FCGX_InitRequest(&slots[i].q, 0, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
 			return 1;
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
@@ -388,8 +428,14 @@ bl_fcgi_serve(const struct bl_route *rt)
 		return 1;
 	}
 	bl_store_persistent(1);
-	while (FCGX_Accept_r(&slots[0].q) >= 0) {
-		for (n = 1; n < BATCH && accept_more(&slots[n]) == 0; n++)
+	while (!stopping) {
+		if ((rc = accept_one(&slots[0])) == 1) {
+			listener_ready(1);
+			continue;
+		}
+		if (rc < 0)
+			break;
+		for (n = 1; n < BATCH && listener_ready(0) && accept_one(&slots[n]) == 0; n++)
 			;
 		/* Each run of requests for one database is a batch. */
 		for (i = 0; i < n; i = j) {

@@ -88,13 +88,13 @@ static const int killed[] = {
 
 /*
  * A FastCGI responder also takes connections on its listening socket (fd 0,
- * FCGI_LISTENSOCK_FILENO) and talks over them; accept is allowed on fd 0 only.
- * A timer bounds the accept of a batch's further requests (lib/fcgi.c).
+ * FCGI_LISTENSOCK_FILENO) and talks over them; accept is allowed on fd 0 only
+ * (non-blocking: it waits for a connection in ppoll(), lib/fcgi.c).
  */
 static const int fcgi_allowed[] = {
 	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
 	SCMP_SYS(shutdown), SCMP_SYS(getpeername), SCMP_SYS(getsockname),
-	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt), SCMP_SYS(setitimer),
+	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt),
 };
 
 /*

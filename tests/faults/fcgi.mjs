@@ -6,7 +6,8 @@
 //   (a fifth argument { exe, wrap }: another program file, e.g. the static
 //   one, and a command prefix it runs under, e.g. strace)
 //   const a = await rsp.send({ method, key, body, env });   // connected, sent
-//   (connected: true resolves once connected, for a large body)
+//   (connected: true resolves once connected, for a large body; lateMs: the
+//   request is written that long after connecting, as a slow web server might)
 //   rsp.go();                                               // the responder runs
 //   const res = await a.answer;                             // parsed CGI answer
 //   rsp.stderr()                                            // what it logged
@@ -114,7 +115,7 @@ export async function startResponder(t, program, dir, env, { exe, wrap = [] } = 
 			await exited;
 		},
 		// Connects and sends one request; resolves once sent (or connected) to { answer }.
-		send({ method = 'POST', key, body, env: more = {}, connected = false }) {
+		send({ method = 'POST', key, body, env: more = {}, connected = false, lateMs = 0 }) {
 			const b = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
 			const params = {
 				GATEWAY_INTERFACE: 'CGI/1.1', SERVER_PROTOCOL: 'HTTP/1.1', SERVER_NAME: 'burnlink.test',
@@ -146,6 +147,11 @@ export async function startResponder(t, program, dir, env, { exe, wrap = [] } = 
 				// connected: resolve once connected (a body larger than the
 				// socket's buffer is sent only while the responder reads it)
 				c.once('connect', () => {
+					if (lateMs) {
+						setTimeout(() => c.write(fcgiRequest(params, b)), lateMs);
+						resolve({ answer });
+						return;
+					}
 					c.write(fcgiRequest(params, b), () => resolve({ answer }));
 					if (connected) resolve({ answer });
 				});
