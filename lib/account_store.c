@@ -172,17 +172,23 @@ bl_store_key_get(struct bl_store *s, int64_t id, struct bl_api_key *k)
 	return bl_st_one(s, ST_KEY_GET, PARMS(P_INT(id)), key_row, k);
 }
 
-/* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
-enum bl_err
-bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
+/* Runs a change of one key's row (two integer parameters); NOT_FOUND if it changed none. */
+static enum bl_err
+key_change(struct bl_store *s, enum bl_stmt st, int64_t a, int64_t b)
 {
 	enum bl_err	 e;
 	int64_t		 changed;
 
-	if ((e = bl_st_run(s, ST_KEY_REVOKE, PARMS(P_INT(id), P_INT(now)), NULL, NULL,
-	    &changed)) != BL_OK)
+	if ((e = bl_st_run(s, st, PARMS(P_INT(a), P_INT(b)), NULL, NULL, &changed)) != BL_OK)
 		return e;
 	return changed == 1 ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
+/* Marks key id revoked (it stays in the table); NOT_FOUND if it was not valid. */
+enum bl_err
+bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
+{
+	return key_change(s, ST_KEY_REVOKE, id, now);
 }
 
 /*
@@ -192,13 +198,7 @@ bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
 enum bl_err
 bl_store_key_delete(struct bl_store *s, int64_t account_id, int64_t id)
 {
-	enum bl_err	 e;
-	int64_t		 changed;
-
-	if ((e = bl_st_run(s, ST_KEY_DELETE, PARMS(P_INT(id), P_INT(account_id)), NULL, NULL,
-	    &changed)) != BL_OK)
-		return e;
-	return changed == 1 ? BL_OK : BL_ERR_NOT_FOUND;
+	return key_change(s, ST_KEY_DELETE, id, account_id);
 }
 
 /* Creates an account and its password in one transaction; BL_ERR_EXISTS if the name is taken. */
