@@ -555,10 +555,6 @@ bl_json_text(json_object *o, size_t *len)
 }
 
 /*
- * Writes one whole response with body as JSON (bl_json_text()). If the body
- * cannot be serialised, the fallback 500 goes out instead. 0 on success.
- */
-/*
  * Logs the store's reason for a failure that is the server's fault (busy,
  * unavailable, internal) and passes e on: what the handlers wrap every
  * store call in.
@@ -625,6 +621,10 @@ bl_respond_fields(struct bl_req *r, int success, const char *k, json_object *v,
 	return bl_respond_built(r, 200, o, bad);
 }
 
+/*
+ * Writes one whole response with body as JSON (bl_json_text()). If the body
+ * cannot be serialised, the fallback 500 goes out instead. 0 on success.
+ */
 int
 bl_respond_json(struct bl_req *r, int status, json_object *body)
 {

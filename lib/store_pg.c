@@ -39,7 +39,7 @@
 /*
  * The dialect: where PostgreSQL is told more than lib/store_sql.c says. A
  * statement runs as one unnamed extended query, or prepared once per
- * connection where that connection serves many requests (prepared()).
+ * connection where that connection serves many requests (run_text()).
  */
 static const char *const dialect[ST__MAX] = {
 	/* the row lock of a change (see above) */
@@ -241,14 +241,38 @@ deferrable(const struct pg_store *s, enum bl_stmt id, const struct bl_parm *p, i
 }
 
 static int	 named(struct pg_store *, int, int, const struct pg_args *, char *, size_t);
+static void	 mark_prepared(struct pg_store *, int, int, const struct pg_args *);
 
 /*
- * Sends the kept statement and then text (with n parameters) in one
- * pipeline; the result of text in *out on success. The first failure is
+ * In pipeline mode, sends statement key (text, n parameters) as run_text()
+ * runs it: by name where it runs by name, prepared first (one result more in
+ * *results) when it is not yet, which *prepare then says. 0, or -1.
+ */
+static int
+send_text(struct pg_store *s, int key, const char *text, int n, const struct pg_args *g,
+    int *results, int *prepare)
+{
+	PGconn	*conn = s->c->conn;
+	char	 name[16];
+	int	 how = named(s, key, n, g, name, sizeof(name));
+
+	*prepare = how == 2;
+	*results += how == 2 ? 2 : 1;
+	if (how == 0)
+		return PQsendQueryParams(conn, text, n, g->types, g->vals, g->lens, g->fmts,
+		    1) == 1 ? 0 : -1;
+	if (how == 2 && PQsendPrepare(conn, name, text, n, g->types) != 1)
+		return -1;
+	return PQsendQueryPrepared(conn, name, n, g->vals, g->lens, g->fmts, 1) == 1 ? 0 : -1;
+}
+
+/*
+ * Sends the kept statement and then text (statement key, n parameters) in
+ * one pipeline; the result of text in *out on success. The first failure is
  * returned (the ones after it are aborted by the server).
  */
 static enum bl_err
-pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
+pipelined(struct pg_store *s, int key, const char *text, const struct pg_args *g, int n,
     PGresult **out)
 {
 	PGconn		*conn = s->c->conn;
@@ -256,29 +280,16 @@ pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
 	PGresult	*res, *bad = NULL;
 	ExecStatusType	 st;
 	enum bl_err	 e = BL_OK;
-	char		 name[16];
-	int		 i, nres = 2, key = s->c->later_key, how, ok;
+	int		 i, nres = 0, lkey = s->c->later_key, lprep = 0, prep = 0;
 
 	*out = NULL;
 	if (args(s, s->c->later_p, s->c->nlater, &lg) != 0) {
 		s->c->later = NULL;
 		return BL_ERR_INTERNAL;
 	}
-	/* The kept statement by name, prepared in this pipeline the first time. */
-	how = named(s, key, s->c->nlater, &lg, name, sizeof(name));
-	ok = PQenterPipelineMode(conn) == 1;
-	if (ok && how == 2) {
-		ok = PQsendPrepare(conn, name, s->c->later, s->c->nlater, lg.types) == 1;
-		nres = 3;
-	}
-	if (ok && how == 0)
-		ok = PQsendQueryParams(conn, s->c->later, s->c->nlater, lg.types, lg.vals,
-		    lg.lens, lg.fmts, 1) == 1;
-	else if (ok)
-		ok = PQsendQueryPrepared(conn, name, s->c->nlater, lg.vals, lg.lens, lg.fmts,
-		    1) == 1;
-	if (!ok || PQsendQueryParams(conn, text, n, g->types, g->vals, g->lens, g->fmts,
-	    1) != 1 || PQpipelineSync(conn) != 1) {
+	if (PQenterPipelineMode(conn) != 1 ||
+	    send_text(s, lkey, s->c->later, s->c->nlater, &lg, &nres, &lprep) != 0 ||
+	    send_text(s, key, text, n, g, &nres, &prep) != 0 || PQpipelineSync(conn) != 1) {
 		s->c->later = NULL;
 		e = fail(s, NULL, "pipeline");
 		PQexitPipelineMode(conn);
@@ -298,10 +309,10 @@ pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
 				PQclear(res);
 		}
 	}
-	if (how == 2 && bad == NULL) {
-		s->c->prepared[key] = 1;
-		memcpy(s->c->prep_types[key], lg.types, (size_t)s->c->nlater * sizeof(Oid));
-	}
+	if (bad == NULL && lprep)
+		mark_prepared(s, lkey, s->c->nlater, &lg);
+	if (bad == NULL && prep)
+		mark_prepared(s, key, n, g);
 	while ((res = PQgetResult(conn)) != NULL && PQresultStatus(res) != PGRES_PIPELINE_SYNC)
 		PQclear(res);
 	PQclear(res);
@@ -316,16 +327,6 @@ pipelined(struct pg_store *s, const char *text, const struct pg_args *g, int n,
 	return BL_OK;
 }
 
-/*
- * Runs text once. On a connection kept from one request to the next
- * (FastCGI) and made straight to the server, statement key (a bl_stmt, or
- * ST__MAX + a ctr_stmt; -1 for none) is prepared under a name the first time
- * and then only bound and run: the server parses and plans it once per
- * session instead of on every request (25-30 % more FastCGI requests a second
- * in `make bench BACKEND=postgres`, docs/PERFORMANCE.md). Not through a
- * pooler: PgBouncer in transaction mode hands each transaction to whichever
- * server connection is free, where the name is unknown (session()).
- */
 /*
  * How statement key (see run_text()) with these parameters runs on s's
  * connection: 0 unnamed, 1 by its name (in name), 2 by its name once it is
@@ -343,6 +344,24 @@ named(struct pg_store *s, int key, int n, const struct pg_args *g, char *name, s
 	return c->prepared[key] ? 1 : 2;
 }
 
+/* Records statement key as prepared on s's session, with its parameters' types. */
+static void
+mark_prepared(struct pg_store *s, int key, int n, const struct pg_args *g)
+{
+	s->c->prepared[key] = 1;
+	memcpy(s->c->prep_types[key], g->types, (size_t)n * sizeof(Oid));
+}
+
+/*
+ * Runs text once. On a connection kept from one request to the next
+ * (FastCGI) and made straight to the server, statement key (a bl_stmt, or
+ * ST__MAX + a ctr_stmt; -1 for none) is prepared under a name the first time
+ * and then only bound and run: the server parses and plans it once per
+ * session instead of on every request (25-30 % more FastCGI requests a second
+ * in `make bench BACKEND=postgres`, docs/PERFORMANCE.md). Not through a
+ * pooler: PgBouncer in transaction mode hands each transaction to whichever
+ * server connection is free, where the name is unknown (session()).
+ */
 static PGresult *
 run_text(struct pg_store *s, int key, const char *text, int n, const struct pg_args *g)
 {
@@ -358,8 +377,7 @@ run_text(struct pg_store *s, int key, const char *text, int n, const struct pg_a
 		if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
 			return res;
 		PQclear(res);
-		c->prepared[key] = 1;
-		memcpy(c->prep_types[key], g->types, (size_t)n * sizeof(Oid));
+		mark_prepared(s, key, n, g);
 	}
 	return PQexecPrepared(c->conn, name, n, g->vals, g->lens, g->fmts, 1);
 }
@@ -385,7 +403,7 @@ q(struct pg_store *s, int key, const char *text, const struct bl_parm *a, int n,
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
 	if (s->c->later != NULL)
-		return pipelined(s, text, &g, n, out);
+		return pipelined(s, key, text, &g, n, out);
 	res = run_text(s, key, text, n, &g);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
