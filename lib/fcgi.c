@@ -268,12 +268,10 @@ finish(struct slot *sl, int lost)
 
 /*
  * The listening socket is non-blocking (bl_fcgi_serve()): an accept never
- * waits, so nothing has to interrupt it. Until 2026-11-25 a 2 ms timer
- * (SIGALRM) bounded the accept of a batch's further requests instead, and
- * could fire after the accept, while libfcgi waited for the web server's
- * first record on the new connection: libfcgi then closed that connection
- * unanswered, and the web server answered 500 (seen about once in 100,000
- * requests under load).
+ * waits, so no timer has to interrupt one. (A timer's signal can land after
+ * the accept, while libfcgi waits for the new connection's first record;
+ * libfcgi then closes that connection unanswered: docs/PERFORMANCE.md,
+ * "Group commit".)
  *
  * The web server ends a responder with SIGTERM (mod_fcgid, spawn-fcgi: or
  * SIGUSR1): it finishes the batch in hand and exits. The signals are blocked
