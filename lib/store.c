@@ -31,6 +31,7 @@ struct bl_store {
 	void				*counters;
 	struct deferred			 deferred[DEFER_MAX];
 	int				 ndeferred;
+	int				 batch;	/* in a batch: bl_store_batch() */
 };
 
 /*
@@ -188,8 +189,10 @@ bl_store_batch_durable(void)
 void
 bl_store_batch(struct bl_store *s)
 {
-	if (s->ops->batch != NULL)
-		s->ops->batch(s->db);
+	if (s->ops->batch == NULL)
+		return;
+	s->ops->batch(s->db);
+	s->batch = 1;
 }
 
 void
@@ -214,6 +217,7 @@ enum bl_err
 bl_store_batch_commit(struct bl_store *s)
 {
 	bl_store_batch_flush(s);
+	s->batch = 0;
 	return s->ops->batch_commit != NULL ? s->ops->batch_commit(s->db) : BL_OK;
 }
 
@@ -237,13 +241,19 @@ bl_st_defer(struct bl_store *s, enum bl_err (*run)(struct bl_store *, void *),
 	d->arg = arg;
 }
 
+/* The SQL of statement id in the store's dialect ("": BL_SQL_NONE). */
+static const char *
+sql_of(const struct bl_store *s, enum bl_stmt id)
+{
+	return s->ops->sql != NULL && s->ops->sql[id] != NULL ? s->ops->sql[id] : bl_sql[id];
+}
+
 /* Runs statement id in the store's dialect. */
 enum bl_err
 bl_st_run(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
     bl_row_fn fn, void *arg, int64_t *changes)
 {
-	const char	*sql = s->ops->sql != NULL && s->ops->sql[id] != NULL ?
-			    s->ops->sql[id] : bl_sql[id];
+	const char	*sql = sql_of(s, id);
 
 	if (changes != NULL)
 		*changes = 0;
@@ -277,6 +287,27 @@ bl_st_one(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 	if ((e = bl_st_run(s, id, p, n, one_row, &o, NULL)) != BL_OK)
 		return e;
 	return o.found ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
+/*
+ * Runs statement id as a transaction of its own, as bl_st_run() with fn
+ * called for every row (it returns 0 to read on): alone, where the
+ * backend commits it by itself (one round trip on PostgreSQL, which BEGIN
+ * and COMMIT would make three), or in a batch as a savepoint of the batch's
+ * transaction, durable when the batch commits. Every row is read before
+ * the statement ends, so that a commit's failure is its failure.
+ */
+enum bl_err
+bl_st_alone(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
+    bl_row_fn fn, void *arg)
+{
+	enum bl_err	 e;
+
+	if (!s->batch || *sql_of(s, id) == '\0')
+		return bl_st_run(s, id, p, n, fn, arg, NULL);
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	return bl_st_end(s, bl_st_run(s, id, p, n, fn, arg, NULL));
 }
 
 enum bl_err

@@ -24,6 +24,8 @@ enum bl_stmt {
 	ST_DELETE_FILES,	/* secret_id */
 	ST_SET_STATE,		/* id, state (the text goes too) */
 	ST_VIEW,		/* id, now */
+	ST_VIEW_TAKE,		/* id, now -> ROW, 0, text_ct, text_iv, 0: a view that
+				 * changes only the counts, taken in one statement */
 	ST_CLEAN_FILES,		/* now: attachments of rows past their expiry */
 	ST_CLEAN_ROWS,		/* now: rows past their expiry */
 	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0, last_event, last_event_at,
@@ -208,7 +210,8 @@ extern const struct bl_counter_ops	 bl_counters_pg_ops;
 /*
  * store.c: what the units above the backends (secret.c, account_store.c)
  * run statements with. bl_st_one() reads the first row with fn and is
- * NOT_FOUND when there is none; bl_st_end() commits when e is BL_OK, else
+ * NOT_FOUND when there is none; bl_st_alone() runs a statement as a
+ * transaction of its own; bl_st_end() commits when e is BL_OK, else
  * rolls back, and returns e or the commit's failure. bl_st_refuse() ends a
  * transaction that refuses with e (a row's state) but keeps what it changed
  * on the way (changed: an expiry it recorded): e, or the commit's failure.
@@ -216,6 +219,8 @@ extern const struct bl_counter_ops	 bl_counters_pg_ops;
 enum bl_err	 bl_st_run(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
 		    bl_row_fn, void *, int64_t *changes);
 enum bl_err	 bl_st_one(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
+		    bl_row_fn, void *);
+enum bl_err	 bl_st_alone(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
 		    bl_row_fn, void *);
 enum bl_err	 bl_st_begin(struct bl_store *);
 enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);

@@ -48,6 +48,20 @@ static const char *const dialect[ST__MAX] = {
 	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv, EXISTS "
 	    "(SELECT 1 FROM attachments WHERE secret_id = $1) FROM secrets WHERE id = $1 "
 	    "FOR UPDATE",
+	/*
+	 * A view that changes only the counts (lib/secret.c), in one round
+	 * trip and with the row locked only inside the server, against four
+	 * (BEGIN, the row locked, the count with the COMMIT) the whole way.
+	 * SQLite, whose transactions cost no round trip, runs more
+	 * instructions for it (RETURNING, the subquery) than the two
+	 * statements it replaces (1.02 M against 0.96 M per CGI retrieve),
+	 * and runs none.
+	 */
+	[ST_VIEW_TAKE] = "UPDATE secrets SET view_count = view_count + 1, "
+	    "last_viewed_at = $2 WHERE id = $1 AND state = 0 AND expires_at > $2 AND "
+	    "account_id IS NULL AND (max_views IS NULL OR view_count + 1 < max_views) AND "
+	    "NOT EXISTS (SELECT 1 FROM attachments WHERE secret_id = $1) "
+	    "RETURNING " BL_ROW_COLUMNS ", false, text_ct, text_iv, false",
 	/* the attachments go by the foreign key's cascade */
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */

@@ -167,6 +167,39 @@ test('a kept connection prepares each statement once, and again after a restart'
 			assert.equal(runs(viewParse) - viewsParsed, 1, 'the view count is prepared once per session');
 			assert.equal(runs(viewExec) - viewsRun, 5, 'and run by name for every view');
 		}
+		// A view that is not the last (here of maxViews 3 and of an
+		// unlimited secret) is one statement: it checks, counts and
+		// returns the content, with no BEGIN and no row lock taken apart.
+		const takes = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1 AND state = 0 [^\n]*RETURNING/g;
+		const locks = /execute bl_\d+: SELECT [^\n]* FOR UPDATE/g;
+		const begins = /execute[^\n]*: BEGIN|statement: BEGIN/g;
+		for (const maxViews of [3, null]) {
+			const c = await api('POST', '/api/secrets', { text: `counted ${maxViews}`, maxViews });
+			assert.equal(c.status, 200, c.text);
+			const [taken, locked, begun] = [runs(takes), runs(locks), runs(begins)];
+			for (let i = 1; i <= 2; i++) {
+				const r = await api('POST', `/api/secrets/${c.body.metadata.secretKey}`, {});
+				assert.equal(r.status, 200, r.text);
+				assert.equal(r.body.viewsRemaining, maxViews === null ? null : maxViews - i);
+			}
+			assert.equal(runs(takes) - taken, 2, 'each view in one statement');
+			assert.equal(runs(locks) - locked, 0, 'no row lock of its own');
+			assert.equal(runs(begins) - begun, 0, 'no transaction around it');
+			const m = await api('GET', `/api/secrets/${c.body.metadata.key}`);
+			assert.equal(m.body.viewCount, 2);
+			assert.equal(m.body.state, 'active');
+		}
+		// Its last view goes the whole way: it deletes the content.
+		const c = await api('POST', '/api/secrets', { text: 'last', maxViews: 2 });
+		const secretKey = c.body.metadata.secretKey;
+		const taken = runs(takes);
+		assert.equal((await api('POST', `/api/secrets/${secretKey}`, {})).body.viewsRemaining, 1);
+		assert.equal(runs(takes) - taken, 1);
+		const last = await api('POST', `/api/secrets/${secretKey}`, {});
+		assert.equal(last.status, 200, last.text);
+		assert.equal(last.body.viewsRemaining, 0);
+		assert.equal(runs(takes) - taken, 1, 'the last view is not taken by the one statement');
+		assert.equal((await api('GET', `/api/secrets/${c.body.metadata.key}`)).body.state, 'exhausted');
 	} finally {
 		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_duration_statement`);
 		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_messages`);
