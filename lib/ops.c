@@ -231,15 +231,22 @@ out:
 	return e;
 }
 
+/* Hashes the path key and opens the store. */
+static enum bl_err
+key_store(struct bl_req *r, unsigned char hash[BL_HASH_BYTES])
+{
+	if (bl_sha256(r->key, BL_KEY_LEN, hash) != 0)
+		return BL_ERR_INTERNAL;
+	return bl_req_store(r);
+}
+
 /* Hashes the path key and finds its row. */
 static enum bl_err
 find(struct bl_req *r, unsigned char hash[BL_HASH_BYTES], struct bl_secret *s)
 {
 	enum bl_err	 e;
 
-	if (bl_sha256(r->key, BL_KEY_LEN, hash) != 0)
-		return BL_ERR_INTERNAL;
-	if ((e = bl_req_store(r)) != BL_OK)
+	if ((e = key_store(r, hash)) != BL_OK)
 		return e;
 	return bl_req_logged(r, bl_store_lookup(r->store, hash, r->now_ms, s));
 }
@@ -350,15 +357,22 @@ bl_op_retrieve(struct bl_req *r)
 	enum bl_err		 e;
 
 	memset(&c, 0, sizeof(c));
-	if ((e = find(r, hash, &s)) != BL_OK)
+	if ((e = key_store(r, hash)) != BL_OK)
 		return e;
-	if (s.by_receipt)
-		return BL_ERR_NOT_FOUND;	/* the receipt never reads the content */
-	if (s.state != BL_ST_ACTIVE)
-		return bl_state_err(s.state);
-	if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
-		return e;
-	if ((e = bl_req_logged(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c))) != BL_OK)
+	if ((e = bl_req_logged(r, bl_store_take_counted(r->store, hash, r->now_ms, &s,
+	    &c))) == BL_ERR_NOT_FOUND) {
+		/* not a view that one statement takes: the whole way */
+		if ((e = bl_req_logged(r, bl_store_lookup(r->store, hash, r->now_ms, &s))) != BL_OK)
+			return e;
+		if (s.by_receipt)
+			return BL_ERR_NOT_FOUND;	/* the receipt never reads the content */
+		if (s.state != BL_ST_ACTIVE)
+			return bl_state_err(s.state);
+		if (s.has_pass && (e = bl_check_passphrase(r, &s, hash)) != BL_OK)
+			return e;
+		e = bl_req_logged(r, bl_store_consume(r->store, s.id, r->now_ms, &s, &c));
+	}
+	if (e != BL_OK)
 		return e;
 	/* From here on a failure must say that the view is gone. */
 	bl_req_fail(r, BL_ERR_INTERNAL, "One view of this secret was used, but the server "

@@ -389,34 +389,34 @@ taken_row(void *arg, const struct bl_row *row)
 {
 	struct locked	*l = arg;
 
-	if (l->has_files >= 0)	/* a second row: ids are unique, so never */
+	if (l->has_files >= 0)	/* a second row: hashes are unique, so never */
 		return -1;
 	l->has_files = 0;
 	return locked_row(l, row);
 }
 
 /*
- * A view that changes nothing but the view count and time (not the last of
- * its secret, an anonymous secret, so no event to queue, whose content is
- * text alone: most views) is taken in one statement that checks, counts and
- * reads at once, a transaction by itself, where the backend has one
- * (ST_VIEW_TAKE: PostgreSQL, one round trip instead of four, the row locked
- * only inside the server; SQLite has none, lib/store_pg.c says why). r is
- * the secret's lookup, which says whether to try. NOT_FOUND when the row is
- * not (or no longer) such a view, or there is no such statement: the caller
- * then takes it the whole way.
+ * A view by secret key that changes nothing but the view count and time (of
+ * an active secret without a passphrase, not its last view, an anonymous
+ * secret, so no event to queue, whose content is text alone: most views) is
+ * taken in one statement that finds the row by the key's hash, checks,
+ * counts and reads at once, a transaction by itself, where the backend has
+ * one (ST_VIEW_TAKE: PostgreSQL, one round trip instead of five, the row
+ * locked only inside the server; SQLite has none, lib/store_pg.c says why).
+ * NOT_FOUND when the key names no such view now (nothing, a receipt, one of
+ * the cases above) or there is no such statement: the caller then looks the
+ * key up and takes the view the whole way.
  */
-static enum bl_err
-take_counted(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
-    struct bl_content *c)
+enum bl_err
+bl_store_take_counted(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
+    int64_t now, struct bl_secret *r, struct bl_content *c)
 {
 	struct locked	 l = { r, c, now, -1 };
 	enum bl_err	 e;
 
-	if (r->account_id > 0 || (r->max_views >= 0 && r->view_count + 1 >= r->max_views))
-		return BL_ERR_NOT_FOUND;
-	if ((e = bl_st_alone(s, ST_VIEW_TAKE, PARMS(P_INT(id), P_INT(now)), taken_row,
-	    &l)) == BL_OK && l.has_files < 0)
+	memset(c, 0, sizeof(*c));
+	if ((e = bl_st_alone(s, ST_VIEW_TAKE, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(now)),
+	    taken_row, &l)) == BL_OK && l.has_files < 0)
 		e = BL_ERR_NOT_FOUND;
 	if (e != BL_OK)
 		bl_content_free(c);
@@ -424,9 +424,8 @@ take_counted(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 }
 
 /*
- * Consumes one view of secret id (r: its lookup) in one transaction: in one
- * statement (above), or bl_secret_take(); a secret found not active keeps
- * the expiry it recorded.
+ * Consumes one view of secret id in one transaction (bl_secret_take()); a
+ * secret found not active keeps the expiry it recorded.
  */
 enum bl_err
 bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
@@ -435,8 +434,6 @@ bl_store_consume(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *
 	enum bl_err	 e;
 
 	memset(c, 0, sizeof(*c));
-	if ((e = take_counted(s, id, now, r, c)) != BL_ERR_NOT_FOUND)
-		return e;
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	if ((e = bl_secret_take(s, id, now, r, c)) != BL_OK && !store_failed(e))

@@ -24,8 +24,8 @@ enum bl_stmt {
 	ST_DELETE_FILES,	/* secret_id */
 	ST_SET_STATE,		/* id, state (the text goes too) */
 	ST_VIEW,		/* id, now */
-	ST_VIEW_TAKE,		/* id, now -> ROW, 0, text_ct, text_iv, 0: a view that
-				 * changes only the counts, taken in one statement */
+	ST_VIEW_TAKE,		/* secret_hash, now -> ROW, 0, text_ct, text_iv, 0: a
+				 * view that changes only the counts, in one statement */
 	ST_CLEAN_FILES,		/* now: attachments of rows past their expiry */
 	ST_CLEAN_ROWS,		/* now: rows past their expiry */
 	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0, last_event, last_event_at,

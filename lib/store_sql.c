@@ -44,7 +44,7 @@ const char *const bl_sql[ST__MAX] = {
 	    "text_iv = NULL WHERE id = $1",
 	[ST_VIEW] = "UPDATE secrets SET view_count = view_count + 1, "
 	    "last_viewed_at = $2 WHERE id = $1",
-	/* SQLite takes a view the whole way: see lib/store_pg.c */
+	/* SQLite takes every view the whole way: lib/store_pg.c says why */
 	[ST_VIEW_TAKE] = BL_SQL_NONE,
 	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
 	    "(SELECT id FROM secrets WHERE expires_at <= $1)",

@@ -148,8 +148,8 @@ test('a kept connection prepares each statement once, and again after a restart'
 	const insertParse = /parse bl_\d+: INSERT INTO secrets /g;
 	const insertExec = /execute bl_\d+: INSERT INTO secrets /g;
 	// the view count, sent with the COMMIT in one pipeline
-	const viewParse = /parse bl_\d+: UPDATE secrets SET view_count = view_count \+ 1/g;
-	const viewExec = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1/g;
+	const viewParse = /parse bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1$/gm;
+	const viewExec = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1$/gm;
 	try {
 		for (let round = 1; round <= 2; round++) {
 			pg.restart('fast');	// the settings apply to new sessions
@@ -168,38 +168,50 @@ test('a kept connection prepares each statement once, and again after a restart'
 			assert.equal(runs(viewExec) - viewsRun, 5, 'and run by name for every view');
 		}
 		// A view that is not the last (here of maxViews 3 and of an
-		// unlimited secret) is one statement: it checks, counts and
-		// returns the content, with no BEGIN and no row lock taken apart.
-		const takes = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1 AND state = 0 [^\n]*RETURNING/g;
+		// unlimited secret) is one statement: it finds the row by the
+		// key's hash, checks, counts and returns the content, with no
+		// lookup, no BEGIN and no row lock apart.
+		const takes = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE secret_hash = \$1 [^\n]*RETURNING/g;
+		const lookups = /execute bl_\d+: SELECT [^\n]* WHERE secret_hash = \$1 OR receipt_hash = \$1/g;
 		const locks = /execute bl_\d+: SELECT [^\n]* FOR UPDATE/g;
 		const begins = /execute[^\n]*: BEGIN|statement: BEGIN/g;
 		for (const maxViews of [3, null]) {
 			const c = await api('POST', '/api/secrets', { text: `counted ${maxViews}`, maxViews });
 			assert.equal(c.status, 200, c.text);
-			const [taken, locked, begun] = [runs(takes), runs(locks), runs(begins)];
+			const [taken, looked, locked, begun] = [runs(takes), runs(lookups), runs(locks), runs(begins)];
 			for (let i = 1; i <= 2; i++) {
 				const r = await api('POST', `/api/secrets/${c.body.metadata.secretKey}`, {});
 				assert.equal(r.status, 200, r.text);
 				assert.equal(r.body.viewsRemaining, maxViews === null ? null : maxViews - i);
 			}
 			assert.equal(runs(takes) - taken, 2, 'each view in one statement');
+			assert.equal(runs(lookups) - looked, 0, 'no lookup of its own');
 			assert.equal(runs(locks) - locked, 0, 'no row lock of its own');
 			assert.equal(runs(begins) - begun, 0, 'no transaction around it');
 			const m = await api('GET', `/api/secrets/${c.body.metadata.key}`);
 			assert.equal(m.body.viewCount, 2);
 			assert.equal(m.body.state, 'active');
 		}
-		// Its last view goes the whole way: it deletes the content.
+		// The last view goes the whole way, under the row lock (it deletes
+		// the content), and so does a view of a secret with a passphrase,
+		// which is checked first: the one statement finds no such view.
 		const c = await api('POST', '/api/secrets', { text: 'last', maxViews: 2 });
 		const secretKey = c.body.metadata.secretKey;
-		const taken = runs(takes);
 		assert.equal((await api('POST', `/api/secrets/${secretKey}`, {})).body.viewsRemaining, 1);
-		assert.equal(runs(takes) - taken, 1);
+		let locked = runs(locks);
 		const last = await api('POST', `/api/secrets/${secretKey}`, {});
 		assert.equal(last.status, 200, last.text);
 		assert.equal(last.body.viewsRemaining, 0);
-		assert.equal(runs(takes) - taken, 1, 'the last view is not taken by the one statement');
+		assert.equal(runs(locks) - locked, 1, 'the last view locks the row');
 		assert.equal((await api('GET', `/api/secrets/${c.body.metadata.key}`)).body.state, 'exhausted');
+		const p = await api('POST', '/api/secrets', { text: 'guarded', maxViews: 3, passphrase: 'long enough' });
+		const guarded = p.body.metadata.secretKey;
+		assert.equal((await api('POST', `/api/secrets/${guarded}`, {})).body.code, 'INVALID_PASSPHRASE');
+		locked = runs(locks);
+		const ok = await api('POST', `/api/secrets/${guarded}`, { passphrase: 'long enough' });
+		assert.equal(ok.status, 200, ok.text);
+		assert.equal(ok.body.viewsRemaining, 2, 'the refused attempt used no view');
+		assert.equal(runs(locks) - locked, 1, 'the passphrase\'s view locks the row');
 	} finally {
 		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_duration_statement`);
 		pg.sql(db, `ALTER DATABASE ${db} RESET log_min_messages`);
