@@ -25,6 +25,8 @@ enum op {
 	OP_RECEIPT,	/* by the receipt key's hash */
 	OP_GET,		/* the row as stored, no state change */
 	OP_CONSUME,
+	OP_VIEW,	/* by the secret key, as a retrieve takes it (lib/ops.c) */
+	OP_TAKE_RECEIPT,	/* the one-statement view by the receipt key: never */
 	OP_BURN,
 	OP_CLEANUP	/* left: at least this many rows removed */
 };
@@ -67,6 +69,27 @@ static const struct lifecycle cases[] = {
 		{ OP_CONSUME, 2, BL_OK, BL_ST_ACTIVE, -1, 1 },
 		{ OP_CONSUME, 3, BL_OK, BL_ST_ACTIVE, -1, 1 },
 		{ OP_GET, 4, BL_OK, BL_ST_ACTIVE, -1, 1 },
+	} },
+	/*
+	 * A retrieve tries the one statement first (PostgreSQL; SQLite has
+	 * none), then goes the whole way: the same steps on both backends.
+	 */
+	{ "views by key, text alone", 3, 3600000, 0, {
+		{ OP_VIEW, 1, BL_OK, BL_ST_ACTIVE, 2, 1 },
+		{ OP_TAKE_RECEIPT, 2, BL_ERR_NOT_FOUND, ANY, ANY, 1 },
+		{ OP_VIEW, 3, BL_OK, BL_ST_ACTIVE, 1, 1 },
+		{ OP_VIEW, 4, BL_OK, BL_ST_EXHAUSTED, 0, 0 },
+		{ OP_VIEW, 5, BL_ERR_MAX_VIEWS_REACHED, BL_ST_EXHAUSTED, ANY, 0 },
+	} },
+	{ "unlimited views by key, then expiry", -1, 1000, 0, {
+		{ OP_VIEW, 1, BL_OK, BL_ST_ACTIVE, -1, 1 },
+		{ OP_VIEW, 999, BL_OK, BL_ST_ACTIVE, -1, 1 },
+		{ OP_VIEW, 1000, BL_ERR_SECRET_EXPIRED, BL_ST_EXPIRED, ANY, 0 },
+		{ OP_GET, 1001, BL_OK, BL_ST_EXPIRED, -1, 0 },
+	} },
+	{ "views by key, with a file", 2, 3600000, 1, {
+		{ OP_VIEW, 1, BL_OK, BL_ST_ACTIVE, 1, 1 },
+		{ OP_VIEW, 2, BL_OK, BL_ST_EXHAUSTED, 0, 0 },
 	} },
 	{ "burn", 5, 3600000, 1, {
 		{ OP_BURN, 1, BL_OK, BL_ST_BURNED, ANY, 0 },
@@ -217,6 +240,24 @@ step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step
 			bl_content_free(&want);
 			bl_content_free(&got);
 		}
+		return e;
+	case OP_VIEW:
+		hash_of(i, 0, h);
+		if ((e = bl_store_take_counted(s, h, now, r, &got)) == BL_ERR_NOT_FOUND &&
+		    (e = bl_store_lookup(s, h, now, r)) == BL_OK)
+			e = r->state == BL_ST_ACTIVE ? bl_store_consume(s, id, now, r, &got) :
+			    bl_state_err(r->state);
+		if (e == BL_OK) {
+			content_of(i, lc->nfiles, &want);
+			CHECK(same_content(&got, &want));
+			bl_content_free(&want);
+			bl_content_free(&got);
+		}
+		return e;
+	case OP_TAKE_RECEIPT:
+		hash_of(i, 1, h);
+		if ((e = bl_store_take_counted(s, h, now, r, &got)) == BL_OK)
+			bl_content_free(&got);
 		return e;
 	case OP_BURN:
 		e = bl_store_burn(s, id, now, "receipt");
