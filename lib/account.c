@@ -563,7 +563,12 @@ bl_op_signup(struct bl_req *r)
 	bl_wipe(hash, sizeof(hash));
 	if (e == BL_ERR_EXISTS)
 		return BL_ERR_ACCOUNT_EXISTS;
-	if (e != BL_OK || (e = bl_store_account_get(r->store, id, NULL, &a)) != BL_OK)
+	if (e != BL_OK)
+		return bl_req_logged(r, e);
+	/* From here on a failure must say that the account is there. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "The account was created, but the server could not "
+	    "sign you in; sign in with this address and password.");
+	if ((e = bl_store_account_get(r->store, id, NULL, &a)) != BL_OK)
 		return bl_req_logged(r, e);
 	if ((e = session_start(r, &a, &ss)) != BL_OK)
 		return e;

@@ -262,6 +262,29 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		}
 	});
 
+	// Sign-up (docs/API.md, "Accounts"): an account is created exactly when
+	// the answer is 200, or the 5xx says that it was (it is stored before its
+	// session and answer are made, as a burn is before its answer): no one
+	// is left not knowing whether their address is taken.
+	test('sign-up: an account exactly when 200, or the 5xx says it was made', async (t) => {
+		const ctx = accountsContext();
+		const env = (program, extra = {}) => ({ ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test',
+			HTTP_ORIGIN: 'https://burnlink.test', REQUEST_URI: `/api/${program}`, ...extra });
+		const accounts = (email) => Number(sqlite(ctx.db, `SELECT count(*) FROM accounts WHERE name = '${email}'`).trim());
+		const late = [];
+		await sweep(t, 'sign-up', (at) => runDyn('signup', { method: 'POST', failAt: at,
+			body: { email: `swept${at}@example.org`, password: 'correct horse battery' },
+			env: env('signup'), ip: ipFor(at) }), async (r, at) => {
+			const n = accounts(`swept${at}@example.org`);
+			if (r.res?.status === 200) return n === 1 ? [] : [`a 200 made ${n} accounts`];
+			if (n === 0) return [];
+			late.push(at);
+			return /account was created/i.test(r.res?.json?.hint || '') ? [] :
+				[`an account was made, but the ${r.res?.status} does not say so`];
+		});
+		if (late.length) t.diagnostic(`sign-up: ${late.length} failures came after the account was stored, each answered with a 5xx that says so`);
+	});
+
 	// A secret request (docs/API.md, "Secret requests"): the requester is
 	// given its request and inbox keys exactly when the request is stored.
 	test('secret request create: a row exactly when the answer is 200', async (t) => {
