@@ -74,18 +74,26 @@ test('secure delete: after a burn and after the last view the ciphertext is gone
 });
 
 test('X-Forwarded-For is ignored without trusted proxies: passphrase attempts are not reset by it', async () => {
-	const j = await created(srv, { text: 'x', passphrase: 'right pass' });
-	for (let i = 0; i < 5; i++) {
+	// The attempts are counted per clock minute (docs/API.md, "Passphrases"):
+	// a run whose six requests straddle a minute's end runs again, once.
+	const minute = () => Math.floor(Date.now() / 60000);
+	for (let run = 1; ; run++) {
+		const j = await created(srv, { text: 'x', passphrase: 'right pass' });
+		const start = minute();
+		for (let i = 0; i < 5; i++) {
+			const r = await api(srv, 'POST', '/api/secrets/' + j.metadata.secretKey, {
+				json: { passphrase: 'wrong' }, headers: { 'X-Forwarded-For': `198.51.100.${i + 1}` },
+			});
+			assertError(r, 403, 'INVALID_PASSPHRASE');
+		}
 		const r = await api(srv, 'POST', '/api/secrets/' + j.metadata.secretKey, {
-			json: { passphrase: 'wrong' }, headers: { 'X-Forwarded-For': `198.51.100.${i + 1}` },
+			json: { passphrase: 'right pass' }, headers: { 'X-Forwarded-For': '203.0.113.77', 'X-Real-IP': '203.0.113.78' },
 		});
-		assertError(r, 403, 'INVALID_PASSPHRASE');
+		if (minute() !== start && run === 1) continue;
+		assertError(r, 429, 'TOO_MANY_ATTEMPTS', 'a forged X-Forwarded-For does not make a new client');
+		assert.equal((await meta(srv, j.metadata.secretKey)).json.viewsRemaining, 1);
+		break;
 	}
-	const r = await api(srv, 'POST', '/api/secrets/' + j.metadata.secretKey, {
-		json: { passphrase: 'right pass' }, headers: { 'X-Forwarded-For': '203.0.113.77', 'X-Real-IP': '203.0.113.78' },
-	});
-	assertError(r, 429, 'TOO_MANY_ATTEMPTS', 'a forged X-Forwarded-For does not make a new client');
-	assert.equal((await meta(srv, j.metadata.secretKey)).json.viewsRemaining, 1);
 });
 
 test('rate limits fail closed: an unwritable counters file → 503 RATE_LIMIT_UNAVAILABLE, Retry-After: 60, nothing consumed', async (t) => {
