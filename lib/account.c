@@ -203,7 +203,7 @@ session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
 	    bl_sha256(sid, SID_LEN, ss->hash) != 0)
 		goto out;
 	if ((e = bl_req_logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
-	    r->now_ms))) != BL_OK)
+	    r->now_ms, &ss->s.id))) != BL_OK)
 		goto out;
 	set_cookie(r, sid);
 	ss->found = 1;
@@ -422,36 +422,44 @@ account_json(const struct bl_account *a)
 /*
  * Answers with the state of the request's session: {signedIn, signup} and,
  * when signed in, account, csrfToken and expiresAt; success: true when asked.
+ * BL_OK, or an error unanswered when the answer could not be made.
  */
 static enum bl_err
 respond_session(struct bl_req *r, const struct bl_sess *ss, int success)
 {
 	char		 token[SID_LEN + 1] = "";
-	json_object	*o;
+	json_object	*o = json_object_new_object();
+	enum bl_err	 e = BL_OK, sent;
+	int		 failed;
+
+	failed = o == NULL || (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
+	    bl_json_add(o, "signedIn", json_object_new_boolean(ss->found)) ||
+	    bl_json_add(o, "signup", json_object_new_string(bl_signup_open(r) ? "open" : "closed"));
+	if (!failed && ss->found)
+		failed = (e = csrf_token(r, ss, token)) != BL_OK ||
+		    bl_json_add(o, "account", account_json(&ss->account)) ||
+		    bl_json_add(o, "csrfToken", json_object_new_string(token)) ||
+		    bl_json_add_time(o, "expiresAt", session_end(&ss->s));
+	sent = bl_respond_built(r, 200, o, failed);
+	bl_wipe(token, sizeof(token));
+	return e != BL_OK ? e : sent;
+}
+
+/*
+ * Answers a session this request started (ss). If the answer cannot be made,
+ * the session, whose cookie nobody was given, is deleted again and the
+ * cookie not set: an error, unanswered, as respond_session().
+ */
+static enum bl_err
+answer_session(struct bl_req *r, const struct bl_sess *ss)
+{
 	enum bl_err	 e;
 
-	if ((o = json_object_new_object()) == NULL)
-		return BL_ERR_INTERNAL;
-	e = BL_ERR_INTERNAL;
-	if ((success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
-	    bl_json_add(o, "signedIn", json_object_new_boolean(ss->found)) ||
-	    bl_json_add(o, "signup", json_object_new_string(bl_signup_open(r) ? "open" : "closed")))
-		goto out;
-	if (ss->found) {
-		if ((e = csrf_token(r, ss, token)) != BL_OK)
-			goto out;
-		e = BL_ERR_INTERNAL;
-		if (bl_json_add(o, "account", account_json(&ss->account)) ||
-		    bl_json_add(o, "csrfToken", json_object_new_string(token)) ||
-		    bl_json_add_time(o, "expiresAt", session_end(&ss->s)))
-			goto out;
-	}
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
-out:
-	bl_wipe(token, sizeof(token));
-	bl_json_wipe(o);
-	json_object_put(o);
+	if ((e = respond_session(r, ss, 1)) == BL_OK)
+		return BL_OK;
+	r->set_cookie[0] = '\0';
+	if (bl_store_session_delete(r->store, ss->s.id) != BL_OK)
+		bl_log(r, "a session nobody was given could not be deleted (it ends by itself)");
 	return e;
 }
 
@@ -497,7 +505,7 @@ bl_op_sign_in(struct bl_req *r)
 		return e;
 	if ((e = session_start(r, &a, &ss)) != BL_OK)
 		return e;
-	return respond_session(r, &ss, 1);
+	return answer_session(r, &ss);
 }
 
 /*
@@ -575,7 +583,7 @@ bl_op_signup(struct bl_req *r)
 	/* the address is verified by the link of this mail (docs/NOTIFY.md); resent by POST /api/email */
 	if (bl_mail_verify(r, id, norm) != BL_OK)
 		bl_log(r, "sign-up: the verification mail could not be queued");
-	return respond_session(r, &ss, 1);
+	return answer_session(r, &ss);
 }
 
 /*
@@ -603,10 +611,14 @@ bl_op_password(struct bl_req *r)
 		return e;
 	if (!ok)
 		return BL_ERR_INVALID_CREDENTIALS;
-	if ((e = bl_account_set_password(r->ctx, ss->account.id, pw, plen)) != BL_OK ||
-	    (e = session_start(r, &ss->account, &fresh)) != BL_OK)
+	if ((e = bl_account_set_password(r->ctx, ss->account.id, pw, plen)) != BL_OK)
 		return e;
-	return respond_session(r, &fresh, 1);
+	/* From here on a failure must say that the password was changed. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "The password was changed and every session "
+	    "ended, but the server could not sign you in again; sign in with the new password.");
+	if ((e = session_start(r, &ss->account, &fresh)) != BL_OK)
+		return e;
+	return answer_session(r, &fresh);
 }
 
 /* {id, name, prefix, createdAt, lastUsedAt, revokedAt, active} of an API key. */

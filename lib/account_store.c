@@ -267,10 +267,11 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 /* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
 enum bl_err
 bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t account_id, int64_t now)
+    int64_t account_id, int64_t now, int64_t *id)
 {
+	*id = 0;
 	return bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
-	    P_INT(account_id), P_INT(now)), NULL, NULL, NULL);
+	    P_INT(account_id), P_INT(now)), bl_row_id, id, NULL);
 }
 
 static int

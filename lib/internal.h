@@ -234,7 +234,7 @@ enum bl_err	 bl_store_password_set(struct bl_store *, int64_t account_id,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
 enum bl_err	 bl_store_session_insert(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
-		    int64_t now_ms);
+		    int64_t now_ms, int64_t *id);
 enum bl_err	 bl_store_session_find(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
 enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_ms);

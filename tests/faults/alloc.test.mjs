@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sqlite, sha256hex, decryptItem, fragmentKey, encryptItem, newKey } from '../lib/cgi.mjs';
 import { buildShim, runDyn, outcomeProblems, failPoints, integrity, ipFor } from './helpers.mjs';
-import { accountsContext, signedUp } from '../accounts/helpers.mjs';
+import { accountsContext, signedUp, PASSWORD } from '../accounts/helpers.mjs';
 import { wire } from '../requests/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-faults-'));
@@ -262,27 +262,54 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		}
 	});
 
-	// Sign-up (docs/API.md, "Accounts"): an account is created exactly when
-	// the answer is 200, or the 5xx says that it was (it is stored before its
-	// session and answer are made, as a burn is before its answer): no one
-	// is left not knowing whether their address is taken.
-	test('sign-up: an account exactly when 200, or the 5xx says it was made', async (t) => {
+	// Sign-up and sign-in (docs/API.md, "Accounts"): a session exactly when
+	// the answer is 200 (one nobody was given is deleted again); an account
+	// exactly when the sign-up's answer is 200, or the 5xx says that it was
+	// made (it is stored before its session and answer, as a burn is before
+	// its answer): no one is left not knowing whether their address is taken.
+	test('sign-up and sign-in: a session exactly when 200; an account when 200 or the 5xx says so', async (t) => {
 		const ctx = accountsContext();
-		const env = (program, extra = {}) => ({ ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test',
-			HTTP_ORIGIN: 'https://burnlink.test', REQUEST_URI: `/api/${program}`, ...extra });
-		const accounts = (email) => Number(sqlite(ctx.db, `SELECT count(*) FROM accounts WHERE name = '${email}'`).trim());
+		const env = (program) => ({ ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test',
+			HTTP_ORIGIN: 'https://burnlink.test', REQUEST_URI: `/api/${program}` });
+		const count = (table, email) => Number(sqlite(ctx.db, `SELECT count(*) FROM ${table} ` +
+			(table === 'accounts' ? `WHERE name = '${email}'` :
+				`WHERE account_id = (SELECT id FROM accounts WHERE name = '${email}')`)).trim());
 		const late = [];
 		await sweep(t, 'sign-up', (at) => runDyn('signup', { method: 'POST', failAt: at,
-			body: { email: `swept${at}@example.org`, password: 'correct horse battery' },
+			body: { email: `swept${at}@example.org`, password: PASSWORD },
 			env: env('signup'), ip: ipFor(at) }), async (r, at) => {
-			const n = accounts(`swept${at}@example.org`);
-			if (r.res?.status === 200) return n === 1 ? [] : [`a 200 made ${n} accounts`];
+			const email = `swept${at}@example.org`;
+			const [n, sessions] = [count('accounts', email), count('sessions', email)];
+			if (r.res?.status === 200) return n === 1 && sessions === 1 ? [] : [`a 200 made ${n} accounts, ${sessions} sessions`];
+			if (sessions !== 0) return [`a ${r.res?.status} left ${sessions} sessions`];
 			if (n === 0) return [];
 			late.push(at);
 			return /account was created/i.test(r.res?.json?.hint || '') ? [] :
 				[`an account was made, but the ${r.res?.status} does not say so`];
 		});
 		if (late.length) t.diagnostic(`sign-up: ${late.length} failures came after the account was stored, each answered with a 5xx that says so`);
+		// Each sign-in on its own copy of one database with one account,
+		// so that every run makes the same allocations (a growing database
+		// would move the answer's out of the swept edge) and the per-address
+		// attempt limit never answers for it.
+		await signedUp(ctx, 'in@example.org');
+		sqlite(ctx.db, 'PRAGMA wal_checkpoint(TRUNCATE)');
+		const had = Number(sqlite(ctx.db, 'SELECT count(*) FROM sessions').trim());
+		const copy = (at) => {
+			const db = path.join(dir, `signin-${at}.db`);
+			fs.copyFileSync(ctx.db, db);
+			return db;
+		};
+		const dbs = new Map();
+		await sweep(t, 'sign-in', (at) => {
+			dbs.set(at, copy(at));
+			return runDyn('session', { method: 'POST', failAt: at, body: { email: 'in@example.org', password: PASSWORD },
+				env: { ...env('session'), BURNLINK_DB: dbs.get(at) }, ip: ipFor(at) });
+		}, async (r, at) => {
+			const sessions = Number(sqlite(dbs.get(at), 'SELECT count(*) FROM sessions').trim()) - had;
+			if (r.res?.status === 200) return sessions === 1 ? [] : [`a 200 made ${sessions} sessions`];
+			return sessions === 0 ? [] : [`a ${r.res?.status} left ${sessions} sessions`];
+		});
 	});
 
 	// A secret request (docs/API.md, "Secret requests"): the requester is
