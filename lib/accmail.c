@@ -113,8 +113,12 @@ bl_op_email_set(struct bl_req *r)
 		return bl_req_fail(r, BL_ERR_INVALID_EMAIL,
 		    "Send {\"email\": \"name@example.org\"}: at most 254 bytes.");
 	if ((e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
-	    (e = bl_mail_verify(r, id, norm)) != BL_OK ||
-	    (e = bl_req_logged(r, bl_store_email_get(r->store, id, &m))) != BL_OK)
+	    (e = bl_mail_verify(r, id, norm)) != BL_OK)
+		return e;
+	/* From here on a failure must say that the address was set. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "The address was set and its verification mail "
+	    "queued, but the server could not answer; GET /api/email shows it.");
+	if ((e = bl_req_logged(r, bl_store_email_get(r->store, id, &m))) != BL_OK)
 		return e;
 	return respond_email(r, 1, &m);
 }

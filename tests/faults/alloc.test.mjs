@@ -312,6 +312,30 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		});
 	});
 
+	// An account's address (docs/API.md, "POST /email"): changed exactly when
+	// the answer is 200, or the 5xx says it was. Each run on an account of
+	// its own (5 changes an hour per account).
+	test('e-mail change: the address set exactly when 200, or the 5xx says so', async (t) => {
+		const ctx = accountsContext();
+		const address = (email) => sqlite(ctx.db, 'SELECT e.email FROM account_emails e JOIN accounts a ' +
+			`ON a.id = e.account_id WHERE a.name = '${email}'`).trim();
+		const late = [];
+		await sweep(t, 'e-mail change', async (at) => {
+			const b = await signedUp(ctx, `m${at}@example.org`, { ip: `192.0.2.${(at % 250) + 1}` });
+			return runDyn('email', { method: 'POST', body: { email: `new${at}@example.org` }, failAt: at,
+				ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_COOKIE: b.cookieHeader(),
+					HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: '/api/email' } });
+		}, async (r, at) => {
+			const now = address(`m${at}@example.org`);
+			if (r.res?.status === 200) return now === `new${at}@example.org` ? [] : [`a 200 left the address ${now}`];
+			if (now === `m${at}@example.org`) return [];
+			late.push(at);
+			return /address was set/i.test(r.res?.json?.hint || '') ? [] :
+				[`the address became ${now}, but the ${r.res?.status} does not say so`];
+		});
+		if (late.length) t.diagnostic(`e-mail change: ${late.length} failures came after the address was set, each answered with a 5xx that says so`);
+	});
+
 	// A secret request (docs/API.md, "Secret requests"): the requester is
 	// given its request and inbox keys exactly when the request is stored.
 	test('secret request create: a row exactly when the answer is 200', async (t) => {
