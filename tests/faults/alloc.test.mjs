@@ -336,6 +336,34 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		if (late.length) t.diagnostic(`e-mail change: ${late.length} failures came after the address was set, each answered with a 5xx that says so`);
 	});
 
+	// A password change (docs/API.md, "POST /password"): changed exactly when
+	// the answer is 200, or the 5xx says it was; a session exactly when 200
+	// (it ends every other one). Each run on an account of its own.
+	test('password change: changed exactly when 200, or the 5xx says so; a session only with a 200', async (t) => {
+		const ctx = accountsContext();
+		const q = (sql) => sqlite(ctx.db, sql).trim();
+		const late = [];
+		let before = {};
+		await sweep(t, 'password change', async (at) => {
+			const b = await signedUp(ctx, `p${at}@example.org`, { ip: `192.0.2.${(at % 250) + 1}` });
+			const id = q(`SELECT id FROM accounts WHERE name = 'p${at}@example.org'`);
+			before = { id, hash: q(`SELECT hex(pass_hash) FROM account_passwords WHERE account_id = ${id}`) };
+			return runDyn('password', { method: 'POST', body: { currentPassword: PASSWORD, newPassword: 'another horse' },
+				failAt: at, ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_COOKIE: b.cookieHeader(),
+					HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: '/api/password' } });
+		}, async (r) => {
+			const changed = q(`SELECT hex(pass_hash) FROM account_passwords WHERE account_id = ${before.id}`) !== before.hash;
+			const sessions = Number(q(`SELECT count(*) FROM sessions WHERE account_id = ${before.id}`));
+			if (r.res?.status === 200) return changed && sessions === 1 ? [] : [`a 200: changed ${changed}, ${sessions} sessions`];
+			if (!changed) return sessions === 1 ? [] : [`a ${r.res?.status} that changed nothing left ${sessions} sessions`];
+			late.push(r.res?.status);
+			if (sessions !== 0) return [`a ${r.res?.status} after the change left ${sessions} sessions`];
+			return /password was changed/i.test(r.res?.json?.hint || '') ? [] :
+				[`the password was changed, but the ${r.res?.status} does not say so`];
+		});
+		if (late.length) t.diagnostic(`password change: ${late.length} failures came after the change, each answered with a 5xx that says so`);
+	});
+
 	// A secret request (docs/API.md, "Secret requests"): the requester is
 	// given its request and inbox keys exactly when the request is stored.
 	test('secret request create: a row exactly when the answer is 200', async (t) => {
