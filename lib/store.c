@@ -31,7 +31,6 @@ struct bl_store {
 	void				*counters;
 	struct deferred			 deferred[DEFER_MAX];
 	int				 ndeferred;
-	int				 batch;	/* in a batch: bl_store_batch() */
 };
 
 /*
@@ -189,10 +188,8 @@ bl_store_batch_durable(void)
 void
 bl_store_batch(struct bl_store *s)
 {
-	if (s->ops->batch == NULL)
-		return;
-	s->ops->batch(s->db);
-	s->batch = 1;
+	if (s->ops->batch != NULL)
+		s->ops->batch(s->db);
 }
 
 void
@@ -217,7 +214,6 @@ enum bl_err
 bl_store_batch_commit(struct bl_store *s)
 {
 	bl_store_batch_flush(s);
-	s->batch = 0;
 	return s->ops->batch_commit != NULL ? s->ops->batch_commit(s->db) : BL_OK;
 }
 
@@ -291,9 +287,10 @@ bl_st_one(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 
 /*
  * Runs statement id as a transaction of its own, as bl_st_run() with fn
- * called for every row (it returns 0 to read on): alone, where the
- * backend commits it by itself (one round trip on PostgreSQL, which BEGIN
- * and COMMIT would make three), or in a batch as a savepoint of the batch's
+ * called for every row (it returns 0 to read on): alone on a backend
+ * without group commit (one round trip on PostgreSQL, which BEGIN and
+ * COMMIT would make three); on one with it, between bl_st_begin() and
+ * bl_st_end(), which in a FastCGI batch make it a savepoint of the batch's
  * transaction, durable when the batch commits. Every row is read before
  * the statement ends, so that a commit's failure is its failure.
  */
@@ -303,7 +300,7 @@ bl_st_alone(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 {
 	enum bl_err	 e;
 
-	if (!s->batch || *sql_of(s, id) == '\0')
+	if (s->ops->batch == NULL || *sql_of(s, id) == '\0')
 		return bl_st_run(s, id, p, n, fn, arg, NULL);
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
