@@ -142,6 +142,7 @@ describe('accessibility', { skip: skip || false }, () => {
 		const phone = await newContext(browser, { viewport: PHONE, context: { reducedMotion: 'reduce' } });
 		const ph = await phone.newPage();
 		await ph.goto(srv.base + '/');
+		await shown(ph, 'create-view');
 		await check(ph, 'create on a phone');
 		await phone.close();
 		await ctx.close();

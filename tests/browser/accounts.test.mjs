@@ -140,6 +140,7 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		assert.equal(me.signedIn, false);
 		// The create page shows a sign-in link again.
 		await page.goto(srv.base + '/');
+		await shown(page, 'create-view');
 		await page.locator('#signin-link').waitFor();
 		assert.deepEqual(ctx.problems, []);
 		await ctx.close();

@@ -104,6 +104,7 @@ describe('page', { skip: skip || false }, () => {
 		const c = { name: 'dropped key.bin', mimeType: 'application/octet-stream', buffer: crypto.randomBytes(70000) };
 		const sender = await page();
 		await sender.goto(srv.base + '/');
+		await shown(sender, 'create-view');
 		await sender.setInputFiles('#file-input', [a, b]);
 		await dropFiles(sender, [c]);
 		const names = await sender.locator('#file-list .file-name').allTextContents();
@@ -152,6 +153,7 @@ describe('page', { skip: skip || false }, () => {
 	test('files over the limits are refused before upload, with the reason', async () => {
 		const p = await page();
 		await p.goto(srv.base + '/');
+		await shown(p, 'create-view');
 		assert.match(await p.textContent('#files-hint'), /20 files, 2 MiB/);
 		const big = { name: 'big.iso', mimeType: 'application/octet-stream', buffer: Buffer.alloc(2 * 1048576 + 1) };
 		await p.setInputFiles('#file-input', [big]);
@@ -185,6 +187,7 @@ describe('page', { skip: skip || false }, () => {
 	test('passphrase: needed, wrong (no view used), then right', async () => {
 		const sender = await page();
 		await sender.goto(srv.base + '/');
+		await shown(sender, 'create-view');
 		await sender.fill('#passphrase', 'correct horse');
 		assert.equal(await sender.getAttribute('#passphrase', 'type'), 'password');
 		await sender.click('#toggle-passphrase');
@@ -493,6 +496,7 @@ describe('page', { skip: skip || false }, () => {
 		await shown(p, 'receipt-view');
 		assert.ok(await p.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'receipt fits');
 		await p.goto(srv.base + '/');
+		await shown(p, 'create-view');
 		assert.ok(await p.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'create view fits');
 	});
 
