@@ -369,7 +369,7 @@ bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	if (has_files)
 		e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL);
 	if (e == BL_OK &&
-	    (e = bl_st_run(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL)) == BL_OK) {
+	    (e = bl_st_later(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)))) == BL_OK) {
 		r->view_count++;
 		r->last_viewed_ms = now;
 		if (r->max_views >= 0 && r->view_count >= r->max_views) {

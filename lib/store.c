@@ -258,6 +258,23 @@ bl_st_run(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 	return s->ops->run(s->db, id, sql, p, n, fn, arg, changes);
 }
 
+/*
+ * Runs statement id, whose rows and changes the caller will not read, where
+ * the backend likes: at once, or sent with the transaction's next statement
+ * (its failure then that statement's, or the commit's).
+ */
+enum bl_err
+bl_st_later(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n)
+{
+	const char	*sql = sql_of(s, id);
+
+	if (*sql == '\0')
+		return BL_OK;	/* BL_SQL_NONE */
+	if (s->ops->run_later != NULL)
+		return s->ops->run_later(s->db, id, sql, p, n);
+	return s->ops->run(s->db, id, sql, p, n, NULL, NULL, NULL);
+}
+
 struct one {
 	bl_row_fn	 fn;
 	void		*arg;

@@ -164,6 +164,14 @@ struct bl_store_ops {
 	 */
 	enum bl_err	 (*run)(void *, enum bl_stmt, const char *sql,
 			    const struct bl_parm *, int, bl_row_fn, void *, int64_t *changes);
+	/*
+	 * Runs a statement whose rows and changes the caller does not read
+	 * (NULL: run() at once): the backend may send it with the
+	 * transaction's next statement or its end, whose failure is then also
+	 * this one's (bl_st_later()).
+	 */
+	enum bl_err	 (*run_later)(void *, enum bl_stmt, const char *sql,
+			    const struct bl_parm *, int);
 	int64_t		 (*col_int)(const struct bl_row *, int, int64_t null);
 	/* *p NULL for SQL NULL; -1 if the value could not be read (out of memory) */
 	int		 (*col_blob)(const struct bl_row *, int, const void **p, size_t *len);
@@ -211,7 +219,8 @@ extern const struct bl_counter_ops	 bl_counters_pg_ops;
  * store.c: what the units above the backends (secret.c, account_store.c)
  * run statements with. bl_st_one() reads the first row with fn and is
  * NOT_FOUND when there is none; bl_st_alone() runs a statement as a
- * transaction of its own; bl_st_end() commits when e is BL_OK, else
+ * transaction of its own; bl_st_later() runs one whose result nobody reads,
+ * perhaps with the next (its failure may come back from the next call); bl_st_end() commits when e is BL_OK, else
  * rolls back, and returns e or the commit's failure. bl_st_refuse() ends a
  * transaction that refuses with e (a row's state) but keeps what it changed
  * on the way (changed: an expiry it recorded): e, or the commit's failure.
@@ -222,6 +231,7 @@ enum bl_err	 bl_st_one(struct bl_store *, enum bl_stmt, const struct bl_parm *, 
 		    bl_row_fn, void *);
 enum bl_err	 bl_st_alone(struct bl_store *, enum bl_stmt, const struct bl_parm *, int,
 		    bl_row_fn, void *);
+enum bl_err	 bl_st_later(struct bl_store *, enum bl_stmt, const struct bl_parm *, int);
 enum bl_err	 bl_st_begin(struct bl_store *);
 enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
 enum bl_err	 bl_st_refuse(struct bl_store *, enum bl_err, int changed);

@@ -231,22 +231,19 @@ args(struct pg_store *s, const struct bl_parm *a, int n, struct pg_args *g)
 }
 
 /*
- * Statements whose result the lifecycle does not read (lib/secret.c: the view
- * count) are sent with the next one instead of alone: inside a transaction,
- * pg_run() keeps such a statement (integer parameters only) and the next
- * statement or the COMMIT sends both in one libpq pipeline, one round trip.
- * Under a row lock (a view of one secret) that is one round trip fewer held;
- * a failure of the kept statement is the failure of the one it went with,
- * and a ROLLBACK drops it unsent.
+ * A statement whose result nobody reads (bl_st_later(): the view count) is
+ * kept, inside a transaction, and sent with the next statement or the
+ * COMMIT in one libpq pipeline, one round trip. Under a row lock (a view of
+ * one secret) that is one round trip fewer held; a failure of the kept
+ * statement is the failure of the one it went with, and a ROLLBACK drops it
+ * unsent. Kept: one at a time, at most two integer parameters.
  */
 static int
-deferrable(const struct pg_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
-    bl_row_fn fn, int64_t *changes)
+keepable(const struct pg_store *s, const struct bl_parm *p, int n)
 {
 	int	 i;
 
-	if (id != ST_VIEW || fn != NULL || changes != NULL || s->c == NULL ||
-	    s->c->later != NULL || n > 2 ||
+	if (s->c == NULL || s->c->later != NULL || n > 2 ||
 	    PQtransactionStatus(s->c->conn) != PQTRANS_INTRANS)
 		return 0;
 	for (i = 0; i < n; i++)
@@ -504,13 +501,6 @@ pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int
 	enum bl_err	 e;
 	int		 k;
 
-	if (deferrable(s, id, p, n, fn, changes)) {
-		s->c->later = sql;
-		s->c->later_key = (int)id;
-		s->c->nlater = n;
-		memcpy(s->c->later_p, p, (size_t)n * sizeof(*p));
-		return BL_OK;
-	}
 	if ((e = q(s, (int)id, sql, p, n, &res)) != BL_OK)
 		return e;
 	row.ops = &bl_pg_ops;
@@ -524,6 +514,21 @@ pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int
 		*changes = strtoll(PQcmdTuples(res), NULL, 10);
 	PQclear(res);
 	return e;
+}
+
+/* Runs statement id, whose result nobody reads: kept for the next one if it can be (keepable()). */
+static enum bl_err
+pg_run_later(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n)
+{
+	struct pg_store	*s = arg;
+
+	if (!keepable(s, p, n))
+		return pg_run(arg, id, sql, p, n, NULL, NULL, NULL);
+	s->c->later = sql;
+	s->c->later_key = (int)id;
+	s->c->nlater = n;
+	memcpy(s->c->later_p, p, (size_t)n * sizeof(*p));
+	return BL_OK;
 }
 
 /* An integer column of any width (bool, int2, int4, int8) in binary; null if NULL. */
@@ -797,7 +802,7 @@ pg_persistent(int on)
 
 const struct bl_store_ops bl_pg_ops = {
 	dialect, pg_open, pg_close, pg_idle, pg_error, pg_persistent, pg_begin, pg_commit,
-	pg_rollback, pg_run, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL
+	pg_rollback, pg_run, pg_run_later, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL
 };
 
 /* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */

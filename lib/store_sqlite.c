@@ -845,6 +845,6 @@ sq_batch_commit(void *arg)
 /* lib/store_sql.c as it is: no dialect of its own. */
 const struct bl_store_ops bl_sqlite_ops = {
 	NULL, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
-	sq_rollback, sq_run, sq_col_int, sq_col_blob, sq_purge,
+	sq_rollback, sq_run, NULL, sq_col_int, sq_col_blob, sq_purge,
 	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit
 };
