@@ -47,7 +47,7 @@ respond_email(struct bl_req *r, int success, const struct bl_email *m)
 	json_object	*o;
 
 	o = json_object_new_object();
-	return bl_respond_built(r, 200, o, o == NULL ||
+	return bl_respond_json(r, 200, o, o == NULL ||
 	    (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
 	    (m->email[0] != '\0' ? bl_json_add(o, "email", json_object_new_string(m->email)) :
 	    bl_json_add_null(o, "email")) ||
@@ -129,7 +129,7 @@ respond_done(struct bl_req *r)
 	json_object	*o;
 
 	o = json_object_new_object();
-	return bl_respond_built(r, 200, o, o == NULL ||
+	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)));
 }
 

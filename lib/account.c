@@ -440,7 +440,7 @@ respond_session(struct bl_req *r, const struct bl_sess *ss, int success)
 		    bl_json_add(o, "account", account_json(&ss->account)) ||
 		    bl_json_add(o, "csrfToken", json_object_new_string(token)) ||
 		    bl_json_add_time(o, "expiresAt", session_end(&ss->s));
-	sent = bl_respond_built(r, 200, o, failed);
+	sent = bl_respond_json(r, 200, o, failed);
 	bl_wipe(token, sizeof(token));
 	return e != BL_OK ? e : sent;
 }
@@ -523,7 +523,7 @@ bl_op_sign_out(struct bl_req *r)
 		return e;
 	set_cookie(r, NULL);
 	o = json_object_new_object();
-	return bl_respond_built(r, 200, o, o == NULL ||
+	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
 	    bl_json_add(o, "signedIn", json_object_new_boolean(0)));
 }
@@ -681,7 +681,7 @@ bl_op_key_create(struct bl_req *r)
 	    bl_json_add(o, "apiKey", key_json(&k));
 	bl_wipe(key, sizeof(key));
 	/* A key nobody was shown must not stay: a 500 leaves no key behind. */
-	if ((e = bl_respond_built(r, 200, o, bad)) != BL_OK)
+	if ((e = bl_respond_json(r, 200, o, bad)) != BL_OK)
 		bl_req_logged(r, bl_store_key_delete(r->store, ss->account.id, k.id));
 	return e;
 }
@@ -848,8 +848,8 @@ bl_op_my_list(struct bl_req *r)
 			e = BL_ERR_INTERNAL;
 		goto out;
 	}
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
+	e = bl_respond_json(r, 200, o, 0);
+	o = NULL;	/* taken */
 out:
 	json_object_put(o);
 	return e;

@@ -569,15 +569,16 @@ bl_req_logged(struct bl_req *r, enum bl_err e)
 }
 
 /*
- * Answers with body, a JSON object the handler built (failed: building it
- * failed, body may be NULL), and wipes and frees it: BL_OK, or
- * BL_ERR_INTERNAL unanswered when it could not be built or serialised, for
- * the handler to undo what the answer was to report (a key or a webhook
- * whose secret nobody saw) and return. Its strings are wiped: an answer may
- * hold an API key or a signing secret.
+ * The one way a handler answers: with body, a JSON object it built (failed:
+ * building it failed, body may be NULL), which this takes, wipes and frees.
+ * BL_OK, or BL_ERR_INTERNAL unanswered when it could not be built or
+ * serialised: the handler undoes what the answer was to report, if anything
+ * (a key or a webhook whose secret nobody saw), and returns it; the error
+ * answer then carries the hint recorded (bl_req_fail(): "a view was used").
+ * Its strings are wiped: an answer may hold an API key or a signing secret.
  */
 enum bl_err
-bl_respond_built(struct bl_req *r, int status, json_object *body, int failed)
+bl_respond_json(struct bl_req *r, int status, json_object *body, int failed)
 {
 	char	*js = NULL;
 	size_t	 jlen = 0;
@@ -618,15 +619,15 @@ bl_respond_fields(struct bl_req *r, int success, const char *k, json_object *v,
 	bad = o == NULL || (success && bl_json_add(o, "success", json_object_new_boolean(1)));
 	bad = take(o, k, v, bad);
 	bad = take(o, k2, v2, bad);
-	return bl_respond_built(r, 200, o, bad);
+	return bl_respond_json(r, 200, o, bad);
 }
 
 /*
- * Writes one whole response with body as JSON (bl_json_text()). If the body
- * cannot be serialised, the fallback 500 goes out instead. 0 on success.
+ * Writes one whole error response with body as JSON (bl_json_text()). If the
+ * body cannot be serialised, the fallback 500 goes out instead. 0 on success.
  */
-int
-bl_respond_json(struct bl_req *r, int status, json_object *body)
+static int
+respond_error_json(struct bl_req *r, int status, json_object *body)
 {
 	char	*js;
 	size_t	 jlen;
@@ -683,7 +684,7 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 		r->responded = 1;
 		return write_fallback(r);
 	}
-	rc = bl_respond_json(r, ei->status, o);
+	rc = respond_error_json(r, ei->status, o);
 	json_object_put(o);
 	return rc;
 }

@@ -452,8 +452,7 @@ void		 bl_req_drain(struct bl_req *);
 const char	*bl_req_env(const struct bl_req *, const char *);
 enum bl_err	 bl_req_store(struct bl_req *);
 enum bl_err	 bl_req_install_key(struct bl_req *);
-int		 bl_respond_json(struct bl_req *, int status, json_object *);
-enum bl_err	 bl_respond_built(struct bl_req *, int status, json_object *, int failed);
+enum bl_err	 bl_respond_json(struct bl_req *, int status, json_object *, int failed);
 enum bl_err	 bl_respond_fields(struct bl_req *, int success, const char *, json_object *,
 		    const char *, json_object *);
 enum bl_err	 bl_req_logged(struct bl_req *, enum bl_err);	/* a store failure logged */

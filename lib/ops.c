@@ -286,8 +286,8 @@ bl_op_metadata(struct bl_req *r)
 	if (s.by_receipt && (bl_json_add(o, "viewCount", json_object_new_int64(s.view_count)) ||
 	    bl_json_add_time(o, "lastViewedAt", s.last_viewed_ms)))
 		goto out;
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
+	e = bl_respond_json(r, 200, o, 0);
+	o = NULL;	/* taken */
 out:
 	json_object_put(o);
 	return e;
@@ -385,8 +385,8 @@ bl_op_retrieve(struct bl_req *r)
 	    add_views(o, "viewsRemaining", bl_views_left(&s)))
 		goto out;
 	bl_content_free(&c);	/* the JSON tree holds it now: not three copies at once */
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
+	e = bl_respond_json(r, 200, o, 0);
+	o = NULL;	/* taken */
 out:
 	if (e != BL_OK)
 		bl_log(r, "a view was consumed but the response could not be built");
@@ -420,7 +420,7 @@ bl_op_burn(struct bl_req *r)
 	bl_req_fail(r, BL_ERR_INTERNAL, "The secret was burned, but the server could "
 	    "not send the confirmation (out of memory).");
 	o = json_object_new_object();
-	return bl_respond_built(r, 200, o, o == NULL ||
+	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
 	    bl_json_add(o, "state", json_object_new_string("burned")));
 }

@@ -188,8 +188,8 @@ bl_op_request_get(struct bl_req *r)
 	    bl_json_add(o, "allowFiles", json_object_new_boolean(q.allow_files)) ||
 	    bl_json_add_time(o, "expiresAt", q.expires_ms))
 		goto out;
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
+	e = bl_respond_json(r, 200, o, 0);
+	o = NULL;	/* taken */
 out:
 	json_object_put(o);
 	bl_item_free(&note);
@@ -252,8 +252,8 @@ read_answer(struct bl_req *r, struct bl_request *q)
 	    bl_json_add_content(o, &c))
 		goto out;
 	bl_content_free(&c);
-	bl_respond_json(r, 200, o);
-	e = BL_OK;
+	e = bl_respond_json(r, 200, o, 0);
+	o = NULL;	/* taken */
 out:
 	if (e != BL_OK)
 		bl_log(r, "an answer was read but the response could not be built");
@@ -289,7 +289,7 @@ bl_op_request_burn(struct bl_req *r)
 	bl_req_fail(r, BL_ERR_INTERNAL, "The request was burned, but the server could "
 	    "not send the confirmation (out of memory).");
 	o = json_object_new_object();
-	return bl_respond_built(r, 200, o, o == NULL ||
+	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
 	    bl_json_add(o, "state", json_object_new_string("burned")));
 }

@@ -13,9 +13,7 @@ bl_op_config(struct bl_req *r)
 	if ((o = bl_config_json(&r->ctx->cfg)) == NULL)
 		return BL_ERR_INTERNAL;
 	r->cache_control = "public, max-age=300";
-	bl_respond_json(r, 200, o);
-	json_object_put(o);
-	return BL_OK;
+	return bl_respond_json(r, 200, o, 0);
 }
 
 /*
@@ -41,9 +39,7 @@ bl_op_health(struct bl_req *r)
 		return BL_ERR_INTERNAL;
 	if (healthy) {
 		r->retry_after = 0;
-		bl_respond_json(r, 200, o);
-		json_object_put(o);
-		return BL_OK;
+		return bl_respond_json(r, 200, o, 0);
 	}
 	/* "A health check failed: database, cleanup." */
 	at = (size_t)snprintf(msg, sizeof(msg), "%.*s:", (int)strlen(ei->message) - 1,
@@ -67,7 +63,5 @@ bl_op_health(struct bl_req *r)
 		json_object_put(o);
 		return BL_ERR_INTERNAL;
 	}
-	bl_respond_json(r, ei->status, o);
-	json_object_put(o);
-	return BL_OK;
+	return bl_respond_json(r, ei->status, o, 0);
 }

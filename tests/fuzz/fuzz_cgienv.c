@@ -95,9 +95,8 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (e == BL_OK) {
 		if (account != 0 || key != 0)
 			abort();	/* no key exists in the fuzzing database */
-		json_object *o = json_object_new_object();
-		bl_respond_json(&r, 200, o);
-		json_object_put(o);
+		if (bl_respond_json(&r, 200, json_object_new_object(), 0) != BL_OK)
+			bl_respond_error(&r, BL_ERR_INTERNAL);
 	} else {
 		if (bl_error_info(e)->status >= 500)
 			abort();
