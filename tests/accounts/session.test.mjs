@@ -5,6 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkError, checkCommonHeaders } from '../lib/cgi.mjs';
+import { inOneWindow } from '../lib/counters.mjs';
 import {
 	accountsContext, Browser, signedUp, admin, ageSessions, parseSetCookie, seedCounter, PASSWORD,
 } from './helpers.mjs';
@@ -62,7 +63,7 @@ test('sign-in needs strings: 400 INVALID_JSON otherwise; other methods 405', asy
 	assert.equal(res.headers.allow, 'GET, HEAD, POST, DELETE');
 });
 
-test('sign-in attempts are limited per account and address (10 an hour), right ones included', async () => {
+test('sign-in attempts are limited per account and address (10 an hour), right ones included', () => inOneWindow(3600, async () => {
 	const ctx = accountsContext();
 	await signedUp(ctx, 'alice@example.org');
 	const ip = '203.0.113.5';
@@ -78,9 +79,9 @@ test('sign-in attempts are limited per account and address (10 an hour), right o
 	// Another address, or another account from this address, is not affected.
 	assert.equal((await new Browser(ctx, { ip: '203.0.113.6' }).signin('alice@example.org')).status, 200);
 	checkError(assert, await new Browser(ctx, { ip }).signin('bob@example.org'), 401, 'INVALID_CREDENTIALS');
-});
+}));
 
-test('sign-in attempts per address across accounts: the 101st in an hour is 429', async () => {
+test('sign-in attempts per address across accounts: the 101st in an hour is 429', () => inOneWindow(3600, async () => {
 	const ctx = accountsContext();
 	const ip = '203.0.113.9';
 	checkError(assert, await new Browser(ctx, { ip }).signin('nobody@example.org', 'whatever!'), 401, 'INVALID_CREDENTIALS');
@@ -89,7 +90,7 @@ test('sign-in attempts per address across accounts: the 101st in an hour is 429'
 	checkError(assert, res, 429, 'RATE_LIMIT_EXCEEDED');
 	assert.equal(res.headers['x-ratelimit-limit'], '100');
 	assert.equal((await new Browser(ctx, { ip: '203.0.113.10' }).signin('nobody-else@example.org', 'whatever!')).status, 401);
-});
+}));
 
 test('GET /api/session without a cookie, with an unknown or malformed one: signed out, 200', async () => {
 	const ctx = accountsContext();

@@ -213,3 +213,25 @@ export async function holdLock(file) {
 	});
 	return () => { p.stdin.end(); return closed; };
 }
+
+// Current window [start, end) in Unix seconds for a window length.
+export function windowOf(len, nowS = Math.floor(Date.now() / 1000)) {
+	const start = nowS - (nowS % len);
+	return [start, start + len];
+}
+
+/*
+ * Runs fn, and once more if it failed while the window of len seconds rolled
+ * over (a test of fixed windows that straddles a boundary sees two windows).
+ * fn must make its own fresh context. No sleeping: the retry starts in a new
+ * window with all of it ahead.
+ */
+export async function inOneWindow(len, fn) {
+	const before = windowOf(len)[0];
+	try {
+		return await fn();
+	} catch (e) {
+		if (windowOf(len)[0] === before) throw e;
+		return fn();
+	}
+}

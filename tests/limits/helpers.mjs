@@ -12,10 +12,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { countersPath, seedCounter, readCounter } from '../lib/counters.mjs';
+import { countersPath, seedCounter, readCounter, windowOf, inOneWindow } from '../lib/counters.mjs';
 import { ROOT, runCgi, programPath, wrapper } from '../lib/cgi.mjs';
 
-export { ROOT, programPath };
+export { ROOT, programPath, windowOf, inOneWindow };
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'VALGRIND_OPTS'];
 
 export const wrap = wrapper();
@@ -99,12 +99,6 @@ export function bucket(ctx, name, subject) {
 		.update(Buffer.concat([Buffer.from(name + '\0'), Buffer.from(subject)])).digest('hex');
 }
 
-// Current window [start, end) in Unix seconds for a window length.
-export function windowOf(len, nowS = Math.floor(Date.now() / 1000)) {
-	const start = nowS - (nowS % len);
-	return [start, start + len];
-}
-
 // Writes a counter directly into the counters file (e.g. a window that has ended).
 export function seed(ctx, name, subject, windowStart, len, count) {
 	seedCounter(ctx.limits, bucket(ctx, name, subject), windowStart, len, count);
@@ -148,22 +142,6 @@ export async function createSecret(ctx, body = { text: 'hello' }, opts = {}) {
 
 export function secretsCount(ctx) {
 	return Number(sql(ctx.db, 'SELECT count(*) FROM secrets'));
-}
-
-/*
- * Runs fn, and once more if it failed while the window of len seconds rolled
- * over (a test of fixed windows that straddles a boundary sees two windows).
- * fn must make its own fresh context. No sleeping: the retry starts in a new
- * window with all of it ahead.
- */
-export async function inOneWindow(len, fn) {
-	const before = windowOf(len)[0];
-	try {
-		return await fn();
-	} catch (e) {
-		if (windowOf(len)[0] === before) throw e;
-		return fn();
-	}
 }
 
 // Asserts that Retry-After counts down to reset from the moment the program

@@ -109,16 +109,25 @@ describe('two web servers, one database', () => {
 	});
 
 	test('passphrase attempts are counted across both servers: exactly 5 a minute', async () => {
-		const c = await api(b.base, 'POST', '/api/secrets', { text: 'guarded', passphrase: 'right horse' });
-		const key = c.body.metadata.secretKey;
-		const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
-			api((i % 2 ? a : b).base, 'POST', `/api/secrets/${key}`, { passphrase: 'wrong guess' })));
+		// Counted per clock minute (docs/API.md, "Passphrases"): a round whose
+		// requests straddle a minute's end runs again, once, on a new secret.
+		const minute = () => Math.floor(Date.now() / 60000);
+		let results, right;
+		for (let run = 0; run < 2; run++) {
+			const c = await api(b.base, 'POST', '/api/secrets', { text: 'guarded', passphrase: 'right horse' });
+			const key = c.body.metadata.secretKey;
+			const start = minute();
+			results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+				api((i % 2 ? a : b).base, 'POST', `/api/secrets/${key}`, { passphrase: 'wrong guess' })));
+			right = await api(a.base, 'POST', `/api/secrets/${key}`, { passphrase: 'right horse' });
+			if (minute() === start)
+				break;
+		}
 		const counts = {};
 		for (const r of results) counts[r.status] = (counts[r.status] || 0) + 1;
 		assert.deepEqual(counts, { 403: 5, 429: 11 }, JSON.stringify(counts));
 		const remaining = results.filter((r) => r.status === 403).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
 		assert.deepEqual(remaining.sort(), [0, 1, 2, 3, 4], 'each server saw its own place in the one count');
-		const right = await api(a.base, 'POST', `/api/secrets/${key}`, { passphrase: 'right horse' });
 		assert.equal(right.status, 429, 'the right passphrase waits for the window too');
 	});
 
