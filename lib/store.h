@@ -220,8 +220,9 @@ extern const struct bl_counter_ops	 bl_counters_pg_ops;
  * run statements with. bl_st_one() reads the first row with fn and is
  * NOT_FOUND when there is none; bl_st_alone() runs a statement as a
  * transaction of its own; bl_st_later() runs one whose result nobody reads,
- * perhaps with the next (its failure may come back from the next call); bl_st_end() commits when e is BL_OK, else
- * rolls back, and returns e or the commit's failure. bl_st_refuse() ends a
+ * perhaps with the next (its failure may come back from the next call);
+ * bl_st_end() commits when e is BL_OK, else rolls back, and returns e or
+ * the commit's failure. bl_st_refuse() ends a
  * transaction that refuses with e (a row's state) but keeps what it changed
  * on the way (changed: an expiry it recorded): e, or the commit's failure.
  */

@@ -125,7 +125,7 @@ struct pg_conn {
 	/* the statements prepared on this session, with their parameters' types */
 	unsigned char	 prepared[ST__MAX + CT__MAX];
 	Oid		 prep_types[ST__MAX + CT__MAX][MAX_ARGS];
-	/* a statement sent with the next one (defer()), and its parameters */
+	/* a statement sent with the next one (pg_run_later()), and its parameters */
 	const char	*later;
 	int		 later_key;	/* its statement, as run_text() names it */
 	int		 nlater;
@@ -516,7 +516,7 @@ pg_run(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int
 	return e;
 }
 
-/* Runs statement id, whose result nobody reads: kept for the next one if it can be (keepable()). */
+/* Runs statement id, whose result nobody reads: kept for the next one if keepable(). */
 static enum bl_err
 pg_run_later(void *arg, enum bl_stmt id, const char *sql, const struct bl_parm *p, int n)
 {
