@@ -1,12 +1,12 @@
 // helpers.mjs: the fault-injection harness: the failmalloc shim (built here
-// from failmalloc.c into build/faults/), a runner for the dynamically linked
-// programs in build/dyn/ (LD_PRELOAD does not reach static ones), and the
-// checks every faulty run must pass.
+// from failmalloc.c into build/faults/), the CGI runner pointed at the
+// dynamically linked programs in build/dyn/ (LD_PRELOAD does not reach static
+// ones), and the checks every faulty run must pass.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, parseCgi, sqlite } from '../lib/cgi.mjs';
+import { ROOT, runCgi, sqlite } from '../lib/cgi.mjs';
 
 // BURNLINK_DYN: another dynamically linked build tree (default build/dyn).
 export const DYN = path.resolve(ROOT, process.env.BURNLINK_DYN || path.join('build', 'dyn'));
@@ -31,57 +31,30 @@ export function dynProgram(name) {
 }
 
 /*
- * Runs a program of build/dyn as a CGI request. opts: method, pathInfo, body
- * (object → JSON), env, failAt (the allocation to fail; 0 none), persist,
- * uid/gid, timeoutMs. Resolves to { code, signal, raw, stderr, res (parsed
- * CGI or null), alloc: {allocations, failed, live, leaks[]} or null, ms }.
+ * Runs a program of build/dyn as a CGI request (tests/lib/cgi.mjs's runCgi(),
+ * any exit accepted, its answer not checked against the API: faulty runs are
+ * judged by outcomeProblems()). opts: method, pathInfo, body (object → JSON),
+ * ip, env, failAt (the allocation to fail; 0 none), persist, uid/gid,
+ * timeoutMs, program (another file). Resolves to { code, signal, raw, stderr,
+ * res (parsed CGI or null), alloc: {allocations, failed, live, leaks[]} or
+ * null, ms }.
  */
-export function runDyn(program, opts = {}) {
-	let body = opts.body;
-	if (body !== undefined && body !== null && !Buffer.isBuffer(body))
-		body = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-	const env = {
-		PATH: '/usr/bin:/bin',
-		GATEWAY_INTERFACE: 'CGI/1.1',
-		REQUEST_METHOD: opts.method || (body ? 'POST' : 'GET'),
-		HTTP_HOST: 'burnlink.test',
-		REMOTE_ADDR: opts.ip || '192.0.2.10',
-		REQUEST_URI: '/api/secrets' + (opts.pathInfo || ''),
-	};
-	if (opts.pathInfo !== undefined) env.PATH_INFO = opts.pathInfo;
-	if (body) {
-		env.CONTENT_LENGTH = String(body.length);
-		env.CONTENT_TYPE = 'application/json';
-	}
+export async function runDyn(program, opts = {}) {
+	const env = { REMOTE_ADDR: opts.ip || '192.0.2.10' };
 	if (opts.failAt !== undefined) {
 		env.LD_PRELOAD = SHIM;
 		env.FAILMALLOC_AT = String(opts.failAt);
 		if (opts.persist) env.FAILMALLOC_PERSIST = '1';
 	}
-	Object.assign(env, opts.env || {});
-	for (const k of Object.keys(env)) if (env[k] === undefined || env[k] === null) delete env[k];
-	const prog = opts.program || dynProgram(program);
-	const started = Date.now();
-	return new Promise((resolve, reject) => {
-		const child = spawn(prog, [], { env, stdio: ['pipe', 'pipe', 'pipe'],
-			uid: opts.uid, gid: opts.gid });
-		const out = [], err = [];
-		child.stdout.on('data', (c) => out.push(c));
-		child.stderr.on('data', (c) => err.push(c));
-		child.stdin.on('error', () => {});
-		if (body) child.stdin.write(body);
-		child.stdin.end();
-		const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs || 60000);
-		child.on('error', (e) => { clearTimeout(timer); reject(e); });
-		child.on('close', (code, signal) => {
-			clearTimeout(timer);
-			const raw = Buffer.concat(out);
-			const stderr = Buffer.concat(err).toString('utf8');
-			let res = null;
-			try { res = parseCgi(raw); } catch { res = null; }
-			resolve({ code, signal, raw, stderr, res, alloc: parseAlloc(stderr), ms: Date.now() - started });
-		});
+	const r = await runCgi(program, {
+		method: opts.method, pathInfo: opts.pathInfo, body: opts.body, uid: opts.uid, gid: opts.gid,
+		timeoutMs: opts.timeoutMs, env: { ...env, ...(opts.env || {}) },
+		path: opts.program || dynProgram(program), allowExit: true, noSpecCheck: true,
 	});
+	const res = r.status === undefined ? null :
+		{ status: r.status, headers: r.headers, body: r.body, json: r.json };
+	return { code: r.code, signal: r.signal, raw: r.raw, stderr: r.stderr, res,
+		alloc: parseAlloc(r.stderr), ms: r.ms };
 }
 
 function parseAlloc(stderr) {

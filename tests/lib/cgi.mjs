@@ -131,11 +131,13 @@ function responseComplete(out) {
  *   allowExit    accept a non-zero exit (default: it rejects)
  *   uid, gid     run the program as this user and group
  *   noSpecCheck  do not check the response against docs/openapi.yaml
+ *   path         the program's file, instead of programPath(program) (another
+ *                build: tests/faults runs build/dyn's)
  * A non-zero exit, a signal, no complete CGI header or a response that
  * docs/openapi.yaml does not allow rejects the promise.
  */
 export function runCgi(program, opts = {}) {
-	const prog = programPath(program);
+	const prog = opts.path || programPath(program);
 	let body = opts.body;
 	if (body !== undefined && body !== null && !Buffer.isBuffer(body))
 		body = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
