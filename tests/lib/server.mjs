@@ -92,11 +92,18 @@ export function checkResponsesOf(base) {
 
 // fetch(), with the answers of the servers above checked before they are
 // returned. The body is read from a clone: the caller reads it as usual.
+// Each request to them goes on a connection of its own (Connection: close,
+// unless the caller chose): Node's fetch may send a request on a kept
+// connection the server is closing that moment (nodejs/undici#3492), which
+// fails it with "other side closed"; Apache's event MPM closes idle
+// connections early when it is busy.
 const plainFetch = globalThis.fetch;
 globalThis.fetch = async function checkedFetch(input, init = {}) {
-	const res = await plainFetch(input, init);
 	const url = new URL(input instanceof Request ? input.url : String(input));
-	if (!checkedOrigins.has(url.origin)) return res;
+	if (!checkedOrigins.has(url.origin)) return plainFetch(input, init);
+	const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+	if (!headers.has('connection')) headers.set('connection', 'close');
+	const res = await plainFetch(input, { ...init, headers });
 	const method = (init.method || (input instanceof Request ? input.method : 'GET')).toUpperCase();
 	const body = method === 'HEAD' ? Buffer.alloc(0) : Buffer.from(await res.clone().arrayBuffer());
 	checkResponse({ method, path: url.pathname, status: res.status, headers: res.headers, body });
