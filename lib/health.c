@@ -64,8 +64,8 @@ fail:
 
 /*
  * The body of GET /api/config: the limits and choices in force, the API
- * version, the optional features, the page's branding (the languages issue
- * adds "languages": the default and those offered). Nothing
+ * version, the features (read receipts by e-mail and webhook, and secret
+ * requests, are always built and on: docs/API.md), the page's branding. Nothing
  * secret: no path, no address. NULL when out of memory.
  */
 json_object *
@@ -81,8 +81,8 @@ bl_config_json(const struct bl_config *cfg)
 	    bl_json_add(o, "features", f = json_object_new_object()) ||
 	    bl_json_add(f, "accounts", json_object_new_boolean(1)) ||
 	    bl_json_add(f, "signup", json_object_new_boolean(pol->signup == 1)) ||
-	    bl_json_add(f, "notifications", json_object_new_boolean(0)) ||
-	    bl_json_add(f, "requests", json_object_new_boolean(0)) ||
+	    bl_json_add(f, "notifications", json_object_new_boolean(1)) ||
+	    bl_json_add(f, "requests", json_object_new_boolean(1)) ||
 	    bl_json_add(o, "branding", b = json_object_new_object()) ||
 	    add_text(b, "siteName", pol->site_name) ||
 	    add_text(b, "accentColor", pol->accent) ||

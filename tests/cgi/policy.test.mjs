@@ -62,7 +62,7 @@ describe('GET /api/config', () => {
 				files: { min: 0, max: 20, allowed: true },
 				body: { min: 0, max: 4194304 },
 			},
-			features: { accounts: true, signup: false, notifications: false, requests: false },
+			features: { accounts: true, signup: false, notifications: true, requests: true },
 			branding: { siteName: null, accentColor: null, logoUrl: null, imprintUrl: null, footerText: null },
 		});
 	});
