@@ -27,6 +27,11 @@
  * them: after unescaping ("pass\u0070hrase" is "passphrase"; a lone surrogate
  * is U+FFFD) and up to a NUL (json-c's keys are C strings). Every key of an
  * object is compared, however many: they are sorted, then neighbours compared.
+ *
+ * The scan also notes the first thing json-c 0.16 takes even in strict mode
+ * that is not JSON (RFC 8259, RFC 3629): NaN, Infinity, a number ending in its
+ * point, a control character not escaped in a string, UTF-8 that is overlong,
+ * a surrogate or past U+10FFFF. A body the tokener accepted is refused for it.
  */
 struct scan_key {
 	const char	*p;	/* the raw inside of the key's string */
@@ -38,6 +43,8 @@ struct scan {
 	size_t		 len, i, values;
 	int		 repeated, nomem;
 	struct scan_key	 first;	/* the first key found repeated */
+	const char	*lax;	/* the first thing that is not JSON, or NULL */
+	size_t		 lax_at;	/* and its byte */
 };
 
 static int
@@ -46,14 +53,49 @@ scan_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* Notes what is not JSON at byte at, unless something before it was. */
+static void
+scan_lax(struct scan *sc, size_t at, const char *what)
+{
+	if (sc->lax == NULL) {
+		sc->lax = what;
+		sc->lax_at = at;
+	}
+}
+
+/* The length of the UTF-8 character at sc->i (1 if it is not well-formed, noted). */
+static size_t
+scan_utf8(struct scan *sc)
+{
+	unsigned char	 c = (unsigned char)sc->s[sc->i];
+	size_t		 n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+
+	if (n > sc->len - sc->i || bl_utf8_codepoints(sc->s + sc->i, n) != 1) {
+		scan_lax(sc, sc->i, "invalid utf-8");
+		return 1;
+	}
+	return n;
+}
+
 /* Steps over the string at sc->i (its opening quote); [*a, *b) is its raw inside. */
 static void
 scan_string(struct scan *sc, size_t *a, size_t *b)
 {
+	unsigned char	 c;
+
 	sc->i++;
 	*a = sc->i;
-	while (sc->i < sc->len && sc->s[sc->i] != '"')
-		sc->i += sc->s[sc->i] == '\\' ? 2 : 1;
+	while (sc->i < sc->len && (c = (unsigned char)sc->s[sc->i]) != '"') {
+		if (c == '\\')
+			sc->i += 2;
+		else if (c >= 0x80)
+			sc->i += scan_utf8(sc);
+		else {
+			if (c < 0x20)
+				scan_lax(sc, sc->i, "a control character not escaped in a string");
+			sc->i++;
+		}
+	}
 	if (sc->i > sc->len)
 		sc->i = sc->len;
 	*b = sc->i;
@@ -131,7 +173,7 @@ key_next(const struct scan_key *k, size_t *i)
 		return -1;
 	if (c < 0x80)
 		return c;
-	/* Raw UTF-8 (the tokener checks it is well-formed). */
+	/* Raw UTF-8 (the scan checks it is well-formed). */
 	len = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
 	cp = c & (0x3f >> len);
 	for (j = 0; j < len && *i < k->n; j++)
@@ -171,6 +213,38 @@ scan_repeats(struct scan *sc, struct scan_key *keys, size_t nkeys)
 		}
 }
 
+/* 1 if s[0, n) is a JSON literal or number: no NaN, no Infinity, no "1.". */
+static int
+scalar_valid(const char *s, size_t n)
+{
+	size_t	 i = 0, d;
+
+	if ((n == 4 && (memcmp(s, "true", 4) == 0 || memcmp(s, "null", 4) == 0)) ||
+	    (n == 5 && memcmp(s, "false", 5) == 0))
+		return 1;
+	if (i < n && s[i] == '-')
+		i++;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		continue;
+	if (i == d || (s[d] == '0' && i - d > 1))
+		return 0;
+	if (i < n && s[i] == '.') {
+		for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			continue;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			continue;
+		if (i == d)
+			return 0;
+	}
+	return i == n;
+}
+
 /* Counts the value at sc->i and everything inside it. */
 static void
 scan_value(struct scan *sc, int depth)
@@ -194,9 +268,13 @@ scan_value(struct scan *sc, int depth)
 		return;
 	}
 	if (open != '{' && open != '[') {
+		start = sc->i;
 		while (sc->i < sc->len && !scan_space(sc->s[sc->i]) &&
 		    sc->s[sc->i] != ',' && sc->s[sc->i] != ']' && sc->s[sc->i] != '}')
 			sc->i++;
+		if (!scalar_valid(sc->s + start, sc->i - start))
+			scan_lax(sc, start, "NaN, Infinity or a number ending in its point, "
+			    "none of them JSON,");
 		return;
 	}
 	for (sc->i++; sc->i < sc->len;) {
@@ -401,6 +479,10 @@ bl_json_parse(struct bl_req *r)
 		else
 			bl_req_fail(r, e, "The body is not valid JSON (%s at byte %zu).",
 			    json_tokener_error_desc(json_tokener_get_error(tok)), end);
+		goto out;
+	}
+	if (sc.lax != NULL) {
+		bl_req_fail(r, e, "The body is not valid JSON (%s at byte %zu).", sc.lax, sc.lax_at);
 		goto out;
 	}
 	for (i = end; i < r->body_len; i++)

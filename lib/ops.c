@@ -307,6 +307,7 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	char		 net[BL_IP_TEXT];
 	json_object	*v = NULL;
 	int64_t		 left, left_secret;
+	const char	*when = "this minute";
 	size_t		 iplen;
 	enum bl_err	 e;
 	int		 ok;
@@ -324,9 +325,16 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    (e = bl_limit_take(r, BL_LIM_PASSPHRASE_SECRET, hash, BL_HASH_BYTES,
 	    &left_secret)) != BL_OK)
 		return e;
+	/* Every 403's hint counts down the tighter of the two windows. */
+	if (left_secret < left) {
+		left = left_secret;
+		when = "this hour for this secret from all addresses";
+	}
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
-		    "This secret is protected by a passphrase: send {\"passphrase\": \"...\"}. No view was used.");
+		    "This secret is protected by a passphrase: send {\"passphrase\": \"...\"}; "
+		    "%lld attempt%s left %s. No view was used.",
+		    (long long)left, left == 1 ? "" : "s", when);
 	/* scrypt takes ~50 ms: not with a FastCGI batch's write lock held. */
 	if (r->store != NULL)
 		bl_store_batch_flush(r->store);
@@ -334,15 +342,10 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	    s->pass_hash);
 	if (ok < 0)
 		return BL_ERR_INTERNAL;
-	if (!ok && left_secret < left)
-		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
-		    "The passphrase is wrong; %lld attempt%s left this hour for this secret "
-		    "from all addresses. No view was used.",
-		    (long long)left_secret, left_secret == 1 ? "" : "s");
 	if (!ok)
 		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE,
-		    "The passphrase is wrong; %lld attempt%s left this minute. No view was used.",
-		    (long long)left, left == 1 ? "" : "s");
+		    "The passphrase is wrong; %lld attempt%s left %s. No view was used.",
+		    (long long)left, left == 1 ? "" : "s", when);
 	return BL_OK;
 }
 

@@ -191,6 +191,20 @@ test('burn with a body and a Content-Type other than JSON', async () => {
 	assert.equal(r.status, 200);
 });
 
+test('C53 a GET or HEAD with a body is lighttpd\'s own 400; Content-Length: 0 is an ordinary GET', async () => {
+	const j = await created(srv, { text: 'x' });
+	const p = '/api/secrets/' + j.metadata.secretKey;
+	for (const method of ['GET', 'HEAD']) {
+		const r = await rawRequest(srv.base, { method, path: p, headers: { 'Content-Type': 'application/json', 'Content-Length': '2' }, body: '{}', noSpecCheck: true });
+		assert.equal(r.status, 400, method);
+		assert.match(r.headers['content-type'] || '', /^text\/html/, method);
+		assert.equal(r.headers['x-ratelimit-remaining'], undefined, `${method}: not counted`);
+	}
+	const ok = await rawRequest(srv.base, { method: 'GET', path: p, headers: { 'Content-Length': '0' } });
+	assert.equal(ok.status, 200);
+	assert.equal(JSON.parse(ok.text).viewsRemaining, 1);
+});
+
 test('raw HTTP/1.0 request and a Host-less request do not break the API', async () => {
 	const r = await rawRequest(srv.base, { method: 'GET', path: '/api/secrets/' + randomKey() });
 	assert.equal(r.status, 404);

@@ -23,6 +23,21 @@ test('docs/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
 	assert.ok(r.valid, JSON.stringify(r.errors, null, 1));
 });
 
+test('every error code docs/openapi.yaml lets an operation answer is named in docs/API.md', async () => {
+	const { default: YAML } = await import('yaml');
+	const spec = YAML.parse(fs.readFileSync(SPEC_PATH, 'utf8'));
+	const api = fs.readFileSync(path.join(path.dirname(SPEC_PATH), 'API.md'), 'utf8');
+	const codes = new Set();
+	(function walk(o) {
+		if (o === null || typeof o !== 'object') return;
+		if (o.code && Array.isArray(o.code.enum)) o.code.enum.forEach((c) => codes.add(c));
+		if (o.code && typeof o.code.const === 'string') codes.add(o.code.const);
+		Object.values(o).forEach(walk);
+	})(spec);
+	assert.ok(codes.size > 40, `codes found: ${codes.size}`);
+	assert.deepEqual([...codes].filter((c) => !new RegExp(`\\b${c}\\b`).test(api)), []);
+});
+
 // A real answer as the checker sees it: { method, path, status, headers, body }.
 async function captured(r, method, p) {
 	const headers = {};

@@ -23,6 +23,9 @@ test('5 attempts a minute (empty ones too); the 6th is 429 TOO_MANY_ATTEMPTS, no
 		assert.equal(r.json.code, 'INVALID_PASSPHRASE');
 		assert.deepEqual([rl(r).limit, rl(r).remaining, rl(r).reset], [5, 4 - i, minuteEnd],
 			'the minute window is the tightest');
+		// docs/API.md: a 403's hint counts down the tighter window, a missing passphrase's too
+		const left = 4 - i;
+		assert.ok(r.json.hint.includes(`${left} attempt${left === 1 ? '' : 's'} left this minute`), r.json.hint);
 	}
 	const sixth = await cgi(ctx, 'retrieve', { ip, key: secretKey, body: { passphrase: 'right one' } });
 	assert.equal(sixth.status, 429);
