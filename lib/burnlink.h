@@ -73,6 +73,8 @@ enum bl_err {
 	BL_ERR_WEBHOOK_NOT_FOUND,
 	BL_ERR_WEBHOOK_LIMIT,
 	BL_ERR_INVALID_TOKEN,
+	BL_ERR_REQUEST_NOT_FOUND,	/* 404 NOT_FOUND of a secret request */
+	BL_ERR_ENDPOINT_NOT_FOUND,	/* 404 NOT_FOUND of a path under /api/ that is no endpoint */
 	BL_ERR__MAX
 };
 

@@ -179,6 +179,12 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_INVALID_TOKEN] = {400, "INVALID_TOKEN",
 	    "The link is invalid or has expired.",
 	    "Links from our e-mails work once, for one hour: ask for a new one."},
+	[BL_ERR_REQUEST_NOT_FOUND] = {404, "NOT_FOUND",
+	    "No such secret request.",
+	    "Check the link; requests are removed once they expire, are burned or their answer is read."},
+	[BL_ERR_ENDPOINT_NOT_FOUND] = {404, "NOT_FOUND",
+	    "No such API endpoint.",
+	    "The API's paths are listed in GET /api/openapi.yaml; none ends in a slash."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */

@@ -476,7 +476,7 @@ enum bl_err	 bl_limit_creator(struct bl_req *, int64_t account_id, int by_key);
  * (400, 413, 415); then the handler.
  */
 enum bl_path {
-	BL_PATH_NONE = 0,	/* PATH_INFO is not read */
+	BL_PATH_NONE = 0,	/* no path: any PATH_INFO is 404 (an unknown endpoint) */
 	BL_PATH_KEY,		/* "/<22-character key>", else 404 NOT_FOUND */
 	BL_PATH_ITEM,		/* the collection, or "/<id>" of one of its items */
 	BL_PATH_KEY_ITEM	/* the collection, or "/<22-character key>" (else 404 NOT_FOUND) */

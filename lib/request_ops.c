@@ -141,7 +141,8 @@ find(struct bl_req *r, struct bl_request *q, struct bl_item *note)
 		return BL_ERR_INTERNAL;
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
-	return bl_req_logged(r, bl_request_lookup(r->store, hash, r->now_ms, q, note));
+	e = bl_req_logged(r, bl_request_lookup(r->store, hash, r->now_ms, q, note));
+	return e == BL_ERR_NOT_FOUND ? BL_ERR_REQUEST_NOT_FOUND : e;
 }
 
 /* The status the inbox key reads: state and times, never content. */

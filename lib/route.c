@@ -145,7 +145,7 @@ const struct bl_route bl_route_health = {
  */
 const struct bl_route bl_route_requests = {
 	.name = "requests", .limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY_ITEM,
-	.allow = "POST", .allow_item = "GET, HEAD, POST, DELETE", .bad_item = BL_ERR_NOT_FOUND,
+	.allow = "POST", .allow_item = "GET, HEAD, POST, DELETE", .bad_item = BL_ERR_REQUEST_NOT_FOUND,
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_CREATOR | BL_NEED_BODY, bl_op_request_create,
 		    1, BL_LIM_IP_CREATE },

@@ -43,6 +43,16 @@ run(const struct bl_route *rt, struct bl_req *r)
 		return BL_ERR_CONFIG_INVALID;
 	}
 	/*
+	 * A path below a route that takes none: the web server's configuration
+	 * sends every path under /api/ that is no endpoint to /api/config's
+	 * program with the path "/-" (conf/), so that it too is the API's JSON
+	 * 404, counted as a metadata request is (probing paths costs as much as
+	 * probing keys).
+	 */
+	if (rt->path == BL_PATH_NONE && bl_req_item(r))
+		return (e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ? e :
+		    BL_ERR_ENDPOINT_NOT_FOUND;
+	/*
 	 * Counted first (by the action's own limit, if it has one), so that
 	 * every answer (a 405 too) carries the rate-limit headers.
 	 */
@@ -63,8 +73,8 @@ run(const struct bl_route *rt, struct bl_req *r)
 		return BL_ERR_NOT_SIGNED_IN;
 	if (rt->path == BL_PATH_KEY && (e = bl_req_key(r)) != BL_OK)
 		return e;
-	if (item && rt->path == BL_PATH_KEY_ITEM && (e = bl_req_key(r)) != BL_OK)
-		return e;
+	if (item && rt->path == BL_PATH_KEY_ITEM && bl_req_key(r) != BL_OK)
+		return rt->bad_item;
 	if (item && rt->path == BL_PATH_ITEM && (r->item_id = bl_req_item_id(r)) == 0)
 		return rt->bad_item;
 	if ((n & BL_NEED_ORIGIN) && (e = bl_check_origin(r)) != BL_OK)

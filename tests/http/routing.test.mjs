@@ -150,6 +150,31 @@ test(`${KIND}: 404 for odd API paths`, async () => {
 	}
 });
 
+test(`${KIND}: every other path under /api/ is the API's JSON 404, whatever the method`, async () => {
+	// With only a .htaccess, /api is the folder of openapi.yaml: the server's 404.
+	const paths = [...(KIND === 'htaccess' ? [] : ['/api']), '/api/', '/api/x', '/api/foo/bar', '/api/secret', '/api/config/',
+		'/api/health/', '/api/session/', '/api/config/x', '/api/keys/+2', '/api/webhooks/1/',
+		'/api/my/secrets/', '/api/openapi.yaml/', '/api/x?y=1'];
+	for (const p of paths) {
+		for (const method of ['GET', 'POST', 'DELETE', 'PUT']) {
+			const r = await rawRequest(srv.base, {
+				method, path: p, headers: { 'Content-Type': 'application/json' },
+				body: method === 'GET' ? undefined : '{}',
+			});
+			assert.equal(r.status, 404, `${method} ${p}: ${r.status} ${r.text.slice(0, 200)}`);
+			assert.match(r.headers['content-type'] || '', /^application\/json/, `${method} ${p}`);
+			const j = r.json();
+			assert.equal(j.code, 'NOT_FOUND', `${method} ${p}`);
+			assert.equal(j.error, 'No such API endpoint.', `${method} ${p}`);
+			assert.match(j.hint, /openapi\.yaml/);
+			assert.equal(r.headers['cache-control'], 'no-store');
+		}
+	}
+	// The endpoints themselves still answer.
+	assert.equal((await api(srv, 'GET', '/api/config')).status, 200);
+	assertError(await api(srv, 'GET', '/api/keys'), 401, 'NOT_SIGNED_IN');
+});
+
 test(`${KIND}: a very long key is refused, not served`, async () => {
 	const r = await rawRequest(srv.base, { method: 'GET', path: `/api/secrets/${'A'.repeat(20000)}` });
 	assert.ok([404, 414, 431, 400, 403].includes(r.status), `got ${r.status}`);

@@ -138,8 +138,11 @@ test('validation: public keys, note, allowFiles, server-side answers, files refu
 	checkError(assert, await ctx.rq.post(q.requestKey, { ...sealed, ephemeralKey: undefined }), 400, 'INVALID_PUBLIC_KEY');
 	checkError(assert, await ctx.rq.post(q.requestKey, { ephemeralKey: sealed.ephemeralKey, text: 'plain' }), 400, 'INVALID_ENCRYPTION_MODE');
 	checkError(assert, await ctx.answer(q, { files: [{ name: 'a', data: new Uint8Array([1]) }] }), 400, 'FILES_NOT_ALLOWED');
-	checkError(assert, await ctx.rq.get('A'.repeat(22)), 404, 'NOT_FOUND');
-	checkError(assert, await ctx.rq.get('short'), 404, 'NOT_FOUND');
+	for (const key of ['A'.repeat(22), 'short']) {
+		const nf = await ctx.rq.get(key);
+		checkError(assert, nf, 404, 'NOT_FOUND');
+		assert.equal(nf.json.error, 'No such secret request.', 'a request, not a secret');
+	}
 	const m = await ctx.run('requests', { method: 'PUT', env: { REQUEST_URI: '/api/requests' } });
 	checkError(assert, m, 405, 'METHOD_NOT_ALLOWED');
 	assert.equal(m.headers.allow, 'POST');

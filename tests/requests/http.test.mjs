@@ -66,6 +66,7 @@ for (const kind of SERVERS) {
 			r = await api(srv, 'DELETE', `/api/requests/${requestKey}/x`);
 			assert.equal(r.status, 404, r.text);
 			assert.equal(r.json.code, 'NOT_FOUND');
+			assert.equal(r.json.error, 'No such secret request.');
 			for (const p of [`/request/${requestKey}`, `/inbox/${inboxKey}`, '/ask']) {
 				const page = await fetch(srv.base + p);
 				assert.equal(page.status, 200, p);
