@@ -279,7 +279,7 @@ export function parseArgs(argv) {
 	for (const name of Object.keys(opts))
 		if (!OPTIONS[name].cmds.includes(cmd))
 			throw new UsageError(cmd === SEND
-				? `--${name} is for "burnlink get"`
+				? `--${name} is for ${OPTIONS[name].cmds.map(c => `"burnlink ${c}"`).join(' and ')}`
 				: `--${name} does not apply to "burnlink ${cmd}"`);
 	if (opts.passphrase !== undefined && opts['passphrase-file'] !== undefined)
 		throw new UsageError('give --passphrase or --passphrase-file, not both');
