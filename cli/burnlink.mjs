@@ -352,9 +352,15 @@ export function parseLink(link, kinds) {
 	if (!m || !kinds.includes(m[2]))
 		throw new UsageError(`expected a ${kinds.map(k => `/${k}/…`).join(' or ')} link, got "${oneLine(link)}"`);
 	let fragmentKey = null;
-	for (const part of u.hash.replace(/^#/, '').split('&'))
-		if (part.startsWith('key='))
+	for (const part of u.hash.replace(/^#/, '').split('&')) {
+		if (!part.startsWith('key='))
+			continue;
+		try {
 			fragmentKey = decodeURIComponent(part.slice(4));
+		} catch {
+			throw new UsageError('the #key=… part of the link is damaged; copy the whole link');
+		}
+	}
 	return { site: u.origin + m[1], kind: m[2], id: m[3], fragmentKey };
 }
 

@@ -177,6 +177,8 @@ test('usage errors exit 2 with one line', async () => {
 		[['--inbox-file', '/tmp/x', 'x'], /--inbox-file is for "burnlink request"/],
 		[['get', `${srv.base}/secret/${'a'.repeat(22)}`], /#key=/],
 		[['get', `${srv.base}/secret/${'a'.repeat(22)}#key=short`], /damaged/],
+		[['get', `${srv.base}/secret/${'a'.repeat(22)}#key=%zz${'b'.repeat(40)}`], /damaged/],
+		[['burn', `${srv.base}/receipt/${'a'.repeat(22)}#key=%`], /damaged/],
 		[['get', `${srv.base}/receipt/${'a'.repeat(22)}`], /\/secret\//],
 		[['status', 'not a link'], /not a link/],
 		[['get', '-o', '/nonexistent/dir', `${srv.base}/secret/${'a'.repeat(22)}#key=${'b'.repeat(43)}`], /output directory/],
