@@ -1013,19 +1013,13 @@ function inboxSecret(link) {
 	return link.fragmentKey;
 }
 
-// Creates path with mode 0600, never replacing anything, and writes data.
-function writePrivateFile(p, data) {
-	let fd;
+// Creates path with mode 0600, never replacing anything; returns its fd.
+function createPrivateFile(p) {
 	try {
-		fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL |
+		return fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL |
 		    (fs.constants.O_NOFOLLOW || 0), 0o600);
 	} catch (err) {
 		throw new UsageError(`cannot create ${oneLine(p)}: ${err.code === 'EEXIST' ? 'it exists (not replaced)' : err.code || err.message}`);
-	}
-	try {
-		fs.writeSync(fd, data);
-	} finally {
-		fs.closeSync(fd);
 	}
 }
 
@@ -1043,14 +1037,27 @@ async function cmdRequest(opts) {
 	if (opts.ttl !== undefined)
 		body.ttl = parseTtl(opts.ttl);
 	body.note = await wire.sealNote(keys.noteKey, keys.publicKey, note);
-	const res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
-	if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
-		throw new CliError('the server answered without a requestUrl and an inboxUrl');
-	const requestLink = `${res.requestUrl.replace(/#.*$/, '')}#key=${keys.noteKey}`;
-	const inboxLink = `${res.inboxUrl.replace(/#.*$/, '')}#key=${keys.inboxSecret}`;
-	if (opts['inbox-file'] !== undefined)
-		writePrivateFile(opts['inbox-file'], inboxLink + '\n');
+	// The inbox file before the request: a name that is taken must not leave
+	// a request on the server whose inbox link nobody has.
 	const toFile = opts['inbox-file'] !== undefined;
+	const fd = toFile ? createPrivateFile(opts['inbox-file']) : null;
+	let res, requestLink, inboxLink;
+	try {
+		res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
+		if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
+			throw new CliError('the server answered without a requestUrl and an inboxUrl');
+		requestLink = `${res.requestUrl.replace(/#.*$/, '')}#key=${keys.noteKey}`;
+		inboxLink = `${res.inboxUrl.replace(/#.*$/, '')}#key=${keys.inboxSecret}`;
+		if (fd !== null)
+			fs.writeSync(fd, inboxLink + '\n');
+	} catch (err) {
+		if (fd !== null)
+			fs.unlinkSync(opts['inbox-file']);
+		throw err;
+	} finally {
+		if (fd !== null)
+			fs.closeSync(fd);
+	}
 	if (opts.json)
 		return writeOut(JSON.stringify({ ...res, requestLink, ...(toFile ? {} : { inboxLink }) }, null, 2) + '\n');
 	await writeOut(requestLink + '\n' + (toFile ? '' : inboxLink + '\n'));

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import net from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { startServer } from '../lib/server.mjs';
 import { run, tmpDir } from '../cli/helpers.mjs';
 import { wire } from './helpers.mjs';
@@ -81,6 +83,37 @@ test('--inbox-file writes the inbox link to a new 0600 file; text only refuses f
 	assert.equal((await cli(['burn', inbox2])).code, 0);
 	const g = await cli(['get', inbox2]);
 	assert.match(g.err, /REQUEST_BURNED/);
+});
+
+// The number of requests in the server's database (read as the server's user,
+// so that no file of the database ends up owned by another).
+function requestRows() {
+	const q = ['sqlite3', srv.db, 'SELECT count(*) FROM requests'];
+	const argv = process.getuid?.() === 0 && srv.user !== 'root' ? ['runuser', '-u', srv.user, '--', ...q] : q;
+	return Number(execFileSync(argv[0], argv.slice(1)).toString().trim());
+}
+
+test('--inbox-file: a name that is taken, or a request that fails, leaves no request on the server and no file', async () => {
+	const dir = tmpDir();
+	const taken = path.join(dir, 'taken');
+	fs.writeFileSync(taken, 'mine');
+	const rows = requestRows();
+	const r = await cli(['request', '--inbox-file', taken]);
+	assert.equal(r.code, 2, r.err);
+	assert.match(r.err, /exists \(not replaced\)/);
+	assert.equal(fs.readFileSync(taken, 'utf8'), 'mine');
+	assert.equal(requestRows(), rows, 'no request was made for links nobody gets');
+
+	// A port nothing listens on: the request fails, and the new file goes again.
+	const closed = net.createServer();
+	await new Promise(resolve => closed.listen(0, '127.0.0.1', resolve));
+	const port = closed.address().port;
+	await new Promise(resolve => closed.close(resolve));
+	const fresh = path.join(dir, 'fresh');
+	const down = await cli(['request', '--inbox-file', fresh], { env: { BURNLINK_URL: `http://127.0.0.1:${port}` } });
+	assert.equal(down.code, 1, down.err);
+	assert.match(down.err, /cannot reach/);
+	assert.ok(!fs.existsSync(fresh), 'no empty inbox file is left behind');
 });
 
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {
