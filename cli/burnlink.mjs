@@ -1006,10 +1006,14 @@ async function emitContent(opts, outDir, opened, extra, footer) {
 
 /* ---------- secret requests (docs/API.md, "Secret requests") ---------- */
 
-// The inbox secret of an inbox link's #key=… (171 characters), checked.
-function inboxSecret(link) {
-	if (link.fragmentKey === null || wire.fromB64u(link.fragmentKey, wire.INBOX_BYTES) === null)
-		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters); copy the whole link');
+// The inbox secret of an inbox link's #key=… (171 characters), checked: a
+// key pair that does not fit together is refused here, before the answer is
+// read (and deleted) in vain.
+async function inboxSecret(link) {
+	const me = link.fragmentKey === null ? null : await wire.importInboxSecret(link.fragmentKey);
+	if (me === null)
+		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters of a P-256 key pair); copy the whole link');
+	me.noteKey.fill(0);
 	return link.fragmentKey;
 }
 
@@ -1107,7 +1111,7 @@ async function cmdAnswer(opts, args) {
 
 // get INBOX_LINK: the answer, read once, opened with the inbox link's private key.
 async function getInbox(opts, link, timeoutMs) {
-	const secret = inboxSecret(link);
+	const secret = await inboxSecret(link);
 	const outDir = outputDir(opts);
 	const url = `${link.site}/api/requests/${link.id}`;
 	const st = await api('GET', url, { timeoutMs });

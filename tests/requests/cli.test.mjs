@@ -116,6 +116,26 @@ test('--inbox-file: a name that is taken, or a request that fails, leaves no req
 	assert.ok(!fs.existsSync(fresh), 'no empty inbox file is left behind');
 });
 
+test('get with an inbox link whose key pair was changed in transit refuses before the answer is read', async () => {
+	const r = await cli(['request']);
+	const [requestLink, inboxLink] = r.out.trim().split('\n');
+	assert.equal((await cli(['answer', requestLink, 'kept for the right link'])).code, 0);
+	// One character of the private scalar, and one of the public point, changed
+	// into other valid ones: still 171 base64 characters.
+	const at = inboxLink.indexOf('#key=') + 5;
+	const change = (i) => inboxLink.slice(0, at + i) + (inboxLink[at + i] === 'A' ? 'B' : 'A') + inboxLink.slice(at + i + 1);
+	for (const damaged of [change(1), change(60)]) {
+		const g = await cli(['get', damaged]);
+		assert.equal(g.code, 2, g.err);
+		assert.match(g.err, /inbox link is damaged/);
+	}
+	const s = await cli(['status', inboxLink]);
+	assert.match(s.out, /^state:\s+answered$/m, 'the answer was not read');
+	const g = await cli(['get', inboxLink]);
+	assert.equal(g.code, 0, g.err);
+	assert.equal(g.out, 'kept for the right link');
+});
+
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {
 	const keys = await wire.newRequestKeys();
 	const res = await fetch(`${srv.base}/api/requests`, { method: 'POST', headers: { 'content-type': 'application/json' },
