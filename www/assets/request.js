@@ -301,10 +301,14 @@ async function burn(question) {
 		done(describeError(res).title, describeError(res).detail);
 }
 
-function initInbox() {
+async function initInbox() {
 	const secret = fragment();
-	if (!here.key || !secret || wire.fromB64u(secret, wire.INBOX_BYTES) === null)
+	// A key pair that does not fit together (a character changed in transit)
+	// is a damaged link: Reveal would read the answer, deleting it, in vain.
+	const me = !here.key || !secret ? null : await wire.importInboxSecret(secret);
+	if (me === null)
 		return doneWith(['request.linkBroken', 'request.linkBrokenDetail']);
+	me.noteKey.fill(0);
 	$('reveal').addEventListener('click', () => reveal(secret));
 	$('refresh').addEventListener('click', loadInbox);
 	$('inbox-burn').addEventListener('click', () => burn(msg('request.burnConfirm')));
