@@ -205,6 +205,32 @@ describe('secret request pages', { skip: skip || false }, () => {
 		await ctx.close();
 	});
 
+	test('the inbox offers an answer\'s files as the secret page does: octet-stream blobs, names without bidi or control characters', async () => {
+		const ctx = await newContext(browser);
+		// The type of every blob the pages make into a URL.
+		await ctx.addInitScript(() => {
+			const make = URL.createObjectURL;
+			window.blobTypes = [];
+			URL.createObjectURL = (blob) => {
+				window.blobTypes.push(blob.type);
+				return make.call(URL, blob);
+			};
+		});
+		const page = await ctx.newPage();
+		const q = await ask(page, { files: true });
+		const s = await ctx.newPage();
+		await answer(s, q.requestLink, { text: 'see the files', files: [
+			{ name: 'invoice\u202Efdp.exe', mimeType: 'application/pdf', buffer: Buffer.from('MZ') },
+			{ name: 'page.html', mimeType: 'text/html', buffer: Buffer.from('<h1>rendered?</h1>') },
+		] });
+		const got = await reveal(page, q.inboxLink);
+		assert.deepEqual(got.files.map((f) => f.name), ['invoice_fdp.exe', 'page.html']);
+		assert.deepEqual(await page.locator('#revealed-files a').evaluateAll((as) => as.map((a) => a.download)),
+			['invoice_fdp.exe', 'page.html']);
+		assert.deepEqual(await page.evaluate(() => window.blobTypes), ['application/octet-stream', 'application/octet-stream']);
+		await ctx.close();
+	});
+
 	test('keyboard only: ask, answer and reveal', async () => {
 		const ctx = await newContext(browser);
 		const page = await ctx.newPage();
