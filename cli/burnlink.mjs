@@ -1043,6 +1043,8 @@ async function cmdRequest(opts) {
 	body.note = await wire.sealNote(keys.noteKey, keys.publicKey, note);
 	// The inbox file before the request: a name that is taken must not leave
 	// a request on the server whose inbox link nobody has.
+	if (apiKey)
+		warnIfClear(site, 'API key');
 	const toFile = opts['inbox-file'] !== undefined;
 	const fd = toFile ? createPrivateFile(opts['inbox-file']) : null;
 	let res, requestLink, inboxLink;

@@ -136,6 +136,15 @@ test('get with an inbox link whose key pair was changed in transit refuses befor
 	assert.equal(g.out, 'kept for the right link');
 });
 
+test('request warns when its API key goes over plain http to a host that is not loopback', async () => {
+	// 0.0.0.0 reaches this machine's server but is not a loopback name.
+	const clear = srv.base.replace('//127.0.0.1:', '//0.0.0.0:');
+	const r = await cli(['request', '--api-key', `bl_${'x'.repeat(43)}`], { env: { BURNLINK_URL: clear } });
+	assert.match(r.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; the API key travels unencrypted$/m);
+	const quiet = await cli(['request', '--api-key', `bl_${'x'.repeat(43)}`]);
+	assert.doesNotMatch(quiet.err, /warning/);
+});
+
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {
 	const keys = await wire.newRequestKeys();
 	const res = await fetch(`${srv.base}/api/requests`, { method: 'POST', headers: { 'content-type': 'application/json' },
