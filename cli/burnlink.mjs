@@ -1116,6 +1116,7 @@ async function getInbox(opts, link, timeoutMs) {
 	const secret = await inboxSecret(link);
 	const outDir = outputDir(opts);
 	const url = `${link.site}/api/requests/${link.id}`;
+	warnIfClear(link.site, "link's id (enough to read the answer once, and so delete it)", 'travels');
 	const st = await api('GET', url, { timeoutMs });
 	if (st.state === 'waiting')
 		throw new CliError('no answer yet (the request is waiting); try again later');
@@ -1221,6 +1222,7 @@ async function cmdBurn(opts, args) {
 	const timeoutMs = parseTimeout(opts.timeout);
 	const link = parseLink(args[0], ['receipt', 'secret', 'request', 'inbox']);
 	if (link.kind === 'request' || link.kind === 'inbox') {
+		warnIfClear(link.site, "link's id (enough to burn it)", 'travels');
 		const res = await api('DELETE', `${link.site}/api/requests/${link.id}`, { timeoutMs });
 		return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'burned\n');
 	}

@@ -145,6 +145,26 @@ test('request warns when its API key goes over plain http to a host that is not 
 	assert.doesNotMatch(quiet.err, /warning/);
 });
 
+test('get and burn of inbox and request links warn when the link is plain http to a host that is not loopback', async () => {
+	const r = await cli(['request']);
+	const [requestLink, inboxLink] = r.out.trim().split('\n').map((l) => l.replace('//127.0.0.1:', '//0.0.0.0:'));
+	const warning = /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m;
+	const g = await cli(['get', inboxLink]);
+	assert.equal(g.code, 1, 'the request is waiting');
+	assert.match(g.err, warning);
+	const b = await cli(['burn', requestLink]);
+	assert.equal(b.code, 0, b.err);
+	assert.match(b.err, warning);
+	const r2 = await cli(['request']);
+	const b2 = await cli(['burn', r2.out.trim().split('\n')[1].replace('//127.0.0.1:', '//0.0.0.0:')]);
+	assert.equal(b2.code, 0, b2.err);
+	assert.match(b2.err, warning);
+	// loopback: no warning
+	const r3 = await cli(['request']);
+	const quiet = await cli(['burn', r3.out.trim().split('\n')[1]]);
+	assert.doesNotMatch(quiet.err, /warning/);
+});
+
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {
 	const keys = await wire.newRequestKeys();
 	const res = await fetch(`${srv.base}/api/requests`, { method: 'POST', headers: { 'content-type': 'application/json' },
