@@ -279,7 +279,7 @@ export function parseArgs(argv) {
 	for (const name of Object.keys(opts))
 		if (!OPTIONS[name].cmds.includes(cmd))
 			throw new UsageError(cmd === SEND
-				? `--${name} is for "burnlink get"`
+				? `--${name} is for ${OPTIONS[name].cmds.map(c => `"burnlink ${c}"`).join(' and ')}`
 				: `--${name} does not apply to "burnlink ${cmd}"`);
 	if (opts.passphrase !== undefined && opts['passphrase-file'] !== undefined)
 		throw new UsageError('give --passphrase or --passphrase-file, not both');
@@ -352,9 +352,15 @@ export function parseLink(link, kinds) {
 	if (!m || !kinds.includes(m[2]))
 		throw new UsageError(`expected a ${kinds.map(k => `/${k}/…`).join(' or ')} link, got "${oneLine(link)}"`);
 	let fragmentKey = null;
-	for (const part of u.hash.replace(/^#/, '').split('&'))
-		if (part.startsWith('key='))
+	for (const part of u.hash.replace(/^#/, '').split('&')) {
+		if (!part.startsWith('key='))
+			continue;
+		try {
 			fragmentKey = decodeURIComponent(part.slice(4));
+		} catch {
+			throw new UsageError('the #key=… part of the link is damaged; copy the whole link');
+		}
+	}
 	return { site: u.origin + m[1], kind: m[2], id: m[3], fragmentKey };
 }
 
@@ -1000,26 +1006,24 @@ async function emitContent(opts, outDir, opened, extra, footer) {
 
 /* ---------- secret requests (docs/API.md, "Secret requests") ---------- */
 
-// The inbox secret of an inbox link's #key=… (171 characters), checked.
-function inboxSecret(link) {
-	if (link.fragmentKey === null || wire.fromB64u(link.fragmentKey, wire.INBOX_BYTES) === null)
-		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters); copy the whole link');
+// The inbox secret of an inbox link's #key=… (171 characters), checked: a
+// key pair that does not fit together is refused here, before the answer is
+// read (and deleted) in vain.
+async function inboxSecret(link) {
+	const me = link.fragmentKey === null ? null : await wire.importInboxSecret(link.fragmentKey);
+	if (me === null)
+		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters of a P-256 key pair); copy the whole link');
+	me.noteKey.fill(0);
 	return link.fragmentKey;
 }
 
-// Creates path with mode 0600, never replacing anything, and writes data.
-function writePrivateFile(p, data) {
-	let fd;
+// Creates path with mode 0600, never replacing anything; returns its fd.
+function createPrivateFile(p) {
 	try {
-		fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL |
+		return fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL |
 		    (fs.constants.O_NOFOLLOW || 0), 0o600);
 	} catch (err) {
 		throw new UsageError(`cannot create ${oneLine(p)}: ${err.code === 'EEXIST' ? 'it exists (not replaced)' : err.code || err.message}`);
-	}
-	try {
-		fs.writeSync(fd, data);
-	} finally {
-		fs.closeSync(fd);
 	}
 }
 
@@ -1037,14 +1041,29 @@ async function cmdRequest(opts) {
 	if (opts.ttl !== undefined)
 		body.ttl = parseTtl(opts.ttl);
 	body.note = await wire.sealNote(keys.noteKey, keys.publicKey, note);
-	const res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
-	if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
-		throw new CliError('the server answered without a requestUrl and an inboxUrl');
-	const requestLink = `${res.requestUrl.replace(/#.*$/, '')}#key=${keys.noteKey}`;
-	const inboxLink = `${res.inboxUrl.replace(/#.*$/, '')}#key=${keys.inboxSecret}`;
-	if (opts['inbox-file'] !== undefined)
-		writePrivateFile(opts['inbox-file'], inboxLink + '\n');
+	// The inbox file before the request: a name that is taken must not leave
+	// a request on the server whose inbox link nobody has.
+	if (apiKey)
+		warnIfClear(site, 'API key');
 	const toFile = opts['inbox-file'] !== undefined;
+	const fd = toFile ? createPrivateFile(opts['inbox-file']) : null;
+	let res, requestLink, inboxLink;
+	try {
+		res = await api('POST', `${site}/api/requests`, { json: body, apiKey, timeoutMs });
+		if (typeof res.requestUrl !== 'string' || typeof res.inboxUrl !== 'string')
+			throw new CliError('the server answered without a requestUrl and an inboxUrl');
+		requestLink = `${res.requestUrl.replace(/#.*$/, '')}#key=${keys.noteKey}`;
+		inboxLink = `${res.inboxUrl.replace(/#.*$/, '')}#key=${keys.inboxSecret}`;
+		if (fd !== null)
+			fs.writeSync(fd, inboxLink + '\n');
+	} catch (err) {
+		if (fd !== null)
+			fs.unlinkSync(opts['inbox-file']);
+		throw err;
+	} finally {
+		if (fd !== null)
+			fs.closeSync(fd);
+	}
 	if (opts.json)
 		return writeOut(JSON.stringify({ ...res, requestLink, ...(toFile ? {} : { inboxLink }) }, null, 2) + '\n');
 	await writeOut(requestLink + '\n' + (toFile ? '' : inboxLink + '\n'));
@@ -1094,9 +1113,10 @@ async function cmdAnswer(opts, args) {
 
 // get INBOX_LINK: the answer, read once, opened with the inbox link's private key.
 async function getInbox(opts, link, timeoutMs) {
-	const secret = inboxSecret(link);
+	const secret = await inboxSecret(link);
 	const outDir = outputDir(opts);
 	const url = `${link.site}/api/requests/${link.id}`;
+	warnIfClear(link.site, "link's id (enough to read the answer once, and so delete it)", 'travels');
 	const st = await api('GET', url, { timeoutMs });
 	if (st.state === 'waiting')
 		throw new CliError('no answer yet (the request is waiting); try again later');
@@ -1202,6 +1222,7 @@ async function cmdBurn(opts, args) {
 	const timeoutMs = parseTimeout(opts.timeout);
 	const link = parseLink(args[0], ['receipt', 'secret', 'request', 'inbox']);
 	if (link.kind === 'request' || link.kind === 'inbox') {
+		warnIfClear(link.site, "link's id (enough to burn it)", 'travels');
 		const res = await api('DELETE', `${link.site}/api/requests/${link.id}`, { timeoutMs });
 		return writeOut(opts.json ? JSON.stringify(res, null, 2) + '\n' : 'burned\n');
 	}

@@ -182,6 +182,55 @@ describe('secret request pages', { skip: skip || false }, () => {
 		await ctx.close();
 	});
 
+	test('an inbox link whose key pair was changed in transit is a damaged link; the answer stays for the right one', async () => {
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+		const q = await ask(page);
+		const s = await ctx.newPage();
+		await answer(s, q.requestLink, { text: 'still there' });
+		// One character of the private scalar, one of the public point, changed
+		// into other valid ones: still 171 base64 characters.
+		const at = q.inboxLink.indexOf('#key=') + 5;
+		const change = (i) => q.inboxLink.slice(0, at + i) + (q.inboxLink[at + i] === 'A' ? 'B' : 'A') + q.inboxLink.slice(at + i + 1);
+		for (const damaged of [change(1), change(60)]) {
+			await page.goto('about:blank');
+			await page.goto(damaged);
+			await shown(page, 'done-view');
+			assert.equal(await page.textContent('#done-title'), EN['request.linkBroken']);
+		}
+		const inboxKey = /\/inbox\/([A-Za-z0-9_-]{22})/.exec(q.inboxLink)[1];
+		const sent = (await ctx.requests()).filter((r) => r.url.endsWith(`/api/requests/${inboxKey}`));
+		assert.deepEqual(sent, [], 'nothing was asked about the inbox with a damaged link');
+		assert.equal((await reveal(page, q.inboxLink)).text, 'still there');
+		await ctx.close();
+	});
+
+	test('the inbox offers an answer\'s files as the secret page does: octet-stream blobs, names without bidi or control characters', async () => {
+		const ctx = await newContext(browser);
+		// The type of every blob the pages make into a URL.
+		await ctx.addInitScript(() => {
+			const make = URL.createObjectURL;
+			window.blobTypes = [];
+			URL.createObjectURL = (blob) => {
+				window.blobTypes.push(blob.type);
+				return make.call(URL, blob);
+			};
+		});
+		const page = await ctx.newPage();
+		const q = await ask(page, { files: true });
+		const s = await ctx.newPage();
+		await answer(s, q.requestLink, { text: 'see the files', files: [
+			{ name: 'invoice\u202Efdp.exe', mimeType: 'application/pdf', buffer: Buffer.from('MZ') },
+			{ name: 'page.html', mimeType: 'text/html', buffer: Buffer.from('<h1>rendered?</h1>') },
+		] });
+		const got = await reveal(page, q.inboxLink);
+		assert.deepEqual(got.files.map((f) => f.name), ['invoice_fdp.exe', 'page.html']);
+		assert.deepEqual(await page.locator('#revealed-files a').evaluateAll((as) => as.map((a) => a.download)),
+			['invoice_fdp.exe', 'page.html']);
+		assert.deepEqual(await page.evaluate(() => window.blobTypes), ['application/octet-stream', 'application/octet-stream']);
+		await ctx.close();
+	});
+
 	test('keyboard only: ask, answer and reveal', async () => {
 		const ctx = await newContext(browser);
 		const page = await ctx.newPage();

@@ -81,7 +81,7 @@ test('--force replaces a regular file but never follows a symlink', async () => 
 
 test('get never writes outside --output-dir, whatever the file names say', async () => {
 	const nasty = ['../escape.txt', '../../etc/escape2', '/tmp/abs-escape.txt', '..\\win-escape.txt',
-		'sub/dir/nested.txt', '..', '.', '', '.hidden', 'a\u0000b\nc.txt', '\u202etxt.exe', 'arabic\u061cmark.txt', 'ok.txt'];
+		'sub/dir/nested.txt', '..', '.', '', '.hidden', 'a\u0000b\nc.txt', '\u202etxt.exe', 'arabic\u061cmark.txt', 'ok.txt', 'report. '];
 	const { link } = await createRaw(srv.base, {
 		text: 'nasty names',
 		files: nasty.map((filename, i) => ({ filename, data: `content ${i}` })),
@@ -105,6 +105,7 @@ test('get never writes outside --output-dir, whatever the file names say', async
 	assert.ok(names.includes('hidden'));
 	assert.ok(names.includes('ok.txt'));
 	assert.ok(names.includes('arabic_mark.txt'));
+	assert.ok(names.includes('report'), 'trailing dots and spaces are removed');
 	assert.ok(!fs.existsSync('/tmp/abs-escape.txt') || fs.readFileSync('/tmp/abs-escape.txt', 'utf8') !== 'content 2');
 	// Each content landed once.
 	const contents = names.map(n => fs.readFileSync(path.join(out, n), 'utf8')).sort();

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import net from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { startServer } from '../lib/server.mjs';
 import { run, tmpDir } from '../cli/helpers.mjs';
 import { wire } from './helpers.mjs';
@@ -81,6 +83,86 @@ test('--inbox-file writes the inbox link to a new 0600 file; text only refuses f
 	assert.equal((await cli(['burn', inbox2])).code, 0);
 	const g = await cli(['get', inbox2]);
 	assert.match(g.err, /REQUEST_BURNED/);
+});
+
+// The number of requests in the server's database (read as the server's user,
+// so that no file of the database ends up owned by another).
+function requestRows() {
+	const q = ['sqlite3', srv.db, 'SELECT count(*) FROM requests'];
+	const argv = process.getuid?.() === 0 && srv.user !== 'root' ? ['runuser', '-u', srv.user, '--', ...q] : q;
+	return Number(execFileSync(argv[0], argv.slice(1)).toString().trim());
+}
+
+test('--inbox-file: a name that is taken, or a request that fails, leaves no request on the server and no file', async () => {
+	const dir = tmpDir();
+	const taken = path.join(dir, 'taken');
+	fs.writeFileSync(taken, 'mine');
+	const rows = requestRows();
+	const r = await cli(['request', '--inbox-file', taken]);
+	assert.equal(r.code, 2, r.err);
+	assert.match(r.err, /exists \(not replaced\)/);
+	assert.equal(fs.readFileSync(taken, 'utf8'), 'mine');
+	assert.equal(requestRows(), rows, 'no request was made for links nobody gets');
+
+	// A port nothing listens on: the request fails, and the new file goes again.
+	const closed = net.createServer();
+	await new Promise(resolve => closed.listen(0, '127.0.0.1', resolve));
+	const port = closed.address().port;
+	await new Promise(resolve => closed.close(resolve));
+	const fresh = path.join(dir, 'fresh');
+	const down = await cli(['request', '--inbox-file', fresh], { env: { BURNLINK_URL: `http://127.0.0.1:${port}` } });
+	assert.equal(down.code, 1, down.err);
+	assert.match(down.err, /cannot reach/);
+	assert.ok(!fs.existsSync(fresh), 'no empty inbox file is left behind');
+});
+
+test('get with an inbox link whose key pair was changed in transit refuses before the answer is read', async () => {
+	const r = await cli(['request']);
+	const [requestLink, inboxLink] = r.out.trim().split('\n');
+	assert.equal((await cli(['answer', requestLink, 'kept for the right link'])).code, 0);
+	// One character of the private scalar, and one of the public point, changed
+	// into other valid ones: still 171 base64 characters.
+	const at = inboxLink.indexOf('#key=') + 5;
+	const change = (i) => inboxLink.slice(0, at + i) + (inboxLink[at + i] === 'A' ? 'B' : 'A') + inboxLink.slice(at + i + 1);
+	for (const damaged of [change(1), change(60)]) {
+		const g = await cli(['get', damaged]);
+		assert.equal(g.code, 2, g.err);
+		assert.match(g.err, /inbox link is damaged/);
+	}
+	const s = await cli(['status', inboxLink]);
+	assert.match(s.out, /^state:\s+answered$/m, 'the answer was not read');
+	const g = await cli(['get', inboxLink]);
+	assert.equal(g.code, 0, g.err);
+	assert.equal(g.out, 'kept for the right link');
+});
+
+test('request warns when its API key goes over plain http to a host that is not loopback', async () => {
+	// 0.0.0.0 reaches this machine's server but is not a loopback name.
+	const clear = srv.base.replace('//127.0.0.1:', '//0.0.0.0:');
+	const r = await cli(['request', '--api-key', `bl_${'x'.repeat(43)}`], { env: { BURNLINK_URL: clear } });
+	assert.match(r.err, /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; the API key travels unencrypted$/m);
+	const quiet = await cli(['request', '--api-key', `bl_${'x'.repeat(43)}`]);
+	assert.doesNotMatch(quiet.err, /warning/);
+});
+
+test('get and burn of inbox and request links warn when the link is plain http to a host that is not loopback', async () => {
+	const r = await cli(['request']);
+	const [requestLink, inboxLink] = r.out.trim().split('\n').map((l) => l.replace('//127.0.0.1:', '//0.0.0.0:'));
+	const warning = /^burnlink: warning: http:\/\/0\.0\.0\.0:\d+ is not HTTPS; /m;
+	const g = await cli(['get', inboxLink]);
+	assert.equal(g.code, 1, 'the request is waiting');
+	assert.match(g.err, warning);
+	const b = await cli(['burn', requestLink]);
+	assert.equal(b.code, 0, b.err);
+	assert.match(b.err, warning);
+	const r2 = await cli(['request']);
+	const b2 = await cli(['burn', r2.out.trim().split('\n')[1].replace('//127.0.0.1:', '//0.0.0.0:')]);
+	assert.equal(b2.code, 0, b2.err);
+	assert.match(b2.err, warning);
+	// loopback: no warning
+	const r3 = await cli(['request']);
+	const quiet = await cli(['burn', r3.out.trim().split('\n')[1]]);
+	assert.doesNotMatch(quiet.err, /warning/);
 });
 
 test('the CLI answers a request the wire module made, and reads an answer the wire module sealed', async () => {

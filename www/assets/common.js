@@ -221,6 +221,16 @@ export function el(tag, attrs, ...children) {
 	return e;
 }
 
+// A download name that cannot point elsewhere or pass for another: no path,
+// and control (C0, DEL, C1) and bidirectional-control characters become "_",
+// as in the CLI's safeFileName (docs/CLI.md), so "invoice\u202Efdp.exe"
+// cannot read as "invoiceexe.pdf".
+export function safeName(name) {
+	const n = String(name || '').normalize('NFC')
+		.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069/\\]/g, '_').trim();
+	return n === '' || n === '.' || n === '..' ? 'file' : n;
+}
+
 // Show a section, hide its siblings marked data-view.
 export function showView(id) {
 	for (const v of document.querySelectorAll('[data-view]'))

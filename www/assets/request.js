@@ -7,7 +7,7 @@
 import * as wire from './wire.js';
 import {
 	$, el, showView, announce, setMessage, copyText, describeError, msg, localize,
-	MAX_PLAINTEXT, MAX_FILES, fetchJson,
+	MAX_PLAINTEXT, MAX_FILES, fetchJson, safeName,
 } from './common.js';
 import { Msg, value, bytes, date, rel, setTitle } from './i18n.js';
 import { call as accountCall } from './account.js';
@@ -282,8 +282,10 @@ async function reveal(secret) {
 	}
 	const list = $('revealed-files');
 	list.replaceChildren(...out.files.map((f) => {
-		const url = URL.createObjectURL(new Blob([f.data], { type: f.type || 'application/octet-stream' }));
-		return el('li', {}, el('a', { href: url, download: f.name, text: msg('request.download', { name: f.name, size: bytes(f.data.length) }) }));
+		// As on the reveal page: saved, never rendered here, under a clean name.
+		const name = safeName(f.name);
+		const url = URL.createObjectURL(new Blob([f.data], { type: 'application/octet-stream' }));
+		return el('li', {}, el('a', { href: url, download: name, text: msg('request.download', { name, size: bytes(f.data.length) }) }));
 	}));
 	list.hidden = out.files.length === 0;
 	showView('revealed-view');
@@ -301,10 +303,14 @@ async function burn(question) {
 		done(describeError(res).title, describeError(res).detail);
 }
 
-function initInbox() {
+async function initInbox() {
 	const secret = fragment();
-	if (!here.key || !secret || wire.fromB64u(secret, wire.INBOX_BYTES) === null)
+	// A key pair that does not fit together (a character changed in transit)
+	// is a damaged link: Reveal would read the answer, deleting it, in vain.
+	const me = !here.key || !secret ? null : await wire.importInboxSecret(secret);
+	if (me === null)
 		return doneWith(['request.linkBroken', 'request.linkBrokenDetail']);
+	me.noteKey.fill(0);
 	$('reveal').addEventListener('click', () => reveal(secret));
 	$('refresh').addEventListener('click', loadInbox);
 	$('inbox-burn').addEventListener('click', () => burn(msg('request.burnConfirm')));

@@ -6,7 +6,7 @@
 import {
 	$, el, api, pathKey, fragmentKey,
 	describeError, retryAfterSeconds, showView, announce, setMessage, copyText, msg, localize,
-	localizeAttr,
+	localizeAttr, safeName,
 } from './common.js';
 import { decodeKey, openAnswer, checkKey } from './wire.js';
 
@@ -158,16 +158,6 @@ async function reveal(e) {
 	}
 	setMessage(box, 'error', title, detail);
 	box.focus();
-}
-
-// A download name that cannot point elsewhere or pass for another: no path,
-// and control (C0, DEL, C1) and bidirectional-control characters become "_",
-// as in the CLI's safeFileName (docs/CLI.md), so "invoice\u202Efdp.exe"
-// cannot read as "invoiceexe.pdf".
-function safeName(name) {
-	const n = String(name || '').normalize('NFC')
-		.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069/\\]/g, '_').trim();
-	return n === '' || n === '.' || n === '..' ? 'file' : n;
 }
 
 async function showSecret(data) {
