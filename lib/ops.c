@@ -294,6 +294,23 @@ out:
 }
 
 /*
+ * A retrieve's or burn's passphrase is a string or null, whether the secret
+ * has one or not (checked before the secret is looked up).
+ */
+static enum bl_err
+passphrase_format(struct bl_req *r)
+{
+	json_object	*v;
+
+	if (r->json != NULL && json_object_object_get_ex(r->json, "passphrase", &v) &&
+	    !json_object_is_type(v, json_type_null) &&
+	    !json_object_is_type(v, json_type_string))
+		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
+		    "passphrase must be a string (or null, or left out).");
+	return BL_OK;
+}
+
+/*
  * Counts a passphrase attempt, per secret and client (IPv6 per /48) per
  * minute, then per secret from all clients per hour (docs/API.md,
  * "Passphrases"; an attempt refused by the first is not counted by the
@@ -312,11 +329,8 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 	enum bl_err	 e;
 	int		 ok;
 
-	if (r->json != NULL && json_object_object_get_ex(r->json, "passphrase", &v) &&
-	    !json_object_is_type(v, json_type_null) &&
-	    !json_object_is_type(v, json_type_string))
-		return bl_req_fail(r, BL_ERR_INVALID_PASSPHRASE_FORMAT,
-		    "passphrase must be a string.");
+	if (r->json != NULL)
+		json_object_object_get_ex(r->json, "passphrase", &v);	/* passphrase_format() */
 	bl_client_net48(r->client_ip, net);
 	iplen = strlen(net);
 	memcpy(msg, hash, BL_HASH_BYTES);
@@ -360,7 +374,7 @@ bl_op_retrieve(struct bl_req *r)
 	enum bl_err		 e;
 
 	memset(&c, 0, sizeof(c));
-	if ((e = key_store(r, hash)) != BL_OK)
+	if ((e = passphrase_format(r)) != BL_OK || (e = key_store(r, hash)) != BL_OK)
 		return e;
 	if ((e = bl_req_logged(r, bl_store_take_counted(r->store, hash, r->now_ms, &s,
 	    &c))) == BL_ERR_NOT_FOUND) {
@@ -407,7 +421,7 @@ bl_op_burn(struct bl_req *r)
 	json_object		*o = NULL;
 	enum bl_err		 e;
 
-	if ((e = find(r, hash, &s)) != BL_OK)
+	if ((e = passphrase_format(r)) != BL_OK || (e = find(r, hash, &s)) != BL_OK)
 		return e;
 	if (s.state != BL_ST_ACTIVE)
 		return bl_state_err(s.state);

@@ -72,11 +72,12 @@ test('keys need a session: 401 NOT_SIGNED_IN; names are checked; methods', async
 	checkError(assert, await anon.req('keys', { method: 'POST', body: { name: 'x' } }), 401, 'NOT_SIGNED_IN');
 	checkError(assert, await anon.req('keys', { method: 'DELETE', pathInfo: '/1' }), 401, 'NOT_SIGNED_IN');
 	const b = await signedUp(ctx, 'alice@example.org');
-	for (const name of ['', 'x'.repeat(129), 'tab\there', 42, null])
+	for (const name of ['', 'x'.repeat(129), 'tab\there', 'nel\u0085', 'csi\u009b', 'del\u007f', 42, null])
 		checkError(assert, await b.req('keys', { method: 'POST', body: { name } }), 400, 'INVALID_NAME');
 	checkError(assert, await b.req('keys', { method: 'POST', body: {} }), 400, 'INVALID_NAME');
 	assert.equal((await b.req('keys', { method: 'POST', body: { name: 'x'.repeat(128) } })).status, 200);
 	assert.equal((await b.req('keys', { method: 'POST', body: { name: 'ключ 🔑' } })).json.apiKey.name, 'ключ 🔑');
+	assert.equal((await b.req('keys', { method: 'POST', body: { name: 'ä\u00a0é' } })).status, 200, 'U+00A0 and Latin-1 letters are no controls');
 	let r = await b.req('keys', { method: 'PUT' });
 	checkError(assert, r, 405, 'METHOD_NOT_ALLOWED');
 	assert.equal(r.headers.allow, 'GET, HEAD, POST');

@@ -309,6 +309,15 @@ describe('retrieve body checks', () => {
 	test('a passphrase that is not a string is 400 INVALID_PASSPHRASE_FORMAT', async () => {
 		checkError(assert, await ctx.retrieve(prot.secretKey, { passphrase: 1234 }), 400, 'INVALID_PASSPHRASE_FORMAT');
 	});
+	test('so is it on a secret without one, and on a burn; no view is used', async () => {
+		const plain = (await ctx.create({ text: 'p', maxViews: 2 })).json;
+		for (const passphrase of [5, true, ['x'], { a: 1 }]) {
+			checkError(assert, await ctx.retrieve(plain.metadata.secretKey, { passphrase }), 400, 'INVALID_PASSPHRASE_FORMAT');
+			checkError(assert, await ctx.burn(plain.metadata.secretKey, { passphrase }), 400, 'INVALID_PASSPHRASE_FORMAT');
+		}
+		assert.equal((await ctx.metadata(plain.metadata.secretKey)).json.viewsRemaining, 2);
+		assert.equal((await ctx.retrieve(plain.metadata.secretKey, { passphrase: null })).status, 200);
+	});
 });
 
 describe('error bodies and headers', () => {
