@@ -316,7 +316,7 @@ function parseViews(s) {
 function parseTimeout(s) {
 	if (s === undefined)
 		return DEFAULT_TIMEOUT_S * 1000;
-	if (!/^\d{1,6}(\.\d+)?$/.test(s) || Number(s) <= 0)
+	if (!/^(\d{1,6}(\.\d*)?|\.\d+)$/.test(s) || Number(s) <= 0)
 		throw new UsageError(`--timeout must be a positive number of seconds (got "${oneLine(s)}")`);
 	return Math.ceil(Number(s) * 1000);
 }

@@ -140,7 +140,7 @@ test('a server that never answers: --timeout, exit 1', async () => {
 	await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
 	try {
 		const started = Date.now();
-		const r = await run(['--timeout', '0.5', '--url', `http://127.0.0.1:${server.address().port}`, 'x']);
+		const r = await run(['--timeout', '.5', '--url', `http://127.0.0.1:${server.address().port}`, 'x']);
 		assert.equal(r.code, 1);
 		assert.match(errorLine(r.err), /no answer from .* within 0\.5 s/);
 		assert.ok(Date.now() - started < 10000);
@@ -166,6 +166,8 @@ test('usage errors exit 2 with one line', async () => {
 		[['two', 'args'], /one argument/],
 		[['--url', 'ftp://x', 'x'], /http/],
 		[['--timeout', '0', 'x'], /--timeout/],
+		[['--timeout', '.', 'x'], /--timeout/],
+		[['--timeout', '-1', 'x'], /--timeout/],
 		[['--api-key', 'bl_with space', 'x'], /API key/],
 		[['--file', '/nonexistent/file', 'x'], /cannot read file/],
 		[['--file', '/', 'x'], /not a regular file/],
