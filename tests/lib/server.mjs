@@ -32,7 +32,9 @@
 //           database is the installed tree's var/burnlink.db.
 //
 // Returned: { base, port, host, server, dir, db, docroot, cgiBin, user, pid,
-//             errorLogPath, accessLogPath, accessLog(), errorLog(), stop() }.
+//             errorLogPath, accessLogPath, accessLog(), errorLog(), stop(),
+//             dbUrl }: dbUrl is the BURNLINK_DB the programs get (db, or a
+//             PostgreSQL conninfo under BURNLINK_TEST_PG).
 // stop() resolves once the whole process group is gone (the port is closed).
 // When the tests run as root the server (and so the programs) run as www-data,
 // and the database directory is given to that user.
@@ -452,6 +454,7 @@ export async function startServer(opts = {}) {
 
 	const srv = {
 		base, port, host, server: kind, dir, db, docroot, cgiBin, user: user || os.userInfo().username,
+		dbUrl: progEnv.BURNLINK_DB ?? db,
 		pid: pgid,	// the server's process, leader of its own process group
 		errorLogPath, accessLogPath,
 		accessLog: () => readText(accessLogPath),

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { startServer } from '../lib/server.mjs';
 import { run, tmpDir } from '../cli/helpers.mjs';
 import { wire } from './helpers.mjs';
+import * as pgCluster from '../pg/cluster.mjs';
 
 let srv;
 before(async () => { srv = await startServer({ server: 'lighttpd' }); });
@@ -87,7 +88,12 @@ test('--inbox-file writes the inbox link to a new 0600 file; text only refuses f
 
 // The number of requests in the server's database (read as the server's user,
 // so that no file of the database ends up owned by another).
+// The requests the server's database holds (SQLite, or PostgreSQL under BURNLINK_TEST_PG).
 function requestRows() {
+	if (process.env.BURNLINK_TEST_PG) {
+		const name = decodeURIComponent(/^postgresql:\/\/[^@]*@\/([^?]+)/.exec(srv.dbUrl)[1]);
+		return Number(pgCluster.sql(process.env.BURNLINK_TEST_PG, name, 'SELECT count(*) FROM requests').trim());
+	}
 	const q = ['sqlite3', srv.db, 'SELECT count(*) FROM requests'];
 	const argv = process.getuid?.() === 0 && srv.user !== 'root' ? ['runuser', '-u', srv.user, '--', ...q] : q;
 	return Number(execFileSync(argv[0], argv.slice(1)).toString().trim());
