@@ -51,13 +51,18 @@
  */
 #define CACHE_SIZE		(-256)
 
-/* The statements that delete a secret's content: the WAL is checkpointed after them. */
+/*
+ * The statements that delete a secret's content, or the token of an account
+ * mail once it is sent (ST_OUTBOX_FINISH: docs/ACCOUNTS.md, "Tokens"): the
+ * WAL is checkpointed after them.
+ */
 static const unsigned char frees_content[ST__MAX] = {
 	[ST_DELETE_FILES] = 1,
 	[ST_SET_STATE] = 1,
 	[ST_RQ_ANSWER] = 1,
 	[ST_RQ_READ] = 1,
 	[ST_RQ_END] = 1,
+	[ST_OUTBOX_FINISH] = 1,
 };
 
 struct sqlite_store {

@@ -26,6 +26,15 @@ async function deliver(ctx) {
 	return { run, mails: fs.readdirSync(mails).map((f) => fs.readFileSync(path.join(mails, f), 'utf8')) };
 }
 
+// The files of the test's data directory (the database, its -wal and -shm)
+// that hold text: none may keep a token once its mail is sent.
+function filesHolding(ctx, text) {
+	return fs.readdirSync(ctx.dir).filter((f) => {
+		const p = path.join(ctx.dir, f);
+		return fs.statSync(p).isFile() && fs.readFileSync(p).includes(Buffer.from(text));
+	});
+}
+
 function tokenOf(mail, kind) {
 	const m = new RegExp(`^${SITE.replace(/\./g, '\\.')}/dashboard#${kind}=([A-Za-z0-9_-]{43})$`, 'm').exec(mail);
 	assert.ok(m, `a ${kind} link in: ${mail}`);
@@ -43,6 +52,8 @@ test('sign-up mails a verification link; the address is verified once, by it', a
 	assert.match(mails[0], /^Subject: Confirm your e-mail address$/m);
 	const token = tokenOf(mails[0], 'verify');
 	assert.ok(!run.stderr.includes(token), 'the token is not logged');
+	// before any other connection (the sqlite3 shell's closing checkpoints the WAL)
+	assert.deepEqual(filesHolding(ctx, token), [], 'no file of the database (the WAL) holds the token');
 	assert.equal(ctx.sql(`SELECT count(*) FROM outbox WHERE detail IS NOT NULL`).trim(), '0',
 		'the sent mail no longer holds the token');
 
@@ -89,6 +100,7 @@ test('password reset by e-mail: same answer for any address, one-time, short-liv
 	assert.match(mails[0], /^To: alice@example\.org$/m);
 	assert.match(mails[0], /^Subject: Reset your password$/m);
 	const token = tokenOf(mails[0], 'reset');
+	assert.deepEqual(filesHolding(ctx, token), [], 'a sent reset token is in no file of the database');
 	assert.equal(ctx.sql(`SELECT count(*) FROM account_emails WHERE token_kind = 2 AND token_hash IS NOT NULL`).trim(), '1');
 
 	const verifyWithReset = await anon.req('token', { method: 'POST', body: { token } });
