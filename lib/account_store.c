@@ -249,7 +249,11 @@ bl_store_password_get(struct bl_store *s, int64_t account_id,
 	return e;
 }
 
-/* Sets an account's password and ends every session of the account, in one transaction. */
+/*
+ * Sets an account's password, ends every session of the account and voids a
+ * password reset mailed before (its link would undo the change), in one
+ * transaction.
+ */
 enum bl_err
 bl_store_password_set(struct bl_store *s, int64_t account_id,
     const unsigned char hash[BL_PASSHASH_BYTES], int64_t now)
@@ -261,6 +265,8 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 	if ((e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(account_id),
 	    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_SESSION_END_ALL, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_RESET_END, PARMS(P_INT(account_id)), NULL, NULL, NULL);
 	return bl_st_end(s, e);
 }
 

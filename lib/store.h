@@ -83,6 +83,7 @@ enum bl_stmt {
 	ST_EMAIL_TOKEN,		/* token_hash, now -> account_id, token_kind, email */
 	ST_EMAIL_USED,		/* account_id, verified_at (NULL: as it was) */
 	ST_EMAIL_FIND,		/* lower-cased email -> account_id (verified addresses) */
+	ST_RESET_END,		/* account_id: a pending password reset is void */
 	ST__MAX
 };
 

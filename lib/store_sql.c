@@ -154,6 +154,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "token_hash = $1 AND token_expires > $2",
 	[ST_EMAIL_USED] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
 	    "token_expires = NULL, verified_at = coalesce($2, verified_at) WHERE account_id = $1",
+	[ST_RESET_END] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
+	    "token_expires = NULL WHERE account_id = $1 AND token_kind = 2",
 	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "
 	    "verified_at IS NOT NULL ORDER BY account_id LIMIT 1",
 };

@@ -121,6 +121,18 @@ test('password reset by e-mail: same answer for any address, one-time, short-liv
 	ctx.sql('UPDATE account_emails SET token_expires = token_expires - 3600001');
 	assert.equal((await anon.req('token', { method: 'POST', body: { token: late, password: 'yet another password' } })).json.code,
 		'INVALID_TOKEN');
+
+	// A password changed after a reset was mailed voids that reset: its link
+	// would otherwise undo the change for the rest of its hour.
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	const pending = tokenOf((await deliver(ctx)).mails[0], 'reset');
+	const owner = new Browser(ctx);
+	assert.equal((await owner.signin('alice@example.org', 'a brand new password')).status, 200);
+	assert.equal((await owner.req('password', { method: 'POST',
+		body: { currentPassword: 'a brand new password', newPassword: 'changed by the owner' } })).status, 200);
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: pending, password: 'taken over' } })).json.code,
+		'INVALID_TOKEN', 'the reset mailed before the change is void');
+	assert.equal((await new Browser(ctx).signin('alice@example.org', 'changed by the owner')).status, 200);
 });
 
 test('sign-up stays closed by default', async () => {
