@@ -473,7 +473,7 @@ bl_json_parse(struct bl_req *r)
 			bl_log(r, "the JSON parser returned nothing (out of memory?)");
 			e = BL_ERR_INTERNAL;
 		} else if (json_tokener_get_error(tok) == json_tokener_success)
-			bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}, not null.");
+			bl_req_fail(r, e, "The body must be a JSON object ({...} with the members docs/API.md lists for this request), not null.");
 		else if (json_tokener_get_error(tok) == json_tokener_continue)
 			bl_req_fail(r, e, "The JSON body ends too early.");
 		else
@@ -492,7 +492,7 @@ bl_json_parse(struct bl_req *r)
 			goto out;
 		}
 	if (!json_object_is_type(o, json_type_object)) {
-		bl_req_fail(r, e, "The body must be a JSON object, e.g. {\"text\": \"...\"}.");
+		bl_req_fail(r, e, "The body must be a JSON object ({...} with the members docs/API.md lists for this request).");
 		goto out;
 	}
 	if (sc.values != tree_values(o)) {
