@@ -182,6 +182,28 @@ describe('secret request pages', { skip: skip || false }, () => {
 		await ctx.close();
 	});
 
+	test('the inbox shows the hint about Reveal only with the Reveal button: not while waiting, not once read', async () => {
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+		const q = await ask(page);
+		const open = async () => {
+			await page.goto('about:blank');
+			await page.goto(q.inboxLink);
+			await shown(page, 'inbox-view');
+			return { reveal: await page.locator('#reveal').isVisible(), hint: await page.getByText(EN['request.revealHint']).isVisible() };
+		};
+		assert.deepEqual(await open(), { reveal: false, hint: false }, 'waiting');
+		const s = await ctx.newPage();
+		await answer(s, q.requestLink, { text: 'hint' });
+		assert.deepEqual(await open(), { reveal: true, hint: true }, 'answered');
+		await page.click('#reveal');
+		await shown(page, 'revealed-view');
+		assert.deepEqual(await open(), { reveal: false, hint: false }, 'read');
+		assert.equal(await page.textContent('#i-state'), EN['request.state.read']);
+		assert.deepEqual(ctx.problems, []);
+		await ctx.close();
+	});
+
 	test('an inbox link whose key pair was changed in transit is a damaged link; the answer stays for the right one', async () => {
 		const ctx = await newContext(browser);
 		const page = await ctx.newPage();

@@ -240,6 +240,8 @@ function renderInbox(s) {
 	$('i-answered').replaceChildren(...when(s.answeredAt));
 	$('i-read').replaceChildren(...when(s.readAt));
 	$('reveal').hidden = s.state !== 'answered';
+	// the hint is about the Reveal button: not shown without it (read, waiting ...)
+	$('reveal-hint').hidden = $('reveal').hidden;
 	$('inbox-burn').hidden = s.state !== 'waiting' && s.state !== 'answered';
 	document.body.dataset.state = s.state;
 	setTitle(msg('request.inboxPageTitle', { state: label }));
