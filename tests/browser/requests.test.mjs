@@ -115,6 +115,9 @@ describe('secret request pages', { skip: skip || false }, () => {
 
 		const got = await reveal(inbox, q.inboxLink);
 		assert.equal(got.text, secret);
+		// the key has left the address bar, as on the secret page
+		assert.equal(inbox.url(), q.inboxLink.split('#')[0]);
+		assert.equal(await inbox.evaluate(() => location.hash), '');
 		assert.equal(got.files[0].name, 'key.bin');
 		assert.ok(got.files[0].data.equals(bytes));
 

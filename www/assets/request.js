@@ -278,6 +278,9 @@ async function reveal(secret) {
 		box.focus();
 		return;
 	}
+	// The key has done its work, as on the secret page: take it out of the
+	// address bar and history entry.
+	history.replaceState(null, '', location.pathname + location.search);
 	if (out.text !== null) {
 		$('revealed-text').value = new TextDecoder().decode(out.text);
 		$('revealed-text-field').hidden = false;
