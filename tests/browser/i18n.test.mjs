@@ -191,9 +191,13 @@ describe('languages', { skip: skip || false }, () => {
 			assert.match(await r.textContent('#views-message'), new RegExp(tr(code, 'reveal.viewsLeft', { count: 1 }).replace(/[.()]/g, '\\$&')));
 			assert.equal(await r.title(), `${tr(code, 'reveal.secretTitle')} · burnlink`);
 			await noEnglish(r, words, 'revealed');
-			// switching now re-renders the messages already shown, the secret stays
+			// the live region has said so, in the page's language
+			await r.waitForFunction((s) => document.getElementById('status').textContent.trim() === s, tr(code, 'reveal.shownAnnounce'));
+			// switching now re-renders the messages already shown, the hidden
+			// live region's too, the secret stays
 			await r.selectOption('#language', 'en');
 			await r.waitForFunction(() => document.documentElement.lang === 'en');
+			assert.equal((await r.textContent('#status')).trim(), EN['reveal.shownAnnounce']);
 			assert.match(await r.textContent('#views-message'), /1 view left\./);
 			assert.equal(await r.textContent('#files-title'), 'File');
 			assert.equal(await r.textContent('#secret-text'), text);
