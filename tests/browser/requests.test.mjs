@@ -193,6 +193,11 @@ describe('secret request pages', { skip: skip || false }, () => {
 			await page.goto('about:blank');
 			await page.goto(q.inboxLink);
 			await shown(page, 'inbox-view');
+			// the state's badge stands out from the heading, in every state
+			assert.ok(await page.locator('#inbox-badge').evaluate((b) => {
+				const cs = getComputedStyle(b);
+				return cs.backgroundColor !== 'rgba(0, 0, 0, 0)' || parseFloat(cs.borderTopWidth) > 0;
+			}), `the ${await page.getAttribute('body', 'data-state')} badge has a background or border`);
 			return { reveal: await page.locator('#reveal').isVisible(), hint: await page.getByText(EN['request.revealHint']).isVisible() };
 		};
 		assert.deepEqual(await open(), { reveal: false, hint: false }, 'waiting');
