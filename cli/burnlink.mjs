@@ -169,6 +169,22 @@ class PolicyError extends CliError {
 	}
 }
 
+// What the API's own limits refuse (docs/API.md: at most 20 files, 2 MiB of
+// text and files), found before anything was sent: exit 1 with the code the
+// server would answer, as the site's settings' refusals (PolicyError).
+class LimitError extends CliError {
+	constructor(code, message, hint) {
+		super(message);
+		this.code = code;
+		this.hint = hint;
+	}
+}
+
+// The secret is over the API's size limit.
+function tooLarge(message) {
+	return new LimitError('INVALID_CONTENT_SIZE', message, `at most ${MAX_PLAINTEXT} bytes of text and files together`);
+}
+
 // Replaces control characters so that a message stays on one line.
 function oneLine(s) {
 	return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
@@ -185,6 +201,8 @@ function formatError(err) {
 	if (err instanceof PolicyError)
 		return `burnlink: error: ${oneLine(err.message)} (${err.code}, checked against ` +
 			`${oneLine(err.site)}/api/config; nothing was sent); hint: ${oneLine(err.hint)}`;
+	if (err instanceof LimitError)
+		return `burnlink: error: ${oneLine(err.message)} (${err.code}, the API's limit; nothing was sent); hint: ${oneLine(err.hint)}`;
 	if (err instanceof UsageError)
 		return `burnlink: usage: ${oneLine(err.message)} (see burnlink --help)`;
 	return `burnlink: error: ${oneLine(err.message)}`;
@@ -540,7 +558,7 @@ async function readStdin() {
 	for await (const c of process.stdin) {
 		size += c.length;
 		if (size > MAX_PLAINTEXT)
-			throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`);
+			throw tooLarge(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`);
 		chunks.push(c);
 	}
 	return Buffer.concat(chunks);
@@ -551,8 +569,11 @@ function readInputFile(p, what) {
 		const st = fs.statSync(p);
 		if (!st.isFile())
 			throw new UsageError(`${what} "${oneLine(p)}" is not a regular file`);
-		if (st.size > MAX_PLAINTEXT)
-			throw new UsageError(`${what} "${oneLine(p)}" is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`);
+		if (st.size > MAX_PLAINTEXT) {
+			const m = `${what} "${oneLine(p)}" is larger than ${MAX_PLAINTEXT} bytes (2 MiB)`;
+			// an attached file is part of the secret; a passphrase file is only input
+			throw what === 'file' ? tooLarge(m) : new UsageError(m);
+		}
 		return fs.readFileSync(p);
 	} catch (err) {
 		if (err instanceof CliError)
@@ -814,7 +835,8 @@ async function help(opts) {
 async function readSecret(opts, arg, given) {
 	const files = (opts.file || []).map(p => ({ name: path.basename(p), data: readInputFile(p, 'file') }));
 	if (files.length > MAX_FILES)
-		throw new UsageError(`at most ${MAX_FILES} files can be attached`);
+		throw new LimitError('INVALID_FILES', `at most ${MAX_FILES} files can be attached (got ${files.length})`,
+			`attach at most ${MAX_FILES}, or pack them into one archive`);
 	let text = null;
 	if (given && arg !== '-')
 		text = Buffer.from(arg, 'utf8');
@@ -822,7 +844,7 @@ async function readSecret(opts, arg, given) {
 		text = await readStdin();
 	const total = (text ? text.length : 0) + files.reduce((n, f) => n + f.data.length, 0);
 	if (total > MAX_PLAINTEXT)
-		throw new UsageError(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
+		throw tooLarge(`the secret is larger than ${MAX_PLAINTEXT} bytes (2 MiB) in total`);
 	if ((!text || text.length === 0) && files.length === 0)
 		throw new UsageError('the secret is empty');
 	return { files, text, total };

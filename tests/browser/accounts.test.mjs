@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
+import fs from 'node:fs';
+
 import { missing, serverAndBrowser, newContext, createSecret, shown, api, axeViolations, ROOT } from './helpers.mjs';
 
 const run = promisify(execFile);
@@ -178,6 +180,36 @@ describe('accounts in the browser', { skip: skip || false }, () => {
 		});
 		assert.equal(res.status, 401);
 		assert.deepEqual(ctx.problems.filter((p) => !/status of 401/.test(p)), []);
+		await ctx.close();
+	});
+
+	// docs/PAGE.md, "Languages": only a code the page does not know shows the
+	// server's English hint.
+	test('too many sign-in attempts: the message is in the page\'s language, with the time to wait', async () => {
+		const DE = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/assets/i18n/de.json'), 'utf8'));
+		const email = 'limited@example.org';
+		for (let i = 0; i < 10; i++) {
+			const res = await fetch(`${srv.base}/api/session`, {
+				method: 'POST', headers: { 'Content-Type': 'application/json' },
+				body: JSON.stringify({ email, password: 'not the password' }),
+			});
+			assert.equal(res.status, 401);
+		}
+		const ctx = await newContext(browser, { context: { locale: 'de-DE' } });
+		const page = await ctx.newPage();
+		await page.goto(srv.base + '/dashboard');
+		await shown(page, 'signin-view');
+		await page.fill('#signin-email', email);
+		await page.fill('#signin-password', 'not the password');
+		await page.click('#signin-button');
+		await page.locator('#signin-error:not([hidden])').waitFor();
+		assert.equal(await page.textContent('#signin-error strong'), DE['error.attemptsAccount.title']);
+		const detail = await page.textContent('#signin-error .detail');
+		const [before, after] = DE['error.rate.detailWait'].split('{wait}');
+		assert.ok(detail.startsWith(before) && detail.endsWith(after), detail);
+		assert.doesNotMatch(detail, /sign-in attempts|try again/);
+		assert.equal(await page.locator('#signin-error [lang=en]').count(), 0);
+		assert.deepEqual(ctx.problems.filter((p) => !/status of 429/.test(p)), []);
 		await ctx.close();
 	});
 });

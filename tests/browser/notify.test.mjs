@@ -6,10 +6,13 @@
 
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 
-import { missing, serverAndBrowser, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
+import { ROOT, missing, serverAndBrowser, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
 
 const skip = missing();
+const EN = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/assets/i18n/en.json'), 'utf8'));
 
 describe('notifications in the browser', { skip: skip || false }, () => {
 	let srv, browser;
@@ -75,6 +78,30 @@ describe('notifications in the browser', { skip: skip || false }, () => {
 		await page.locator('#secrets-body .last-event').waitFor();
 		assert.match(await page.textContent('#secrets-body .last-event'), /^Viewed for the last time/);
 		assert.deepEqual(ctx.problems, []);
+		await ctx.close();
+	});
+
+	test('"Forgot your password?" asked too often: says so with the time to wait, not that a link is invalid', async () => {
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+		await page.goto(srv.base + '/dashboard');
+		await shown(page, 'signin-view');
+		await page.click('#forgot-box summary');
+		await page.fill('#forgot-email', 'frank@example.org');
+		// docs/API.md, POST /token: 5 mails an hour per address, then 429
+		for (let i = 0; i < 5; i++) {
+			await page.click('#forgot-form button[type=submit]');
+			await page.waitForFunction((t) => document.activeElement.id === 'mail-message' &&
+				document.getElementById('mail-message').textContent.includes(t), EN['notify.forgotSent']);
+			await page.evaluate(() => document.getElementById('mail-message').replaceChildren());
+		}
+		await page.click('#forgot-form button[type=submit]');
+		await page.locator('#mail-message.error').waitFor();
+		const text = await page.textContent('#mail-message');
+		assert.ok(!text.includes(EN['notify.badLink']), text);
+		assert.ok(text.startsWith(EN['error.rate.title']), text);
+		assert.match(text, /Try again in \S.*\./);
+		assert.deepEqual(ctx.problems.filter((p) => !/status of 429/.test(p)), []);
 		await ctx.close();
 	});
 });

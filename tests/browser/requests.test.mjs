@@ -115,6 +115,9 @@ describe('secret request pages', { skip: skip || false }, () => {
 
 		const got = await reveal(inbox, q.inboxLink);
 		assert.equal(got.text, secret);
+		// the key has left the address bar, as on the secret page
+		assert.equal(inbox.url(), q.inboxLink.split('#')[0]);
+		assert.equal(await inbox.evaluate(() => location.hash), '');
 		assert.equal(got.files[0].name, 'key.bin');
 		assert.ok(got.files[0].data.equals(bytes));
 
@@ -179,6 +182,33 @@ describe('secret request pages', { skip: skip || false }, () => {
 		await s.goto(q2.requestLink);
 		await shown(s, 'done-view');
 		assert.equal(await s.textContent('#done-title'), EN['request.burnedTitle']);
+		await ctx.close();
+	});
+
+	test('the inbox shows the hint about Reveal only with the Reveal button: not while waiting, not once read', async () => {
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+		const q = await ask(page);
+		const open = async () => {
+			await page.goto('about:blank');
+			await page.goto(q.inboxLink);
+			await shown(page, 'inbox-view');
+			// the state's badge stands out from the heading, in every state
+			assert.ok(await page.locator('#inbox-badge').evaluate((b) => {
+				const cs = getComputedStyle(b);
+				return cs.backgroundColor !== 'rgba(0, 0, 0, 0)' || parseFloat(cs.borderTopWidth) > 0;
+			}), `the ${await page.getAttribute('body', 'data-state')} badge has a background or border`);
+			return { reveal: await page.locator('#reveal').isVisible(), hint: await page.getByText(EN['request.revealHint']).isVisible() };
+		};
+		assert.deepEqual(await open(), { reveal: false, hint: false }, 'waiting');
+		const s = await ctx.newPage();
+		await answer(s, q.requestLink, { text: 'hint' });
+		assert.deepEqual(await open(), { reveal: true, hint: true }, 'answered');
+		await page.click('#reveal');
+		await shown(page, 'revealed-view');
+		assert.deepEqual(await open(), { reveal: false, hint: false }, 'read');
+		assert.equal(await page.textContent('#i-state'), EN['request.state.read']);
+		assert.deepEqual(ctx.problems, []);
 		await ctx.close();
 	});
 

@@ -136,3 +136,43 @@ test('files, size, a required passphrase and its length are refused before sendi
 		settings('expiry_choices = 1h, 1d, 7d\nviews_max = 5\nviews_default = 2\nviews_unlimited = no\nsite_name = Acme\n');
 	}
 });
+
+// docs/CLI.md, "Errors and exit status": what the API's own limits refuse
+// (more than 20 files, more than 2 MiB) is exit 1 as the site's refusals are,
+// with the code the server would answer; nothing is sent.
+test('more than 20 files or more than 2 MiB: exit 1 with the API\'s code, before sending, as the site\'s settings', async () => {
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-cli-limits-'));
+	try {
+		const small = path.join(tmp, 'small.txt');
+		fs.writeFileSync(small, 's');
+		const big = path.join(tmp, 'big.bin');
+		fs.writeFileSync(big, Buffer.alloc(2 * 1024 * 1024 + 1, 7));
+		const full = path.join(tmp, 'full.bin');
+		fs.writeFileSync(full, Buffer.alloc(2 * 1024 * 1024, 7));
+		const limit = (r, code, what) => {
+			assert.equal(r.code, 1, r.err);
+			assert.equal(r.out, '');
+			const line = errorLine(r.err);
+			assert.ok(line.startsWith('burnlink: error: '), line);
+			assert.match(line, what);
+			assert.ok(line.includes(`(${code}, the API's limit; nothing was sent)`), line);
+		};
+		const files21 = Array.from({ length: 21 }, () => ['--file', small]).flat();
+		limit(await run([...URL_OPT, ...files21, 'x']), 'INVALID_FILES', /at most 20 files can be attached \(got 21\).*hint: attach at most 20/);
+		limit(await run([...URL_OPT, '--file', big, 'x']), 'INVALID_CONTENT_SIZE', /is larger than 2097152 bytes.*hint: at most 2097152 bytes/);
+		limit(await run([...URL_OPT, '--file', full, 'x']), 'INVALID_CONTENT_SIZE', /larger than 2097152 bytes \(2 MiB\) in total/);
+		limit(await run([...URL_OPT], { input: Buffer.alloc(2 * 1024 * 1024 + 1, 0x61) }), 'INVALID_CONTENT_SIZE', /the secret is larger than 2097152 bytes/);
+		// the same for an answer to a request that takes files
+		const q = await run([...URL_OPT, 'request', '--files']);
+		assert.equal(q.code, 0, q.err);
+		const requestLink = q.out.split('\n')[0];
+		limit(await run(['answer', requestLink, ...files21, 'x']), 'INVALID_FILES', /at most 20 files/);
+		const st = await run(['status', q.out.split('\n')[1]]);
+		assert.match(st.out, /waiting/, 'the request was not answered');
+		// a passphrase file is input, not part of the secret: still a usage error
+		const u = await run([...URL_OPT, '--passphrase-file', big, 'x']);
+		assert.equal(u.code, 2, u.err);
+	} finally {
+		fs.rmSync(tmp, { recursive: true, force: true });
+	}
+});

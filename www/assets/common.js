@@ -238,15 +238,26 @@ export function showView(id) {
 }
 
 // Say something to screen readers through the polite live region (a Msg, or
-// several joined by spaces).
+// several joined by spaces). Each Msg goes in as its own element linked to its
+// key, so a change of language re-renders the region too.
 export function announce(...parts) {
 	const s = $('status');
 	if (!s)
 		return;
-	const text = parts.map(String).join(' ');
-	s.textContent = '';
+	s.replaceChildren();
+	clearTimeout(s.announceTimer);
 	// A separate task so that repeating the same words is announced again.
-	setTimeout(() => { s.textContent = text; }, 50);
+	s.announceTimer = setTimeout(() => {
+		const nodes = [];
+		for (const p of parts) {
+			if (p === '' || p === null || p === undefined)
+				continue;
+			if (nodes.length)
+				nodes.push(' ');
+			nodes.push(p instanceof Msg ? localize(document.createElement('span'), p) : String(p));
+		}
+		s.replaceChildren(...nodes);
+	}, 50);
 }
 
 // Fill a message box (role=alert) with a title and detail, or empty it.

@@ -188,11 +188,15 @@ function filesBytes() {
 	return files.reduce((n, f) => n + f.size, 0);
 }
 
+// The meter's message, for the announcement of added files.
+let meterMsg = null;
+
 function updateMeter() {
 	const used = textBytes() + filesBytes();
-	localize(meter, files.length
+	meterMsg = files.length
 		? msg('create.meterFiles', { used: bytes(used), max: bytes(limits.content), count: files.length, maxFiles: limits.files })
-		: msg('create.meter', { used: bytes(used), max: bytes(limits.content) }));
+		: msg('create.meter', { used: bytes(used), max: bytes(limits.content) });
+	localize(meter, meterMsg);
 	meter.classList.toggle('over', used > limits.content);
 	return used;
 }
@@ -260,7 +264,7 @@ function addFiles(list) {
 		setMessage(formError, '', '');
 	}
 	if (added.length)
-		announce(msg('create.added', { count: added.length }), meter.textContent);
+		announce(msg('create.added', { count: added.length }), meterMsg);
 }
 
 $('add-files').addEventListener('click', () => fileInput.click());

@@ -4,8 +4,9 @@
 
 import {
 	$, el, showView, announce, setMessage, copyText, describeError, msg, localize, localizeAttr,
+	retryAfterSeconds,
 } from './common.js';
-import { value, date, rel } from './i18n.js';
+import { value, date, rel, seconds } from './i18n.js';
 import { call, session, showAccount } from './account.js';
 import { notifyCard, lastEventText, mailLink, useMailLink, forgotPassword } from './notify.js';
 
@@ -31,8 +32,12 @@ function explain(res) {
 		return { title: msg('error.keyName.title', { max: 128 }), detail: '' };
 	case 'KEY_LIMIT_REACHED':
 		return { title: msg('error.keyLimit.title'), detail: msg('error.keyLimit.detail') };
-	case 'RATE_LIMIT_EXCEEDED':
-		return { title: msg('error.attemptsAccount.title'), detail: d.hint || msg('error.rate.detail') };
+	case 'RATE_LIMIT_EXCEEDED': {
+		// in the page's language, as describeError() does: the code is known
+		const wait = res.headers ? retryAfterSeconds(res.headers) : null;
+		return { title: msg('error.attemptsAccount.title'),
+			detail: wait ? msg('error.rate.detailWait', { wait: seconds(wait) }) : msg('error.rate.detail') };
+	}
 	default:
 		return describeError(res);
 	}

@@ -3,7 +3,7 @@
 // and the links of the account mails (verify the address, reset the password).
 // Every word is a key of the catalogues ("notify.*", www/assets/i18n/).
 
-import { el, msg, setMessage, announce, copyText } from './common.js';
+import { el, msg, setMessage, announce, copyText, describeError } from './common.js';
 import { value, date, rel } from './i18n.js';
 
 // The catalogue keys of the events and delivery states (www/assets/i18n/en.json).
@@ -232,9 +232,12 @@ export function forgotPassword(box, call, note) {
 		btn.disabled = false;
 		if (r.ok)
 			setMessage(note, 'ok', msg('notify.forgotSent'), '');
+		else if (r.data.code === 'INVALID_EMAIL')
+			setMessage(note, 'error', msg('error.email.title'), r.data.hint || '');
 		else {
-			const badAddress = r.data.code === 'INVALID_EMAIL';
-			setMessage(note, 'error', msg(badAddress ? 'error.email.title' : 'notify.badLink'), r.data.hint || '');
+			// no link is involved here: too many requests, the network, the server
+			const d = describeError(r);
+			setMessage(note, 'error', d.title, d.detail);
 		}
 		note.focus();
 	});

@@ -240,6 +240,8 @@ function renderInbox(s) {
 	$('i-answered').replaceChildren(...when(s.answeredAt));
 	$('i-read').replaceChildren(...when(s.readAt));
 	$('reveal').hidden = s.state !== 'answered';
+	// the hint is about the Reveal button: not shown without it (read, waiting ...)
+	$('reveal-hint').hidden = $('reveal').hidden;
 	$('inbox-burn').hidden = s.state !== 'waiting' && s.state !== 'answered';
 	document.body.dataset.state = s.state;
 	setTitle(msg('request.inboxPageTitle', { state: label }));
@@ -276,6 +278,9 @@ async function reveal(secret) {
 		box.focus();
 		return;
 	}
+	// The key has done its work, as on the secret page: take it out of the
+	// address bar and history entry.
+	history.replaceState(null, '', location.pathname + location.search);
 	if (out.text !== null) {
 		$('revealed-text').value = new TextDecoder().decode(out.text);
 		$('revealed-text-field').hidden = false;
