@@ -12,7 +12,8 @@ import path from 'node:path';
 import { ROOT, missing, serverAndBrowser, newContext, shown, readResult, openLink, axeViolations } from './helpers.mjs';
 
 const skip = missing();
-const EN = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/assets/i18n/en.json'), 'utf8'));
+const catalogue = (tag) => JSON.parse(fs.readFileSync(path.join(ROOT, `www/assets/i18n/${tag}.json`), 'utf8'));
+const EN = catalogue('en');
 
 describe('notifications in the browser', { skip: skip || false }, () => {
 	let srv, browser;
@@ -104,4 +105,34 @@ describe('notifications in the browser', { skip: skip || false }, () => {
 		assert.deepEqual(ctx.problems.filter((p) => !/status of 429/.test(p)), []);
 		await ctx.close();
 	});
+
+	// docs/PAGE.md, "The API stays English": INVALID_EMAIL is a code the page
+	// knows, so its detail is the catalogue's, never the server's English hint.
+	for (const [locale, tag] of [['en-GB', 'en'], ['de-DE', 'de']]) {
+		test(`${locale}: an address that is no address, in "Forgot your password?" and sign-up, is explained in the page's language`, async () => {
+			const words = catalogue(tag);
+			const ctx = await newContext(browser, { context: { locale } });
+			const page = await ctx.newPage();
+			await page.goto(srv.base + '/dashboard');
+			await shown(page, 'signin-view');
+			for (const [open, field, button, box] of [
+				['#forgot-box summary', '#forgot-email', '#forgot-form button[type=submit]', '#mail-message'],
+				[null, '#signup-email', '#signup-button', '#signup-error'],
+			]) {
+				if (open)
+					await page.click(open);
+				await page.fill(field, 'not-an-address');
+				if (field === '#signup-email')
+					await page.fill('#signup-password', 'a long enough password');
+				await page.click(button);
+				await page.locator(`${box}.error .detail`).waitFor();
+				assert.equal(await page.textContent(`${box} strong`), words['error.email.title'], box);
+				const detail = page.locator(`${box} .detail`);
+				assert.equal(await detail.textContent(), words['error.email.detail'], box);
+				assert.equal(await detail.getAttribute('lang'), null, box);
+			}
+			assert.deepEqual(ctx.problems.filter((p) => !/status of 400/.test(p)), []);
+			await ctx.close();
+		});
+	}
 });

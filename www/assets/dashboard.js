@@ -25,7 +25,7 @@ function explain(res) {
 	case 'ACCOUNT_EXISTS':
 		return { title: msg('error.accountExists.title'), detail: msg('error.accountExists.detail') };
 	case 'INVALID_EMAIL':
-		return { title: msg('error.email.title'), detail: d.hint || '' };
+		return { title: msg('error.email.title'), detail: msg('error.email.detail') };
 	case 'INVALID_PASSWORD':
 		return { title: msg('error.password.title', { min: 8, max: 256 }), detail: '' };
 	case 'INVALID_NAME':

@@ -233,7 +233,7 @@ export function forgotPassword(box, call, note) {
 		if (r.ok)
 			setMessage(note, 'ok', msg('notify.forgotSent'), '');
 		else if (r.data.code === 'INVALID_EMAIL')
-			setMessage(note, 'error', msg('error.email.title'), r.data.hint || '');
+			setMessage(note, 'error', msg('error.email.title'), msg('error.email.detail'));
 		else {
 			// no link is involved here: too many requests, the network, the server
 			const d = describeError(r);
