@@ -135,4 +135,53 @@ describe('notifications in the browser', { skip: skip || false }, () => {
 			await ctx.close();
 		});
 	}
+
+	// Only INVALID_TOKEN makes a mail link invalid, used or too old; too many
+	// requests, the network and the server are said as the other pages say them.
+	test('the verify and reset links: only INVALID_TOKEN says the link is bad', async () => {
+		const token = 'A'.repeat(43);	// well-formed, never issued: the server's INVALID_TOKEN
+		const answers = {
+			429: { status: 429, headers: { 'Retry-After': '30' },
+				body: { error: 'Too many requests.', code: 'RATE_LIMIT_EXCEEDED', hint: 'Wait.' }, title: EN['error.rate.title'] },
+			500: { status: 500, headers: {},
+				body: { error: 'Internal error.', code: 'INTERNAL_ERROR', hint: 'Try again.' }, title: EN['error.internal.title'] },
+			network: { title: EN['error.network.title'] },
+		};
+		const ctx = await newContext(browser);
+		const page = await ctx.newPage();
+		// a new document each time: a change of the fragment alone is no new page load
+		const open = async (kind) => {
+			await page.goto('about:blank');
+			await page.goto(`${srv.base}/dashboard#${kind}=${token}`);
+		};
+		const message = async () => {
+			await page.locator('#mail-message.error').waitFor();
+			return page.textContent('#mail-message strong');
+		};
+		// Each failure on the way to the real server, for both kinds of link.
+		for (const [name, a] of Object.entries(answers)) {
+			await page.route('**/api/token', (route) => (a.status
+				? route.fulfill({ status: a.status, contentType: 'application/json', headers: a.headers, body: JSON.stringify(a.body) })
+				: route.abort()));
+			await open('verify');
+			assert.equal(await message(), a.title, `verify, ${name}`);
+			await open('reset');
+			await page.fill('#reset-password', 'a long enough password');
+			await page.click('#reset-form button[type=submit]');
+			assert.equal(await message(), a.title, `reset, ${name}`);
+			// the link may still work: the form stays to try again
+			assert.equal(await page.isVisible('#reset-form'), true, `reset, ${name}`);
+			await page.unroute('**/api/token');
+		}
+		// The real server's INVALID_TOKEN: the link is bad.
+		await open('verify');
+		assert.equal(await message(), EN['notify.badLink'], 'verify, INVALID_TOKEN');
+		await open('reset');
+		await page.fill('#reset-password', 'a long enough password');
+		await page.click('#reset-form button[type=submit]');
+		assert.equal(await message(), EN['notify.badLink'], 'reset, INVALID_TOKEN');
+		await page.locator('#reset-form').waitFor({ state: 'hidden' });
+		assert.deepEqual(ctx.problems.filter((p) => !/status of (400|429|500)|ERR_FAILED/.test(p)), []);
+		await ctx.close();
+	});
 });

@@ -189,13 +189,24 @@ export function mailLink() {
 	return m ? { kind: m[1], token: m[2] } : null;
 }
 
+// Says in note how a mail link's POST /token went: done, a link that is
+// invalid, used or too old (INVALID_TOKEN only), or any other failure (too
+// many requests, the network, the server) as describeError() says it.
+function linkOutcome(note, r, done) {
+	if (r.ok)
+		return setMessage(note, 'ok', msg(done), '');
+	if (r.data.code === 'INVALID_TOKEN')
+		return setMessage(note, 'error', msg('notify.badLink'), '');
+	const d = describeError(r);
+	setMessage(note, 'error', d.title, d.detail);
+}
+
 // Uses a verify link at once; for a reset link, renders the new-password form
 // into box and resolves when it is done. Says the outcome in msg.
 export async function useMailLink(link, call, box, note) {
 	history.replaceState(null, '', window.location.pathname + window.location.search);
 	if (link.kind === 'verify') {
-		const r = await call('POST', 'token', { token: link.token });
-		setMessage(note, r.ok ? 'ok' : 'error', msg(r.ok ? 'notify.verifyDone' : 'notify.badLink'), '');
+		linkOutcome(note, await call('POST', 'token', { token: link.token }), 'notify.verifyDone');
 		return;
 	}
 	const pw = el('input', { type: 'password', id: 'reset-password', autocomplete: 'new-password', minlength: '8', maxlength: '256' });
@@ -211,8 +222,11 @@ export async function useMailLink(link, call, box, note) {
 		btn.disabled = false;
 		if (!r.ok && r.data.code === 'INVALID_PASSWORD')
 			return setMessage(note, 'error', msg('error.password.title', { min: 8, max: 256 }), '');
+		linkOutcome(note, r, 'notify.resetDone');
+		// the link may still work after too many requests, the network or the server
+		if (!r.ok && r.data.code !== 'INVALID_TOKEN')
+			return;
 		box.hidden = true;
-		setMessage(note, r.ok ? 'ok' : 'error', msg(r.ok ? 'notify.resetDone' : 'notify.badLink'), '');
 		resolve();
 	}));
 }
