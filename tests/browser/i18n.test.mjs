@@ -431,6 +431,23 @@ describe('languages', { skip: skip || false }, () => {
 		}
 	});
 
+	// A number in a message is a placeholder, written as the page writes every
+	// number (Intl.NumberFormat in the reader's variant): in Egyptian Arabic the
+	// dashboard's footer and the password hint both in Arabic-Indic digits.
+	test('ar-EG: the dashboard footer writes its hours in the digits of the rest of the page', async () => {
+		const ctx = await context('ar-EG');
+		const p = await ctx.newPage();
+		await p.goto(srv.base + '/dashboard');
+		await shown(p, 'signin-view');
+		const twelve = await p.evaluate(() => new Intl.NumberFormat('ar-EG').format(12));
+		const hint = await p.textContent('#signup-password-hint');
+		const footer = await p.textContent('[data-i18n="dash.footer"]');
+		assert.ok(hint.includes(await p.evaluate(() => new Intl.NumberFormat('ar-EG').format(256))), hint);
+		assert.ok(footer.includes(twelve), footer);
+		assert.equal(/[0-9]/.test(footer), /[0-9]/.test(hint), `${footer} | ${hint}`);
+		await ctx.close();
+	});
+
 	test('the browser\'s languages are matched with fallbacks', async () => {
 		const p = await (await context('en-GB')).newPage();
 		await p.goto(srv.base + '/');
