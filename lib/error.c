@@ -70,7 +70,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "The JSON body may be at most ${body.max:size} (${body.max} bytes)."},
 	[BL_ERR_UNSUPPORTED_MEDIA_TYPE] = {415, "UNSUPPORTED_MEDIA_TYPE",
 	    "The request body must be JSON.",
-	    "Send the body with Content-Type: application/json."},
+	    "Send the body as UTF-8 with Content-Type: application/json (a charset parameter, if any, utf-8)."},
 	[BL_ERR_SECRET_EXPIRED] = {410, "SECRET_EXPIRED",
 	    "This secret has expired.",
 	    "Ask the sender for a new link."},

@@ -180,11 +180,15 @@ bl_req_item_id(const struct bl_req *r)
 	return v;
 }
 
-/* 1 if CONTENT_TYPE is application/json, parameters allowed. */
+/*
+ * 1 if CONTENT_TYPE is application/json, parameters allowed, except a charset
+ * other than UTF-8 (the body is read as UTF-8, as JSON is: RFC 8259).
+ */
 static int
 is_json_type(const char *ct)
 {
-	size_t	 n = sizeof("application/json") - 1;
+	size_t	 n = sizeof("application/json") - 1, len;
+	const char	*v;
 
 	if (ct == NULL)
 		return 0;
@@ -195,7 +199,23 @@ is_json_type(const char *ct)
 	ct += n;
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
-	return *ct == '\0' || *ct == ';';
+	if (*ct != '\0' && *ct != ';')
+		return 0;
+	while (*ct == ';') {
+		for (ct++; *ct == ' ' || *ct == '\t'; ct++)
+			continue;
+		len = strcspn(ct, ";");
+		if (len >= 8 && strncasecmp(ct, "charset=", 8) == 0) {
+			v = ct + 8;
+			if (*v == '"')
+				v++;
+			if (strncasecmp(v, "utf-8", 5) != 0 ||
+			    strspn(v + 5, "\" \t") != (size_t)(ct + len - (v + 5)))
+				return 0;
+		}
+		ct += len;
+	}
+	return 1;
 }
 
 /* Parses CONTENT_LENGTH strictly: digits only, no sign, at most max. */

@@ -132,6 +132,14 @@ describe('media type', () => {
 		const res = await ctx.create({ text: 'a' }, { contentType: 'application/json; charset=utf-8' });
 		assert.equal(res.status, 200, res.body.toString());
 	});
+	test('a charset other than UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE (the body is read as UTF-8)', async () => {
+		for (const contentType of ['application/json; charset=latin1', 'application/json;charset=ISO-8859-1',
+			'application/json; charset=utf-16', 'application/json; charset=utf-8x', 'application/json; charset='])
+			checkError(assert, await ctx.create({ text: 'a' }, { contentType }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+		for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"',
+			'application/json; foo=bar; charset=utf-8 ', 'application/json;'])
+			assert.equal((await ctx.create({ text: 'a' }, { contentType })).status, 200, contentType);
+	});
 	test('the media type is matched case-insensitively', async () => {
 		const res = await ctx.create({ text: 'a' }, { contentType: 'Application/JSON' });
 		assert.equal(res.status, 200, res.body.toString());
