@@ -483,8 +483,11 @@ function httpRequest(method, url, { headers = {}, body = null, timeoutMs }) {
 		}, timeoutMs);
 		const fail = err => {
 			clearTimeout(timer);
-			if (timedOut)
-				reject(new CliError(`no answer from ${u.origin} within ${timeoutMs / 1000} s (use --timeout to wait longer)`));
+			if (timedOut) {
+				const e = new CliError(`no answer from ${u.origin} within ${timeoutMs / 1000} s (use --timeout to wait longer)`);
+				e.timedOut = true;
+				reject(e);
+			}
 			else if (err instanceof CliError)
 				reject(err);
 			else {
@@ -720,13 +723,14 @@ function ttlText(s) {
 
 // The site's GET /api/config, or null when it has none (an older server) or
 // cannot be reached: the server checks everything again anyway. A site whose
-// settings are broken is an error.
+// settings are broken is an error, and so is one that does not answer within
+// the timeout (sending would only wait as long again).
 async function siteConfig(site, timeoutMs) {
 	try {
 		const c = await api('GET', `${site}/api/config`, { timeoutMs });
 		return c && typeof c.limits === 'object' && c.limits ? c : null;
 	} catch (err) {
-		if (err instanceof ApiError && err.code === 'CONFIG_INVALID')
+		if ((err instanceof ApiError && err.code === 'CONFIG_INVALID') || err.timedOut)
 			throw err;
 		return null;
 	}

@@ -143,6 +143,8 @@ test('a server that never answers: --timeout, exit 1', async () => {
 		const r = await run(['--timeout', '.5', '--url', `http://127.0.0.1:${server.address().port}`, 'x']);
 		assert.equal(r.code, 1);
 		assert.match(errorLine(r.err), /no answer from .* within 0\.5 s/);
+		// The site's settings went unanswered: nothing more is sent (no second wait).
+		assert.equal(sockets.length, 1, 'one connection: GET /api/config, no POST after it');
 		assert.ok(Date.now() - started < 10000);
 	} finally {
 		sockets.forEach(s => s.destroy());
