@@ -340,14 +340,14 @@ bl_email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
 	const char	*at;
 	size_t		 i;
 
-	if (len < 3 || len > BL_EMAIL_MAX || bl_utf8_codepoints(s, len) == (size_t)-1)
+	if (len < 3 || len > BL_EMAIL_MAX || !bl_text_valid(s, len))
 		return 0;
 	if ((at = memchr(s, '@', len)) == NULL || at == s || at == s + len - 1 ||
 	    memchr(at + 1, '@', len - (size_t)(at - s) - 1) != NULL)
 		return 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c <= 0x20 || c == 0x7f)
+		if (c == ' ')
 			return 0;
 		out[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : (char)c;
 	}

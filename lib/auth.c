@@ -88,23 +88,13 @@ bl_key_check(struct bl_ctx *c, const char *h, int64_t *account_id, int64_t *key_
 	return BL_OK;
 }
 
-/*
- * 1 if s is a valid account name or key label: 1-128 bytes (0 if allow_empty),
- * no control characters (C0, DEL, and C1: U+0080-U+009F, UTF-8 C2 80-C2 9F).
- */
+/* 1 if s is a valid account name or key label: 1-128 bytes (0 if allow_empty), bl_text_valid(). */
 int
 bl_name_valid(const char *s, int allow_empty)
 {
-	size_t	 i, n = strlen(s);
+	size_t	 n = strlen(s);
 
-	if ((n == 0 && !allow_empty) || n > BL_NAME_MAX ||
-	    bl_utf8_codepoints(s, n) == (size_t)-1)
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || ((unsigned char)s[i] == 0xc2 &&
-		    i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f))
-			return 0;
-	return 1;
+	return (n > 0 || allow_empty) && n <= BL_NAME_MAX && bl_text_valid(s, n);
 }
 
 /* Logs a store failure and passes e on. */

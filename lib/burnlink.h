@@ -524,6 +524,7 @@ enum bl_err	 bl_field_string(const struct bl_limits *, enum bl_field, json_objec
 enum bl_err	 bl_field_names(const struct bl_limits *, enum bl_field, json_object *,
 		    const char *const *names, size_t n, unsigned *mask);
 size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
+int		 bl_text_valid(const char *, size_t);	/* UTF-8 without control characters */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);
 int64_t		 bl_now_ms(void);

@@ -196,13 +196,8 @@ parse_bool(const char *v, size_t len, int64_t *out)
 static int
 parse_text(const char *v, size_t len, size_t max, char *out)
 {
-	size_t	 i;
-
-	if (len == 0 || len > max || bl_utf8_codepoints(v, len) == SIZE_MAX)
+	if (len == 0 || len > max || !bl_text_valid(v, len))
 		return -1;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
-			return -1;
 	memcpy(out, v, len);
 	out[len] = '\0';
 	return 0;

@@ -25,6 +25,25 @@ bl_key_valid(const char *s, size_t len)
 }
 
 /*
+ * 1 if s[0, len) is valid UTF-8 without control characters: C0 (below
+ * U+0020), DEL and C1 (U+0080-U+009F, in UTF-8 C2 80 to C2 9F).
+ */
+int
+bl_text_valid(const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i;
+
+	if (bl_utf8_codepoints(s, len) == SIZE_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f ||
+		    (p[i] == 0xc2 && i + 1 < len && p[i + 1] <= 0x9f))
+			return 0;
+	return 1;
+}
+
+/*
  * Counts the code points of UTF-8 text; SIZE_MAX if it is not valid UTF-8
  * (overlongs, surrogates, values past U+10FFFF) or holds a NUL.
  */

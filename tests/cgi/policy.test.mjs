@@ -251,6 +251,7 @@ describe('a settings file that is not allowed', () => {
 		['a line without =', 'views_max 5\n', 1, /not "key = value"/],
 		['a logo on another site', 'logo_url = https://cdn.example/logo.png\n', 1, /logo_url = .*: allowed: a path on this site/],
 		['a colour that is not one', 'accent_color = red\n', 1, /accent_color = red: allowed/],
+		['a C1 control in the site name', 'site_name = Acme\u0085secrets\n', 1, /site_name = .*: allowed: 1 to 64 bytes of text without control characters/],
 	];
 	for (const [name, text, line, re] of cases) {
 		test(`${name}: 503 CONFIG_INVALID, logged with file and line`, async () => {
