@@ -327,6 +327,35 @@ int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);
 
 /*
+ * netaddr.c: the addresses a webhook may reach. The table is the IANA IPv4
+ * and IPv6 special-purpose address registries, a row each (IPv4 prefixes in
+ * the last four of the 16 bytes); the most specific row holding an address
+ * decides. bl_net_refused() returns 0 if a webhook may connect to the
+ * address (AF_INET: 4 bytes, AF_INET6: 16), else -1 and why.
+ */
+enum bl_net_global { BL_NET_LOCAL, BL_NET_GLOBAL, BL_NET_NA };
+enum bl_net_embed {
+	BL_EMBED_NONE,
+	BL_EMBED_LAST32,	/* the last 32 bits: mapped, compatible, translated, NAT64 /96 */
+	BL_EMBED_NAT64_48,	/* RFC 6052's /48 layout: bits 48-63 and 72-87 */
+	BL_EMBED_6TO4,		/* bits 16-47 */
+	BL_EMBED_TEREDO		/* the last 32 bits inverted (the client) */
+};
+struct bl_net_row {
+	int			 version;	/* 4 or 6 */
+	unsigned char		 prefix[16];
+	int			 bits;
+	const char		*name;		/* the registry's name of the block */
+	const char		*source;	/* its RFC */
+	enum bl_net_global	 global;	/* the registry's "Globally Reachable" */
+	enum bl_net_embed	 embed;		/* where it holds an IPv4 address */
+};
+const struct bl_net_row	*bl_net_rows(size_t *);
+const struct bl_net_row	*bl_net_row_of(int version, const unsigned char *addr);
+int		 bl_net_prefix_eq(const unsigned char *, const unsigned char *, int bits);
+int		 bl_net_refused(int family, const unsigned char *, char *why, size_t len);
+
+/*
  * notify.c: what cron/notify does (docs/NOTIFY.md): delivers the outbox's due
  * rows by webhook and e-mail. The options are the operator's settings.
  */

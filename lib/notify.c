@@ -69,7 +69,7 @@ struct run {
 	size_t				 nallow;
 	int				 http;		/* plain http allowed too */
 	struct bl_claim			 claim;
-	char				 refused[128];	/* why opensocket() refused */
+	char				 refused[256];	/* why opensocket() refused */
 };
 
 /* Parses BURNLINK_NOTIFY_ALLOW: "http", addresses and CIDR networks, by spaces or commas. */
@@ -119,55 +119,13 @@ parse_allow(struct run *r, const char *list)
 	return 0;
 }
 
-/* 1 if the first bits of a and b are equal. */
+/*
+ * 0 if a webhook may connect to sa (an operator's network of
+ * BURNLINK_NOTIFY_ALLOW, or an address bl_net_refused() lets through),
+ * else -1 and why.
+ */
 static int
-prefix_eq(const unsigned char *a, const unsigned char *b, int bits)
-{
-	int	 full = bits / 8, rest = bits % 8;
-
-	if (memcmp(a, b, (size_t)full) != 0)
-		return 0;
-	return rest == 0 || ((a[full] ^ b[full]) & (0xff << (8 - rest)) & 0xff) == 0;
-}
-
-/* The reason an address is not for webhooks (loopback, private, ...), or NULL. */
-static const char *
-forbidden(int family, const unsigned char *a)
-{
-	static const unsigned char zero[16];
-
-	if (family == AF_INET) {
-		if (a[0] == 0)
-			return "unspecified";
-		if (a[0] == 127)
-			return "loopback";
-		if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xf0) == 16) ||
-		    (a[0] == 192 && a[1] == 168) || (a[0] == 100 && (a[1] & 0xc0) == 64))
-			return "private";
-		if (a[0] == 169 && a[1] == 254)
-			return "link-local";
-		if (a[0] >= 224)
-			return "multicast or reserved";
-		return NULL;
-	}
-	if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1))
-		return a[15] == 0 ? "unspecified" : "loopback";
-	if (memcmp(a, zero, 10) == 0 && a[10] == 0xff && a[11] == 0xff)
-		return "IPv4-mapped";
-	if (memcmp(a, zero, 12) == 0)
-		return "IPv4-compatible";
-	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
-		return "link-local";
-	if ((a[0] & 0xfe) == 0xfc)
-		return "private";
-	if (a[0] == 0xff)
-		return "multicast";
-	return NULL;
-}
-
-/* NULL if a webhook may connect to sa, else why not. */
-static const char *
-refuse_addr(const struct run *r, const struct sockaddr *sa)
+refuse_addr(const struct run *r, const struct sockaddr *sa, char *why, size_t len)
 {
 	const unsigned char	*a;
 	int			 family = sa->sa_family;
@@ -177,12 +135,15 @@ refuse_addr(const struct run *r, const struct sockaddr *sa)
 		a = (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
 	else if (family == AF_INET6)
 		a = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
-	else
-		return "not an IP address";
+	else {
+		snprintf(why, len, "not an IP address");
+		return -1;
+	}
 	for (i = 0; i < r->nallow; i++)
-		if (r->allow[i].family == family && prefix_eq(a, r->allow[i].a, r->allow[i].bits))
-			return NULL;
-	return forbidden(family, a);
+		if (r->allow[i].family == family &&
+		    bl_net_prefix_eq(a, r->allow[i].a, r->allow[i].bits))
+			return 0;
+	return bl_net_refused(family, a, why, len);
 }
 
 /* libcurl's socket callback: every address it connects to is checked again here. */
@@ -190,10 +151,10 @@ static curl_socket_t
 open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *sa)
 {
 	struct run	*r = arg;
-	const char	*why;
+	char		 why[160];
 
 	(void)purpose;
-	if ((why = refuse_addr(r, &sa->addr)) != NULL) {
+	if (refuse_addr(r, &sa->addr, why, sizeof(why)) != 0) {
 		snprintf(r->refused, sizeof(r->refused), "address not allowed (%s)", why);
 		return CURL_SOCKET_BAD;
 	}
@@ -275,7 +236,8 @@ resolve(struct run *r, CURLU *u, struct curl_slist **pin, char *why, size_t len)
 	struct addrinfo	 hints, *res = NULL, *ai;
 	char		*scheme = NULL, *host = NULL, *port = NULL, addr[INET6_ADDRSTRLEN];
 	char		*entry = NULL, h[256];
-	const char	*bad = NULL, *w;
+	const char	*bad = NULL;
+	char		 w[160];
 	size_t		 hl;
 	unsigned char	 lit[16];
 
@@ -307,7 +269,7 @@ resolve(struct run *r, CURLU *u, struct curl_slist **pin, char *why, size_t len)
 		goto out;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next)
-		if ((w = refuse_addr(r, ai->ai_addr)) != NULL) {
+		if (refuse_addr(r, ai->ai_addr, w, sizeof(w)) != 0) {
 			snprintf(why, len, "address not allowed (%s)", w);
 			bad = why;
 			goto out;
@@ -544,7 +506,7 @@ settle(struct run *r, const struct bl_outbox_item *it, int state, int64_t status
 static void
 deliver(struct run *r, const struct bl_outbox_item *it)
 {
-	char		 why[192] = "";
+	char		 why[256] = "";
 	const char	*bad = NULL;
 	char		*msg;
 	int64_t		 status = -1, sent = 0, back, now = r->c->now_ms;

@@ -238,20 +238,26 @@ export function runCgi(program, opts = {}) {
 	});
 }
 
+// A command prefix that runs a program in a network namespace of its own
+// (unshare -n; as another user than root, inside a user namespace too):
+// no packet it sends can leave the machine, not even to loopback.
+export function offline() {
+	return process.getuid() === 0 ? ['unshare', '-n'] : ['unshare', '-r', '-n'];
+}
+
 // Runs a non-CGI program (cron/cleanup) under the wrapper; resolves to
 // { code, signal, stdout, stderr }. Never rejects on a non-zero exit.
-export function runProgram(program, { env = {}, args = [] } = {}) {
+// `under` is a command prefix put before the wrapper (e.g. offline()).
+export function runProgram(program, { env = {}, args = [], under = [] } = {}) {
 	const prog = programPath(program);
 	const e = { PATH: process.env.PATH || '/usr/bin:/bin' };
 	for (const k of PASS_THROUGH)
 		if (process.env[k] !== undefined) e[k] = process.env[k];
 	for (const [k, v] of Object.entries(env))
 		if (v !== undefined && v !== null) e[k] = v;
-	const wrap = wrapper();
-	const cmd = wrap.length ? wrap[0] : prog;
-	const argv = wrap.length ? [...wrap.slice(1), prog, ...args] : args;
+	const line = [...under, ...wrapper(), prog, ...args];
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, argv, { env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(line[0], line.slice(1), { env: e, stdio: ['ignore', 'pipe', 'pipe'] });
 		const out = [], err = [];
 		child.stdout.on('data', (c) => out.push(c));
 		child.stderr.on('data', (c) => err.push(c));

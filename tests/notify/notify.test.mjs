@@ -16,7 +16,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 
-import { runProgram } from '../lib/cgi.mjs';
+import { runProgram, offline } from '../lib/cgi.mjs';
 import { accountsContext, signedUp, createWithKey } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-notify-'));
@@ -76,8 +76,8 @@ async function addHook(b, url, body = {}) {
 	return res.json;
 }
 
-function notify(a, env = {}) {
-	return runProgram('notify', { env: {
+function notify(a, env = {}, under = []) {
+	return runProgram('notify', { under, env: {
 		...a.ctx.env,
 		BURNLINK_SENDMAIL: `${mailer} ${a.mails}`,
 		BURNLINK_NOTIFY_CA: certPath,
@@ -292,19 +292,19 @@ describe('notifications', () => {
 		const before = rx.hits.length;
 		const s = await create(a, { notify: ['webhook'] });
 		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
-		const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined });
+		const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
 		assert.equal(run.code, 0, run.stderr);
 		assert.equal(rx.hits.length, before, 'nothing reached the receiver');
 		const rows = outbox(a);
 		assert.equal(rows.length, urls.length);
 		for (const r of rows) {
 			assert.equal(r.state, 0);
-			assert.match(r.error, /^address not allowed \((loopback|private|link-local|IPv4-mapped)\)$/);
+			assert.match(r.error, /^address not allowed \((Loopback|Loopback Address|Private-Use|Link Local|IPv4-mapped Address) \(RFC /);
 		}
 		// and at delivery, should one be stored (saved while the operator allowed http)
 		a.ctx.sql(`UPDATE webhooks SET url = 'http://127.0.0.1:${rx.port}/hook'`);
 		a.ctx.sql('UPDATE outbox SET next_at = 0');
-		const plain = await notify(a, { BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32' });
+		const plain = await notify(a, { BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32' }, offline());
 		assert.equal(plain.code, 0, plain.stderr);
 		assert.equal(rx.hits.length, before);
 		assert.ok(outbox(a).every((r) => r.state === 0 && r.error === 'not https'));
@@ -312,6 +312,79 @@ describe('notifications', () => {
 		const res = await a.b.req('webhooks', { method: 'POST', body: { url: 'http://example.org/hook' } });
 		assert.equal(res.status, 400);
 		assert.equal(res.json.code, 'INVALID_WEBHOOK');
+	});
+
+	// One address in each row of the IANA special-purpose registries (and the
+	// rows lib/netaddr.c adds), with the row's name, or null where the address
+	// is globally reachable. The sender runs offline (unshare -n): an address
+	// it lets through fails to connect instead.
+	const REGISTRY = [
+		['0.1.2.3', 'This network'], ['0.0.0.0', 'This host on this network'],
+		['10.1.2.3', 'Private-Use'], ['100.64.0.1', 'Shared Address Space'],
+		['127.0.0.1', 'Loopback'], ['169.254.169.254', 'Link Local'], ['172.16.0.1', 'Private-Use'],
+		['192.0.0.200', 'IETF Protocol Assignments'], ['192.0.0.1', 'IPv4 Service Continuity Prefix'],
+		['192.0.0.8', 'IPv4 dummy address'], ['192.0.0.9', null], ['192.0.0.10', null],
+		['192.0.0.170', 'NAT64/DNS64 Discovery'], ['192.0.0.171', 'NAT64/DNS64 Discovery'],
+		['192.0.2.1', 'Documentation (TEST-NET-1)'], ['192.31.196.1', null], ['192.52.193.1', null],
+		['192.88.99.1', 'Deprecated (6to4 Relay Anycast)'], ['192.88.99.2', '6a44-relay anycast address'],
+		['192.168.1.1', 'Private-Use'], ['192.175.48.1', null], ['198.18.0.1', 'Benchmarking'],
+		['198.19.255.1', 'Benchmarking'], ['198.51.100.7', 'Documentation (TEST-NET-2)'],
+		['203.0.113.7', 'Documentation (TEST-NET-3)'], ['240.0.0.1', 'Reserved'],
+		['255.255.255.255', 'Limited Broadcast'], ['224.0.0.1', 'Multicast'],
+		['::', 'Unspecified Address'], ['::1', 'Loopback Address'],
+		['::ffff:127.0.0.1', 'IPv4-mapped Address'], ['::ffff:8.8.8.8', 'IPv4-mapped Address'],
+		['64:ff9b::a9fe:a9fe', 'IPv4-IPv6 Translat. (RFC 6052) of 169.254.169.254: Link Local'],
+		['64:ff9b::7f00:1', 'IPv4-IPv6 Translat. (RFC 6052) of 127.0.0.1: Loopback'],
+		['64:ff9b::c612:1', 'IPv4-IPv6 Translat. (RFC 6052) of 198.18.0.1: Benchmarking'],
+		['64:ff9b::808:808', null],
+		['64:ff9b:1:a9fe:a9:fe00::', 'IPv4-IPv6 Translat. (RFC 8215) of 169.254.169.254'],
+		['64:ff9b:1:808:8:800::', 'IPv4-IPv6 Translat. (RFC 8215) of 8.8.8.8'],
+		['100::1', 'Discard-Only Address Block'], ['100:0:0:1::1', 'Dummy IPv6 Prefix'],
+		['2001:100::1', 'IETF Protocol Assignments'],
+		['2001:0:4136:e378:8000:63bf:80ff:fffe', 'TEREDO (RFC 4380, RFC 8190) of 127.0.0.1'],
+		['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'TEREDO (RFC 4380, RFC 8190) of 10.0.0.1'],
+		['2001:0:4136:e378:8000:63bf:f7f7:f7f7', null],
+		['2001:1::1', null], ['2001:1::2', null], ['2001:1::3', null],
+		['2001:2::1', 'Benchmarking'], ['2001:3::1', null], ['2001:4:112::1', null],
+		['2001:10::1', 'Deprecated (previously ORCHID)'], ['2001:20::1', null], ['2001:30::1', null],
+		['2001:db8::1', 'Documentation'],
+		['2002:a9fe:a9fe::1', '6to4 (RFC 3056) of 169.254.169.254'],
+		['2002:c0a8:101::1', '6to4 (RFC 3056) of 192.168.1.1'], ['2002:808:808::1', null],
+		['2620:4f:8000::1', null], ['3fff::1', 'Documentation'], ['5f00::1', 'Segment Routing (SRv6) SIDs'],
+		['fd12:3456::1', 'Unique-Local'], ['fe80::1', 'Link-Local Unicast'],
+		['4000::1', 'Reserved (not global unicast)'], ['::7f00:1', 'IPv4-compatible Address (deprecated)'],
+		['::ffff:0:a9fe:a9fe', 'IPv4-translated Address'], ['fec0::1', 'Site-Local (deprecated)'],
+		['ff02::1', 'Multicast'], ['2a00:1450::1', null],
+	];
+
+	test('SSRF: an address in every row of the special-purpose registries, judged at delivery (offline)', async () => {
+		const a = await account();
+		const now = Date.now();
+		const url = (addr) => `https://${addr.includes(':') ? `[${addr}]` : addr}/hook`;
+		a.ctx.sql('INSERT INTO webhooks (account_id, url, events, secret, created_at) VALUES ' +
+			REGISTRY.map(([addr]) => `(${a.accountId}, '${url(addr)}', 15, 'whsec_x', ${now})`).join(', '));
+		const ids = new Map(a.ctx.sql(`SELECT id, url FROM webhooks WHERE account_id = ${a.accountId}`)
+			.trim().split('\n').map((l) => l.split('|')).map(([id, u]) => [u, Number(id)]));
+		const s = await create(a, { notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		assert.equal(outbox(a).length, REGISTRY.length);
+		// runs until every row was tried once (a run takes a few of an account's rows)
+		let log = '';
+		for (let i = 0; i < REGISTRY.length && outbox(a).some((r) => r.attempts === 0); i++) {
+			const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
+			assert.equal(run.code, 0, run.stderr);
+			log += run.stderr;
+			a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE attempts = 0');
+		}
+		for (const [addr, row] of REGISTRY) {
+			const id = ids.get(url(addr));
+			const line = new RegExp(`^.*webhook ${id} \\(attempt 1\\): retry: (.*)$`, 'm').exec(log);
+			assert.ok(line, `${addr}: tried once (webhook ${id})`);
+			if (row === null)
+				assert.doesNotMatch(line[1], /address not allowed/, `${addr} is globally reachable`);
+			else
+				assert.ok(line[1].startsWith(`address not allowed (${row}`), `${addr}: ${line[1]}`);
+		}
 	});
 
 	test('webhook management: secret shown once, test delivery, delete, the cap', async () => {
