@@ -403,6 +403,7 @@ enum bl_limit {
 	BL_LIM_IP_WEBHOOKS,	/* requests per client IP to /api/webhooks, per day */
 	BL_LIM_IP_EMAIL,	/* requests per client IP to /api/email, per day */
 	BL_LIM_EMAIL,		/* mails asked for per account name, per hour */
+	BL_LIM_NOTIFY_HOUR,	/* notification attempts per account, per hour (cron/notify) */
 	BL_LIM__MAX
 };
 

@@ -310,11 +310,14 @@ struct bl_claim {
 	unsigned char		 token[16];
 	struct bl_outbox_item	*items;
 	size_t			 n, max;
+	int			 mail_only;	/* account mail (verification, reset) only */
 };
 enum bl_err	 bl_store_outbox_claim(struct bl_store *, int64_t now_ms, int64_t lease_ms,
 		    struct bl_claim *);
 enum bl_err	 bl_store_outbox_finish(struct bl_store *, const struct bl_claim *, int64_t id,
 		    int state, int64_t status, const char *error, int64_t now_ms, int64_t next_ms);
+enum bl_err	 bl_store_outbox_defer(struct bl_store *, const struct bl_claim *, int64_t id,
+		    const char *why, int64_t next_ms);
 enum bl_err	 bl_store_outbox_sent(struct bl_store *, int64_t account_id, int64_t since_ms,
 		    int64_t *n);
 

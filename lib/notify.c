@@ -22,7 +22,9 @@
 #define RUN_MAX		2000			/* rows per run at most */
 #define BACKOFF_MS	(60 * 1000LL)		/* the first retry; doubled each time ... */
 #define BACKOFF_MAX_MS	(3600 * 1000LL)		/* ... up to an hour */
-#define CAP_DELAY_MS	(10 * 60 * 1000LL)	/* the hourly cap reached: again in 10 minutes */
+#define RUN_HOOKS	5			/* webhook POSTs per account per run (5 x 15 s) */
+#define NEXT_RUN_MS	(60 * 1000LL)		/* a row left for the next run */
+#define MAIL_BATCH	4			/* account mails per claim between webhooks */
 #define HTTP_TIMEOUT	15L			/* seconds of a webhook POST, all in */
 #define ALLOW_MAX	32			/* networks of BURNLINK_NOTIFY_ALLOW */
 #define ARGV_MAX	16			/* words of BURNLINK_SENDMAIL */
@@ -69,6 +71,12 @@ struct run {
 	size_t				 nallow;
 	int				 http;		/* plain http allowed too */
 	struct bl_claim			 claim;
+	struct bl_claim			 mail;		/* account mail between webhooks */
+	struct per_account {
+		int64_t	 id;
+		int	 hooks;				/* webhook POSTs this run */
+	}				*per;
+	size_t				 nper;		/* of RUN_MAX */
 	char				 refused[256];	/* why opensocket() refused */
 };
 
@@ -476,15 +484,15 @@ sendmail(struct run *r, const char *msg, int64_t *status, char *why, size_t len)
 	return why;
 }
 
-/* Settles one row and logs what happened (ids only: nothing of the secret). */
+/* Settles one row of claim and logs what happened (ids only: nothing of the secret). */
 static void
-settle(struct run *r, const struct bl_outbox_item *it, int state, int64_t status,
-    const char *why, int64_t next)
+settle(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it, int state,
+    int64_t status, const char *why, int64_t next)
 {
 	static const char *const words[] = { "retry", "sent", "dropped" };
 	enum bl_err	 e;
 
-	e = bl_store_outbox_finish(r->c->store, &r->claim, it->id, state, status, why,
+	e = bl_store_outbox_finish(r->c->store, claim, it->id, state, status, why,
 	    r->c->now_ms, next);
 	bl_log_id(r->c->log_id, "notify: evt_%lld %s %s %lld (attempt %lld): %s%s%s",
 	    (long long)it->id, it->kind, it->channel == 1 ? "mail to account" : "webhook",
@@ -502,59 +510,138 @@ settle(struct run *r, const struct bl_outbox_item *it, int state, int64_t status
 		r->st->retried++;
 }
 
+/* Gives a row back untried until next (no attempt counted), and logs why. */
+static void
+defer(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it,
+    const char *why, int64_t next)
+{
+	if (bl_store_outbox_defer(r->c->store, claim, it->id, why, next) != BL_OK)
+		bl_log_id(r->c->log_id, "notify: evt_%lld: cannot record it: %s",
+		    (long long)it->id, bl_store_error(r->c->store));
+	bl_log_id(r->c->log_id, "notify: evt_%lld %s %s %lld: waits: %s", (long long)it->id,
+	    it->kind, it->channel == 1 ? "mail to account" : "webhook",
+	    (long long)(it->channel == 1 ? it->account_id : it->webhook_id), why);
+	r->st->retried++;
+}
+
+/* The webhook POSTs this run made for an account (NULL when the table is full). */
+static struct per_account *
+per_account(struct run *r, int64_t account_id)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nper; i++)
+		if (r->per[i].id == account_id)
+			return &r->per[i];
+	if (r->nper == RUN_MAX)
+		return NULL;
+	r->per[r->nper].id = account_id;
+	r->per[r->nper].hooks = 0;
+	return &r->per[r->nper++];
+}
+
+/*
+ * Whether a notification (not account mail) may be tried now: 0, or -1
+ * when it was given back for later. A webhook is tried at most RUN_HOOKS
+ * times an account in a run; every attempt, whatever its outcome, counts
+ * against the account's hourly cap (BL_LIM_NOTIFY_HOUR, a fixed UTC hour).
+ */
+static int
+take_attempt(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it)
+{
+	struct per_account	*pa = NULL;
+	struct bl_usage		 u;
+	char			 id[24];
+	int			 n;
+
+	if (it->channel == 2 && ((pa = per_account(r, it->account_id)) == NULL ||
+	    pa->hooks >= RUN_HOOKS)) {
+		defer(r, claim, it, "the account's share of this run is used",
+		    r->c->now_ms + NEXT_RUN_MS);
+		return -1;
+	}
+	n = snprintf(id, sizeof(id), "%lld", (long long)it->account_id);
+	if (bl_limit_count(r->c, BL_LIM_NOTIFY_HOUR, id, (size_t)n, &u) != BL_OK) {
+		defer(r, claim, it, "cannot count the hourly cap", r->c->now_ms + BACKOFF_MS);
+		return -1;
+	}
+	if (u.count > r->c->cfg.limits.f[BL_F_NOTIFY_HOUR].max) {
+		defer(r, claim, it, "the account's hourly cap is reached", u.reset * 1000);
+		return -1;
+	}
+	if (pa != NULL)
+		pa->hooks++;
+	return 0;
+}
+
 /* Delivers one claimed row. */
 static void
-deliver(struct run *r, const struct bl_outbox_item *it)
+deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it)
 {
 	char		 why[256] = "";
 	const char	*bad = NULL;
 	char		*msg;
-	int64_t		 status = -1, sent = 0, back, now = r->c->now_ms;
+	int64_t		 status = -1, back, now = r->c->now_ms;
 	int		 account_mail = strncmp(it->kind, "account.", 8) == 0, k;
 
 	if (now - it->occurred_ms >= WINDOW_MS) {
-		settle(r, it, 2, -1, "undelivered for 24 hours", now);
+		settle(r, claim, it, 2, -1, "undelivered for 24 hours", now);
 		return;
 	}
-	if (!account_mail) {
-		if (bl_store_outbox_sent(r->c->store, it->account_id, now - 3600 * 1000LL,
-		    &sent) != BL_OK) {
-			settle(r, it, 0, -1, "cannot count the hourly cap", now + BACKOFF_MS);
-			return;
-		}
-		if (sent >= r->c->cfg.limits.f[BL_F_NOTIFY_HOUR].max) {
-			settle(r, it, 0, -1, "the account's hourly cap is reached",
-			    now + CAP_DELAY_MS);
-			return;
-		}
+	if (it->channel == 2 && it->url[0] == '\0') {
+		settle(r, claim, it, 2, -1, "the webhook was deleted", now);
+		return;
 	}
-	if (it->channel == 2) {
-		if (it->url[0] == '\0') {
-			settle(r, it, 2, -1, "the webhook was deleted", now);
-			return;
-		}
+	if (it->channel == 1 && (it->email[0] == '\0' || (!account_mail && !it->verified))) {
+		settle(r, claim, it, 2, -1, "the account has no verified address", now);
+		return;
+	}
+	if (!account_mail && take_attempt(r, claim, it) != 0)
+		return;
+	if (it->channel == 2)
 		bad = post(r, it, &status, why, sizeof(why));
-	} else {
-		if (it->email[0] == '\0' || (!account_mail && !it->verified)) {
-			settle(r, it, 2, -1, "the account has no verified address", now);
-			return;
-		}
+	else {
 		if ((msg = mail_text(r, it, it->email)) == NULL) {
-			settle(r, it, 2, -1, "cannot write this mail (address or kind)", now);
+			settle(r, claim, it, 2, -1, "cannot write this mail (address or kind)", now);
 			return;
 		}
 		bad = sendmail(r, msg, &status, why, sizeof(why));
 		bl_free_wipe(msg, strlen(msg));
 	}
 	if (bad == NULL) {
-		settle(r, it, 1, status, NULL, now);
+		settle(r, claim, it, 1, status, NULL, now);
 		return;
 	}
 	for (back = BACKOFF_MS, k = 1; k < it->attempts && back < BACKOFF_MAX_MS; k++)
 		back *= 2;
 	if (back > BACKOFF_MAX_MS)
 		back = BACKOFF_MAX_MS;
-	settle(r, it, 0, status, bad, now + back);
+	settle(r, claim, it, 0, status, bad, now + back);
+}
+
+/*
+ * Delivers the account mail (verification, reset) that is due, before the
+ * next webhook: a slow receiver never holds it longer than one POST.
+ * 0, or -1 with err set if the store failed.
+ */
+static int
+account_mail(struct run *r, char *err, size_t errlen)
+{
+	enum bl_err	 e;
+	size_t		 i;
+
+	do {
+		r->c->now_ms = bl_now_ms();
+		if ((e = bl_store_outbox_claim(r->c->store, r->c->now_ms, LEASE_MS,
+		    &r->mail)) != BL_OK) {
+			snprintf(err, errlen, "%s: %s", bl_error_info(e)->code,
+			    bl_store_error(r->c->store));
+			return -1;
+		}
+		for (i = 0; i < r->mail.n; i++)
+			deliver(r, &r->mail, &r->mail.items[i]);
+	} while (r->mail.n == r->mail.max);
+	return 0;
 }
 
 /*
@@ -581,11 +668,15 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 		    "networks (address/bits) and \"http\"");
 		return -1;
 	}
-	if ((r.claim.items = calloc(BATCH, sizeof(*r.claim.items))) == NULL) {
+	if ((r.claim.items = calloc(BATCH, sizeof(*r.claim.items))) == NULL ||
+	    (r.mail.items = calloc(MAIL_BATCH, sizeof(*r.mail.items))) == NULL ||
+	    (r.per = calloc(RUN_MAX, sizeof(*r.per))) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		goto out;
 	}
 	r.claim.max = BATCH;
+	r.mail.max = MAIL_BATCH;
+	r.mail.mail_only = 1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		snprintf(err, errlen, "cannot set up libcurl");
 		goto out;
@@ -602,8 +693,11 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 		}
 		if (r.claim.n == 0)
 			break;
-		for (i = 0; i < r.claim.n; i++)
-			deliver(&r, &r.claim.items[i]);
+		for (i = 0; i < r.claim.n; i++) {
+			if (r.claim.items[i].channel == 2 && account_mail(&r, err, errlen) != 0)
+				goto done;
+			deliver(&r, &r.claim, &r.claim.items[i]);
+		}
 		total += r.claim.n;
 		/* deliveries take time: later claims see it */
 		c->now_ms = bl_now_ms();
@@ -612,7 +706,12 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 done:
 	curl_global_cleanup();
 out:
-	bl_wipe(r.claim.items, BATCH * sizeof(*r.claim.items));
+	if (r.claim.items != NULL)
+		bl_wipe(r.claim.items, BATCH * sizeof(*r.claim.items));
+	if (r.mail.items != NULL)
+		bl_wipe(r.mail.items, MAIL_BATCH * sizeof(*r.mail.items));
 	free(r.claim.items);
+	free(r.mail.items);
+	free(r.per);
 	return rc;
 }

@@ -309,7 +309,8 @@ leased_row(void *arg, const struct bl_row *row)
  * Claims up to c->max due rows for lease_ms: one statement sets the lease
  * (token, until) of rows that are due and not leased, so that two runs never
  * hold the same row (docs/NOTIFY.md); then reads the rows of this lease.
- * A run that dies leaves its rows to the next one once the lease ends.
+ * Account mail (verification, reset) comes first; with c->mail_only, only
+ * it. A run that dies leaves its rows to the next one once the lease ends.
  */
 enum bl_err
 bl_store_outbox_claim(struct bl_store *s, int64_t now, int64_t lease_ms, struct bl_claim *c)
@@ -322,7 +323,8 @@ bl_store_outbox_claim(struct bl_store *s, int64_t now, int64_t lease_ms, struct 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	e = bl_st_run(s, ST_OUTBOX_CLAIM, PARMS(P_INT(now), P_INT(now + lease_ms),
-	    P_BLOB(c->token, sizeof(c->token)), P_INT((int64_t)c->max)), NULL, NULL, NULL);
+	    P_BLOB(c->token, sizeof(c->token)), P_INT((int64_t)c->max),
+	    P_INT(c->mail_only ? 1 : 0)), NULL, NULL, NULL);
 	if ((e = bl_st_end(s, e)) != BL_OK)
 		return e;
 	return bl_st_run(s, ST_OUTBOX_LEASED, PARMS(P_BLOB(c->token, sizeof(c->token))),
@@ -342,6 +344,18 @@ bl_store_outbox_finish(struct bl_store *s, const struct bl_claim *c, int64_t id,
 	    P_BLOB(c->token, sizeof(c->token)), P_INT(state), P_INT_OR_NULL(status >= 0, status),
 	    P_TEXT_OR_NULL(error), P_INT_OR_NULL(state != 0, now), P_INT(next_ms)),
 	    NULL, NULL, NULL);
+}
+
+/*
+ * Gives a leased row back untried: due again at next_ms, with why as its
+ * last error, and the claim's attempt taken back (it was not made).
+ */
+enum bl_err
+bl_store_outbox_defer(struct bl_store *s, const struct bl_claim *c, int64_t id,
+    const char *why, int64_t next_ms)
+{
+	return bl_st_run(s, ST_OUTBOX_DEFER, PARMS(P_INT(id),
+	    P_BLOB(c->token, sizeof(c->token)), P_TEXT(why), P_INT(next_ms)), NULL, NULL, NULL);
 }
 
 /* How many notifications were sent to an account since since_ms. */

@@ -70,6 +70,7 @@ enum bl_stmt {
 	ST_OUTBOX_LEASED,	/* lease_token -> OUTBOX */
 	ST_OUTBOX_FINISH,	/* id, lease_token, state, status, error, done_at, next_at */
 	ST_OUTBOX_SENT,		/* account_id, since -> count */
+	ST_OUTBOX_DEFER,	/* id, lease_token, error, next_at */
 	ST_OUTBOX_ADD,		/* account_id, kind, channel, webhook_id, detail, now -> id */
 	ST_WEBHOOK_INSERT,	/* account_id, url, events, secret, created -> id */
 	ST_WEBHOOK_LIST,	/* account_id -> WEBHOOK */

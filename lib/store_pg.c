@@ -79,7 +79,9 @@ static const char *const dialect[ST__MAX] = {
 	 * row rechecked after a concurrent update and so lease more than $4.
 	 */
 	[ST_OUTBOX_CLAIM] = "WITH due AS (SELECT id FROM outbox WHERE state = 0 AND "
-	    "next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED) "
+	    "next_at <= $1 AND lease_until <= $1 AND ($5 = 0 OR kind LIKE 'account.%') "
+	    "ORDER BY CASE WHEN kind LIKE 'account.%' THEN 0 ELSE 1 END, id LIMIT $4 "
+	    "FOR UPDATE SKIP LOCKED) "
 	    "UPDATE outbox o SET lease_until = $2, lease_token = $3, attempts = o.attempts + 1 "
 	    "FROM due WHERE o.id = due.id",
 };

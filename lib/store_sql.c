@@ -117,19 +117,23 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_OUTBOX_PRUNE] = "DELETE FROM outbox WHERE state <> 0 AND done_at <= $1",
 	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET lease_until = $2, lease_token = $3, "
 	    "attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox WHERE state = 0 "
-	    "AND next_at <= $1 AND lease_until <= $1 ORDER BY id LIMIT $4) AND state = 0 "
-	    "AND lease_until <= $1",
+	    "AND next_at <= $1 AND lease_until <= $1 AND ($5 = 0 OR kind LIKE 'account.%') "
+	    "ORDER BY CASE WHEN kind LIKE 'account.%' THEN 0 ELSE 1 END, id LIMIT $4) "
+	    "AND state = 0 AND lease_until <= $1",
 	[ST_OUTBOX_LEASED] = "SELECT o.id, o.account_id, o.receipt_id, o.kind, o.channel, "
 	    "o.webhook_id, o.views_left, o.detail, o.occurred_at, o.attempts, w.url, w.secret, "
 	    "e.email, e.verified_at FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id "
 	    "LEFT JOIN account_emails e ON e.account_id = o.account_id "
-	    "WHERE o.lease_token = $1 ORDER BY o.id",
+	    "WHERE o.lease_token = $1 ORDER BY CASE WHEN o.kind LIKE 'account.%' THEN 0 ELSE 1 "
+	    "END, o.id",
 	[ST_OUTBOX_FINISH] = "UPDATE outbox SET state = $3, last_status = $4, last_error = $5, "
 	    "done_at = $6, next_at = $7, lease_until = 0, lease_token = NULL, detail = CASE "
 	    "WHEN $3 <> 0 AND receipt_id IS NULL THEN NULL ELSE detail END "
 	    "WHERE id = $1 AND lease_token = $2",
 	[ST_OUTBOX_SENT] = "SELECT count(*) FROM outbox WHERE account_id = $1 AND state = 1 "
 	    "AND done_at > $2",
+	[ST_OUTBOX_DEFER] = "UPDATE outbox SET attempts = attempts - 1, last_error = $3, "
+	    "next_at = $4, lease_until = 0, lease_token = NULL WHERE id = $1 AND lease_token = $2",
 	[ST_OUTBOX_ADD] = "INSERT INTO outbox (account_id, kind, channel, webhook_id, detail, "
 	    "occurred_at, next_at) VALUES ($1,$2,$3,$4,$5,$6,$6) RETURNING id",
 	[ST_WEBHOOK_INSERT] = "INSERT INTO webhooks (account_id, url, events, secret, "

@@ -36,7 +36,8 @@ static const char usage_text[] =
 "  limits show --account ACCOUNT              the account's creation windows\n"
 "  limits set --ip ADDR --op OP --count N     OP: create, metadata, retrieve, burn or all\n"
 "  limits set --account ACCOUNT --window W --count N\n"
-"                                             W: key-hour, hour (signed-in) or day (signed-in)\n"
+"                                             W: key-hour, hour (signed-in), day (signed-in)\n"
+"                                             or notify-hour (notifications tried)\n"
 "  limits reset --ip ADDR | --account ACCOUNT  clear the current windows (unblock)\n"
 "\n"
 "The instance:\n"
@@ -184,6 +185,7 @@ static const struct {
 	{BL_LIM_KEY_HOUR, "key-hour", "API keys, this hour"},
 	{BL_LIM_SESSION_HOUR, "hour", "signed-in, this hour"},
 	{BL_LIM_SESSION_DAY, "day", "signed-in, today"},
+	{BL_LIM_NOTIFY_HOUR, "notify-hour", "notifications tried, this hour"},
 };
 #define N_ACCOUNT_WINDOWS (sizeof(account_windows) / sizeof(account_windows[0]))
 
@@ -565,7 +567,7 @@ cmd_limits(struct bl_ctx *c, int argc, char **argv)
 		return EX_OK;
 	}
 	if (set && (win == NULL || op != NULL))
-		return usage_error("limits set --account: --window key-hour|hour|day is required");
+		return usage_error("limits set --account: --window key-hour|hour|day|notify-hour is required");
 	if ((e = bl_account_find(c, acct, &a)) != BL_OK)
 		return failed(e, acct);
 	snprintf(id, sizeof(id), "%lld", (long long)a.id);
@@ -580,7 +582,7 @@ cmd_limits(struct bl_ctx *c, int argc, char **argv)
 			goto fail;
 	}
 	if (set && done == 0)
-		return usage_error("limits set: unknown --window %s (key-hour, hour or day)", win);
+		return usage_error("limits set: unknown --window %s (key-hour, hour, day or notify-hour)", win);
 	if (json_out) {
 		o = json_object_new_object();
 		json_object_object_add(o, "accountId", json_object_new_int64(a.id));

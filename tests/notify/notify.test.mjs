@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { runProgram, offline } from '../lib/cgi.mjs';
-import { accountsContext, signedUp, createWithKey } from '../accounts/helpers.mjs';
+import { accountsContext, signedUp, createWithKey, admin, Browser } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-notify-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -35,15 +35,19 @@ fs.writeFileSync(mailer, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\nca
 const SITE = 'https://burnlink.test';
 const SECRET_TEXT = 'the launch code is 0000-TOP-SECRET';
 
-// An HTTPS receiver on 127.0.0.1: records each request; answers the queued statuses, then 200.
-async function receiver() {
+// An HTTPS receiver on 127.0.0.1: records each request; answers the queued
+// statuses, then `status` (200). `onHit(hit)`, when given, runs before the
+// answer: a receiver that is slow until something has happened.
+async function receiver({ status = 200, onHit = null } = {}) {
 	const r = { hits: [], statuses: [] };
 	r.server = https.createServer({ key: fs.readFileSync(keyPath), cert: fs.readFileSync(certPath) }, (req, res) => {
 		const chunks = [];
 		req.on('data', (c) => chunks.push(c));
-		req.on('end', () => {
-			r.hits.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-			res.writeHead(r.statuses.length ? r.statuses.shift() : 200, { 'Content-Type': 'text/plain' });
+		req.on('end', async () => {
+			const hit = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+			r.hits.push(hit);
+			if (onHit) await onHit(hit);
+			res.writeHead(r.statuses.length ? r.statuses.shift() : status, { 'Content-Type': 'text/plain' });
 			res.end('ok');
 		});
 	});
@@ -85,6 +89,21 @@ function notify(a, env = {}, under = []) {
 		BURNLINK_SITE_URL: SITE,
 		...env,
 	} });
+}
+
+// Runs cron/notify until every pending row was tried (a run tries at most 5
+// webhooks of an account and leaves the rest, untried, to the next run):
+// the runs' stderr, joined.
+async function notifyAll(a, env = {}, under = []) {
+	let log = '';
+	for (let i = 0; i < 40; i++) {
+		const run = await notify(a, env, under);
+		assert.equal(run.code, 0, run.stderr);
+		log += run.stderr;
+		if (!outbox(a).some((r) => r.state === 0 && r.attempts === 0)) return log;
+		a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE state = 0 AND attempts = 0');
+	}
+	assert.fail('rows still untried after 40 runs');
 }
 
 function mailsOf(a) {
@@ -256,8 +275,12 @@ describe('notifications', () => {
 			assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
 		const rows = outbox(a);
 		assert.equal(rows.length, 24);
-		const runs = await Promise.all([notify(a), notify(a), notify(a)]);
-		for (const r of runs) assert.equal(r.code, 0, r.stderr);
+		// overlapping runs, again until each row was tried (5 webhooks of an account a run)
+		for (let i = 0; i < 12 && outbox(a).some((r) => r.state === 0); i++) {
+			const runs = await Promise.all([notify(a), notify(a), notify(a)]);
+			for (const r of runs) assert.equal(r.code, 0, r.stderr);
+			a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE state = 0 AND attempts = 0');
+		}
 		const ids = rx.hits.slice(before).map((h) => h.headers['burnlink-event-id']);
 		assert.equal(ids.length, 12);
 		assert.equal(new Set(ids).size, 12, 'no event twice');
@@ -292,8 +315,7 @@ describe('notifications', () => {
 		const before = rx.hits.length;
 		const s = await create(a, { notify: ['webhook'] });
 		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
-		const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
-		assert.equal(run.code, 0, run.stderr);
+		await notifyAll(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
 		assert.equal(rx.hits.length, before, 'nothing reached the receiver');
 		const rows = outbox(a);
 		assert.equal(rows.length, urls.length);
@@ -303,9 +325,8 @@ describe('notifications', () => {
 		}
 		// and at delivery, should one be stored (saved while the operator allowed http)
 		a.ctx.sql(`UPDATE webhooks SET url = 'http://127.0.0.1:${rx.port}/hook'`);
-		a.ctx.sql('UPDATE outbox SET next_at = 0');
-		const plain = await notify(a, { BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32' }, offline());
-		assert.equal(plain.code, 0, plain.stderr);
+		a.ctx.sql('UPDATE outbox SET next_at = 0, attempts = 0');
+		await notifyAll(a, { BURNLINK_NOTIFY_ALLOW: '127.0.0.1/32' }, offline());
 		assert.equal(rx.hits.length, before);
 		assert.ok(outbox(a).every((r) => r.state === 0 && r.error === 'not https'));
 		// plain http is refused when the webhook is saved (https only by default)
@@ -369,13 +390,7 @@ describe('notifications', () => {
 		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
 		assert.equal(outbox(a).length, REGISTRY.length);
 		// runs until every row was tried once (a run takes a few of an account's rows)
-		let log = '';
-		for (let i = 0; i < REGISTRY.length && outbox(a).some((r) => r.attempts === 0); i++) {
-			const run = await notify(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
-			assert.equal(run.code, 0, run.stderr);
-			log += run.stderr;
-			a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE attempts = 0');
-		}
+		const log = await notifyAll(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
 		for (const [addr, row] of REGISTRY) {
 			const id = ids.get(url(addr));
 			const line = new RegExp(`^.*webhook ${id} \\(attempt 1\\): retry: (.*)$`, 'm').exec(log);
@@ -436,29 +451,98 @@ describe('notifications', () => {
 		assert.equal((await other.req('webhooks', { pathInfo: `/${hook.webhook.id + 1}` })).status, 404);
 	});
 
-	test('at most 100 notifications an hour per account: the rest wait', async () => {
-		const a = await account();
-		await addHook(a.b, rx.url);
-		const before = rx.hits.length;
-		// the hour's quota already sent (the test's own rows)
-		const now = Date.now();
-		for (let i = 0; i < 10; i++)
-			a.ctx.sql('INSERT INTO outbox (account_id, kind, channel, occurred_at, next_at, state, done_at) VALUES ' +
-				Array.from({ length: 10 }, () => `(${a.accountId}, 'webhook.test', 2, ${now}, ${now}, 1, ${now})`).join(', '));
-		const s = await create(a, { maxViews: 2, notify: ['webhook'] });
-		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
-		const run = await notify(a);
-		assert.equal(run.code, 0, run.stderr);
-		assert.equal(rx.hits.length, before);
-		const [row] = outbox(a, "kind = 'secret.viewed'");
-		assert.equal(row.state, 0);
-		assert.equal(row.error, "the account's hourly cap is reached");
-		assert.ok(row.next > now);
-		// an hour later the quota is free again
-		a.ctx.sql(`UPDATE outbox SET done_at = done_at - 3600001 WHERE kind = 'webhook.test'`);
-		a.ctx.sql(`UPDATE outbox SET next_at = 0 WHERE id = ${row.id}`);
-		assert.equal((await notify(a)).code, 0);
-		assert.equal(rx.hits.length, before + 1);
+	// burnlink-admin on the account's database (its BURNLINK_DB: on PostgreSQL, not ctx.db).
+	const adminOf = (a, args) => admin({ db: a.ctx.env.BURNLINK_DB, env: a.ctx.env }, args);
+
+	// Queues n test deliveries of a webhook (POST /api/webhooks/<id>).
+	async function queueTests(a, hookId, n) {
+		for (let i = 0; i < n; i++)
+			assert.equal((await a.b.req('webhooks', { method: 'POST', pathInfo: `/${hookId}` })).status, 200);
+	}
+
+	test('at most 100 notification attempts an hour per account, failed ones too: the rest wait', async () => {
+		const failing = await receiver({ status: 500 });
+		try {
+			const a = await account();
+			const hook = await addHook(a.b, failing.url);
+			// 97 attempts already made this hour (burnlink-admin, the operator's view of the cap)
+			const set = adminOf(a, ['limits', 'set', '--account', String(a.accountId), '--window', 'notify-hour', '--count', '97']);
+			assert.equal(set.code, 0, set.stderr);
+			await queueTests(a, hook.webhook.id, 4);
+			// four runs, each with every row due again (as hours of retries would)
+			for (let i = 0; i < 4; i++) {
+				const run = await notify(a);
+				assert.equal(run.code, 0, run.stderr);
+				a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE state = 0');
+			}
+			assert.equal(failing.hits.length, 3, 'the 98th to 100th attempts, all answered 500; no more');
+			const rows = outbox(a);
+			assert.equal(rows.reduce((n, r) => n + r.attempts, 0), 3, 'attempts counted as made');
+			assert.ok(rows.some((r) => r.error === "the account's hourly cap is reached"));
+			const show = adminOf(a, ['--json', 'limits', 'show', '--account', String(a.accountId)]);
+			assert.ok(show.json.windows.find((w) => w.window === 'notify-hour').count >= 100);
+			// the operator clears the window: the rest go out (and fail again)
+			assert.equal(adminOf(a, ['limits', 'reset', '--account', String(a.accountId)]).code, 0);
+			a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE state = 0');
+			assert.equal((await notify(a)).code, 0);
+			assert.equal(failing.hits.length, 7);
+		} finally {
+			failing.server.close();
+		}
+	});
+
+	test('a run tries at most 5 webhooks of an account; the rest wait for the next run, untried', async () => {
+		const failing = await receiver({ status: 500 });
+		try {
+			const a = await account();
+			const hook = await addHook(a.b, failing.url);
+			await queueTests(a, hook.webhook.id, 8);
+			const run = await notify(a);
+			assert.equal(run.code, 0, run.stderr);
+			assert.equal(failing.hits.length, 5);
+			const rows = outbox(a);
+			assert.deepEqual(rows.map((r) => r.attempts), [1, 1, 1, 1, 1, 0, 0, 0]);
+			for (const r of rows.slice(5))
+				assert.equal(r.error, "the account's share of this run is used");
+			assert.match(run.stderr, /waits: the account's share of this run is used/);
+			// the next run takes 5 again
+			a.ctx.sql('UPDATE outbox SET next_at = 0 WHERE state = 0');
+			assert.equal((await notify(a)).code, 0);
+			assert.equal(failing.hits.length, 10);
+		} finally {
+			failing.server.close();
+		}
+	});
+
+	test('account mail goes first, and between webhooks: a slow receiver does not hold it', async () => {
+		const order = path.join(dir, `order-${crypto.randomUUID()}`);
+		fs.writeFileSync(order, '');
+		let a, anon;
+		let resets = 0;
+		// the receiver answers its first request only once a reset was asked for
+		const slow = await receiver({ status: 500, onHit: async () => {
+			fs.appendFileSync(order, 'hook\n');
+			if (resets++ === 0)
+				assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+		} });
+		try {
+			a = await account();
+			anon = new Browser(a.ctx, { ip: '192.0.2.99' });
+			const hook = await addHook(a.b, slow.url);
+			await queueTests(a, hook.webhook.id, 3);
+			// a reset mail queued after the webhooks
+			assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+			const mailer = path.join(dir, 'order-mail');
+			fs.writeFileSync(mailer, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\ncat > "$f"\necho mail >> "$2"\n', { mode: 0o755 });
+			const run = await notify(a, { BURNLINK_SENDMAIL: `${mailer} ${a.mails} ${order}` });
+			assert.equal(run.code, 0, run.stderr);
+			assert.deepEqual(fs.readFileSync(order, 'utf8').trim().split('\n'),
+				['mail', 'hook', 'mail', 'hook', 'hook'],
+				'the first reset before any webhook; the second before the next webhook');
+			assert.equal(mailsOf(a).filter((m) => /^Subject: Reset your password$/m.test(m)).length, 2);
+		} finally {
+			slow.server.close();
+		}
 	});
 
 	test('notify needs an account; no mail without a verified address', async () => {
