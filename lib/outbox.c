@@ -34,6 +34,8 @@ bl_store_webhook_insert(struct bl_store *s, int64_t account_id, const char *url,
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_INSERT, PARMS(P_INT(account_id), P_TEXT(url),
 		    P_INT(events), P_TEXT(secret), P_INT(now)), bl_row_id, id, NULL);
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_WEBHOOK_PRUNE, NO_PARMS, NULL, NULL, NULL);
 	return bl_st_end(s, e);
 }
 
@@ -67,7 +69,10 @@ bl_store_webhook_list(struct bl_store *s, int64_t account_id,
 	return bl_st_run(s, ST_WEBHOOK_LIST, PARMS(P_INT(account_id)), hook_row, &l, NULL);
 }
 
-/* Deletes an account's webhook and what is still queued for it; WEBHOOK_NOT_FOUND if none. */
+/*
+ * Deletes an account's webhook and what is still queued for it; WEBHOOK_NOT_FOUND
+ * if none. Its id is never given to another webhook (ST_WEBHOOK_DELETE).
+ */
 enum bl_err
 bl_store_webhook_delete(struct bl_store *s, int64_t account_id, int64_t id)
 {
@@ -81,6 +86,8 @@ bl_store_webhook_delete(struct bl_store *s, int64_t account_id, int64_t id)
 		e = BL_ERR_WEBHOOK_NOT_FOUND;
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_UNQUEUE, PARMS(P_INT(id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_WEBHOOK_PRUNE, NO_PARMS, NULL, NULL, NULL);
 	return bl_st_end(s, e);
 }
 

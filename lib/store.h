@@ -76,6 +76,7 @@ enum bl_stmt {
 	ST_WEBHOOK_LIST,	/* account_id -> WEBHOOK */
 	ST_WEBHOOK_COUNT,	/* account_id -> count */
 	ST_WEBHOOK_DELETE,	/* id, account_id */
+	ST_WEBHOOK_PRUNE,	/* tombstones but the newest */
 	ST_WEBHOOK_UNQUEUE,	/* webhook_id: its pending rows */
 	ST_DELIVERIES,		/* webhook_id, account_id, max -> DELIVERY */
 	ST_EMAIL_GET,		/* account_id -> email, verified_at, token_kind, token_expires */

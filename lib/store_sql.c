@@ -139,10 +139,19 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_WEBHOOK_INSERT] = "INSERT INTO webhooks (account_id, url, events, secret, "
 	    "created_at) VALUES ($1,$2,$3,$4,$5) RETURNING id",
 	[ST_WEBHOOK_LIST] = "SELECT w.id, w.url, w.events, w.created_at, (SELECT o.last_status "
-	    "FROM outbox o WHERE o.webhook_id = w.id AND o.attempts > 0 ORDER BY o.id DESC "
-	    "LIMIT 1) FROM webhooks w WHERE w.account_id = $1 ORDER BY w.id",
-	[ST_WEBHOOK_COUNT] = "SELECT count(*) FROM webhooks WHERE account_id = $1",
-	[ST_WEBHOOK_DELETE] = "DELETE FROM webhooks WHERE id = $1 AND account_id = $2",
+	    "FROM outbox o WHERE o.webhook_id = w.id AND o.account_id = w.account_id AND "
+	    "o.attempts > 0 ORDER BY o.id DESC LIMIT 1) FROM webhooks w WHERE w.account_id = $1 "
+	    "AND w.events <> 0 ORDER BY w.id",
+	[ST_WEBHOOK_COUNT] = "SELECT count(*) FROM webhooks WHERE account_id = $1 AND events <> 0",
+	/*
+	 * A deleted webhook becomes a tombstone (no URL, no secret, no events)
+	 * and ST_WEBHOOK_PRUNE removes every tombstone but the newest row: the
+	 * highest id stays taken, so SQLite never hands an id out again.
+	 */
+	[ST_WEBHOOK_DELETE] = "UPDATE webhooks SET url = '', secret = '', events = 0 "
+	    "WHERE id = $1 AND account_id = $2 AND events <> 0",
+	[ST_WEBHOOK_PRUNE] = "DELETE FROM webhooks WHERE events = 0 AND id < (SELECT max(id) "
+	    "FROM webhooks)",
 	[ST_WEBHOOK_UNQUEUE] = "DELETE FROM outbox WHERE webhook_id = $1 AND state = 0",
 	[ST_DELIVERIES] = "SELECT id, kind, receipt_id, state, attempts, last_status, "
 	    "last_error, occurred_at, done_at, next_at FROM outbox WHERE webhook_id = $1 AND "

@@ -460,6 +460,35 @@ describe('notifications', () => {
 			assert.equal((await a.b.req('webhooks', { method: 'POST', pathInfo: `/${hookId}` })).status, 200);
 	}
 
+	test('a deleted webhook\'s id is never given again: another account sees neither it nor its last status', async () => {
+		const a = await account();
+		const hook = await addHook(a.b, rx.url);
+		await queueTests(a, hook.webhook.id, 1);
+		assert.equal((await notify(a)).code, 0);
+		assert.equal((await a.b.req('webhooks')).json.webhooks[0].lastStatus, 200);
+		assert.equal((await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${hook.webhook.id}` })).status, 200);
+
+		const b = await signedUp(a.ctx, 'bob@example.org', { ip: '192.0.2.77' });
+		const made = await addHook(b, rx.url);
+		assert.notEqual(made.webhook.id, hook.webhook.id, 'a new id');
+		assert.ok(made.webhook.id > hook.webhook.id);
+		const list = (await b.req('webhooks')).json.webhooks;
+		assert.deepEqual(list.map((w) => [w.id, w.lastStatus]), [[made.webhook.id, null]]);
+		const got = await b.req('webhooks', { pathInfo: `/${made.webhook.id}` });
+		assert.equal(got.json.webhook.lastStatus, null);
+		assert.deepEqual(got.json.deliveries, [], 'none of the deleted webhook\'s deliveries');
+		// B deletes its own (the newest): A's next one gets another id still
+		assert.equal((await b.req('webhooks', { method: 'DELETE', pathInfo: `/${made.webhook.id}` })).status, 200);
+		const again = await addHook(a.b, rx.url);
+		assert.ok(again.webhook.id > made.webhook.id, `${again.webhook.id} > ${made.webhook.id}`);
+		assert.deepEqual((await a.b.req('webhooks')).json.webhooks.map((w) => [w.id, w.lastStatus]), [[again.webhook.id, null]]);
+		// deleted ones are gone for their account too, and do not count against the 10
+		assert.equal((await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${hook.webhook.id}` })).status, 404);
+		assert.equal((await a.b.req('webhooks', { method: 'POST', pathInfo: `/${hook.webhook.id}` })).status, 404);
+		for (let i = 1; i < 10; i++) await addHook(a.b, `${rx.url}/${i}`);
+		assert.equal((await a.b.req('webhooks', { method: 'POST', body: { url: rx.url } })).status, 409);
+	});
+
 	test('at most 100 notification attempts an hour per account, failed ones too: the rest wait', async () => {
 		const failing = await receiver({ status: 500 });
 		try {
