@@ -484,16 +484,43 @@ sendmail(struct run *r, const char *msg, int64_t *status, char *why, size_t len)
 	return why;
 }
 
-/* Settles one row of claim and logs what happened (ids only: nothing of the secret). */
+/*
+ * What the account is shown of a failed webhook POST (GET /api/webhooks/<id>,
+ * docs/NOTIFY.md "Outcomes"): the receiver's status, a fault of the URL
+ * itself, or "unreachable" for everything between (the name not found, an
+ * address not allowed, no connection, TLS, the time limit), so that an
+ * account learns nothing of the server's DNS or network. The detail goes
+ * to the operator's log only.
+ */
+static const char *
+outcome(const char *why, int64_t status, char *buf, size_t len)
+{
+	static const char *const own[] = { "not https", "not a URL", "host name too long" };
+	size_t	 i;
+
+	if (status > 0) {
+		snprintf(buf, len, "HTTP status %lld", (long long)status);
+		return buf;
+	}
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strcmp(why, own[i]) == 0)
+			return why;
+	return strcmp(why, "out of memory") == 0 ? "server error" : "unreachable";
+}
+
+/*
+ * Settles one row of claim and logs what happened (ids only: nothing of the
+ * secret): why in the log; shown (NULL: why) is what the row records.
+ */
 static void
-settle(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it, int state,
-    int64_t status, const char *why, int64_t next)
+settle_as(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it,
+    int state, int64_t status, const char *why, const char *shown, int64_t next)
 {
 	static const char *const words[] = { "retry", "sent", "dropped" };
 	enum bl_err	 e;
 
-	e = bl_store_outbox_finish(r->c->store, claim, it->id, state, status, why,
-	    r->c->now_ms, next);
+	e = bl_store_outbox_finish(r->c->store, claim, it->id, state, status,
+	    shown != NULL ? shown : why, r->c->now_ms, next);
 	bl_log_id(r->c->log_id, "notify: evt_%lld %s %s %lld (attempt %lld): %s%s%s",
 	    (long long)it->id, it->kind, it->channel == 1 ? "mail to account" : "webhook",
 	    (long long)(it->channel == 1 ? it->account_id : it->webhook_id),
@@ -510,12 +537,24 @@ settle(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item 
 		r->st->retried++;
 }
 
-/* Gives a row back untried until next (no attempt counted), and logs why. */
+/* Settles one row, recording why as the log says it. */
+static void
+settle(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it, int state,
+    int64_t status, const char *why, int64_t next)
+{
+	settle_as(r, claim, it, state, status, why, NULL, next);
+}
+
+/*
+ * Gives a row back untried until next (no attempt counted), and logs why;
+ * the row records shown (NULL: why).
+ */
 static void
 defer(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it,
-    const char *why, int64_t next)
+    const char *why, const char *shown, int64_t next)
 {
-	if (bl_store_outbox_defer(r->c->store, claim, it->id, why, next) != BL_OK)
+	if (bl_store_outbox_defer(r->c->store, claim, it->id, shown != NULL ? shown : why,
+	    next) != BL_OK)
 		bl_log_id(r->c->log_id, "notify: evt_%lld: cannot record it: %s",
 		    (long long)it->id, bl_store_error(r->c->store));
 	bl_log_id(r->c->log_id, "notify: evt_%lld %s %s %lld: waits: %s", (long long)it->id,
@@ -556,17 +595,18 @@ take_attempt(struct run *r, const struct bl_claim *claim, const struct bl_outbox
 
 	if (it->channel == 2 && ((pa = per_account(r, it->account_id)) == NULL ||
 	    pa->hooks >= RUN_HOOKS)) {
-		defer(r, claim, it, "the account's share of this run is used",
+		defer(r, claim, it, "the account's share of this run is used", NULL,
 		    r->c->now_ms + NEXT_RUN_MS);
 		return -1;
 	}
 	n = snprintf(id, sizeof(id), "%lld", (long long)it->account_id);
 	if (bl_limit_count(r->c, BL_LIM_NOTIFY_HOUR, id, (size_t)n, &u) != BL_OK) {
-		defer(r, claim, it, "cannot count the hourly cap", r->c->now_ms + BACKOFF_MS);
+		defer(r, claim, it, "cannot count the hourly cap", "server error",
+		    r->c->now_ms + BACKOFF_MS);
 		return -1;
 	}
 	if (u.count > r->c->cfg.limits.f[BL_F_NOTIFY_HOUR].max) {
-		defer(r, claim, it, "the account's hourly cap is reached", u.reset * 1000);
+		defer(r, claim, it, "the account's hourly cap is reached", NULL, u.reset * 1000);
 		return -1;
 	}
 	if (pa != NULL)
@@ -578,7 +618,7 @@ take_attempt(struct run *r, const struct bl_claim *claim, const struct bl_outbox
 static void
 deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it)
 {
-	char		 why[256] = "";
+	char		 why[256] = "", shown[64];
 	const char	*bad = NULL;
 	char		*msg;
 	int64_t		 status = -1, back, now = r->c->now_ms;
@@ -616,7 +656,8 @@ deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item
 		back *= 2;
 	if (back > BACKOFF_MAX_MS)
 		back = BACKOFF_MAX_MS;
-	settle(r, claim, it, 0, status, bad, now + back);
+	settle_as(r, claim, it, 0, status, bad, it->channel == 2 ? outcome(bad, status, shown,
+	    sizeof(shown)) : NULL, now + back);
 }
 
 /*

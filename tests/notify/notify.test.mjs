@@ -315,13 +315,14 @@ describe('notifications', () => {
 		const before = rx.hits.length;
 		const s = await create(a, { notify: ['webhook'] });
 		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
-		await notifyAll(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
+		const log = await notifyAll(a, { BURNLINK_NOTIFY_ALLOW: undefined }, offline());
 		assert.equal(rx.hits.length, before, 'nothing reached the receiver');
 		const rows = outbox(a);
 		assert.equal(rows.length, urls.length);
 		for (const r of rows) {
 			assert.equal(r.state, 0);
-			assert.match(r.error, /^address not allowed \((Loopback|Loopback Address|Private-Use|Link Local|IPv4-mapped Address) \(RFC /);
+			assert.equal(r.error, 'unreachable', 'the account sees the outcome only');
+			assert.match(log, new RegExp(`evt_${r.id} .*retry: address not allowed \\((Loopback|Loopback Address|Private-Use|Link Local|IPv4-mapped Address) \\(RFC `));
 		}
 		// and at delivery, should one be stored (saved while the operator allowed http)
 		a.ctx.sql(`UPDATE webhooks SET url = 'http://127.0.0.1:${rx.port}/hook'`);
@@ -459,6 +460,38 @@ describe('notifications', () => {
 		for (let i = 0; i < n; i++)
 			assert.equal((await a.b.req('webhooks', { method: 'POST', pathInfo: `/${hookId}` })).status, 200);
 	}
+
+	test('a delivery shows the account a coarse outcome; the detail is in the operator\'s log only', async () => {
+		const a = await account();
+		const closed = await receiver();
+		const closedPort = closed.port;
+		await new Promise((resolve) => closed.server.close(resolve));
+		const kinds = {
+			name: await addHook(a.b, 'https://no-such-host.invalid/hook'),
+			address: await addHook(a.b, 'https://10.1.2.3/hook'),
+			connect: await addHook(a.b, `https://127.0.0.1:${closedPort}/hook`),
+			status: await addHook(a.b, rx.url),
+		};
+		for (const h of Object.values(kinds)) await queueTests(a, h.webhook.id, 1);
+		// offline (unshare -n): 127.0.0.1 is allowed here (BURNLINK_NOTIFY_ALLOW), so the
+		// closed port is tried, and fails to connect
+		const run = await notify(a, {}, offline());
+		assert.equal(run.code, 0, run.stderr);
+		const shown = async (h) => (await a.b.req('webhooks', { pathInfo: `/${h.webhook.id}` })).json.deliveries[0];
+		for (const k of ['name', 'address', 'connect'])
+			assert.deepEqual([k, (await shown(kinds[k])).error, (await shown(kinds[k])).status], [k, 'unreachable', null]);
+		assert.match(run.stderr, new RegExp(`webhook ${kinds.name.webhook.id} .*retry: (host name not found|Could not resolve)`));
+		assert.match(run.stderr, new RegExp(`webhook ${kinds.address.webhook.id} .*retry: address not allowed \\(Private-Use \\(RFC 1918\\)\\)`));
+		assert.match(run.stderr, new RegExp(`webhook ${kinds.connect.webhook.id} .*retry: (?!address not allowed)`));
+		// a receiver's own answer is its own: the status and its number (with the network)
+		rx.statuses.push(503);
+		a.ctx.sql(`UPDATE outbox SET next_at = 0 WHERE webhook_id = ${kinds.status.webhook.id}`);
+		const online = await notify(a);
+		assert.equal(online.code, 0, online.stderr);
+		const st = await shown(kinds.status);
+		assert.deepEqual([st.error, st.status], ['HTTP status 503', 503]);
+		assert.ok(!JSON.stringify((await a.b.req('webhooks', { pathInfo: `/${kinds.name.webhook.id}` })).json).includes('not found'));
+	});
 
 	test('a deleted webhook\'s id is never given again: another account sees neither it nor its last status', async () => {
 		const a = await account();
