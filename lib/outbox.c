@@ -16,7 +16,8 @@ count_row(void *arg, const struct bl_row *row)
 
 /*
  * Stores a webhook for an account that has fewer than max; WEBHOOK_LIMIT
- * otherwise. The count and the insert are one transaction.
+ * otherwise. The count and the insert are one transaction, which holds the
+ * account (ST_WEBHOOK_LOCK) so that two at once cannot both pass the count.
  */
 enum bl_err
 bl_store_webhook_insert(struct bl_store *s, int64_t account_id, const char *url,
@@ -28,8 +29,9 @@ bl_store_webhook_insert(struct bl_store *s, int64_t account_id, const char *url,
 	*id = 0;
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	if ((e = bl_st_one(s, ST_WEBHOOK_COUNT, PARMS(P_INT(account_id)), count_row,
-	    &n)) == BL_OK && n >= max)
+	if ((e = bl_st_run(s, ST_WEBHOOK_LOCK, PARMS(P_INT(account_id)), NULL, NULL,
+	    NULL)) == BL_OK && (e = bl_st_one(s, ST_WEBHOOK_COUNT, PARMS(P_INT(account_id)),
+	    count_row, &n)) == BL_OK && n >= max)
 		e = BL_ERR_WEBHOOK_LIMIT;
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_INSERT, PARMS(P_INT(account_id), P_TEXT(url),

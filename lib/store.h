@@ -74,6 +74,7 @@ enum bl_stmt {
 	ST_OUTBOX_ADD,		/* account_id, kind, channel, webhook_id, detail, now -> id */
 	ST_WEBHOOK_INSERT,	/* account_id, url, events, secret, created -> id */
 	ST_WEBHOOK_LIST,	/* account_id -> WEBHOOK */
+	ST_WEBHOOK_LOCK,	/* account_id (PostgreSQL: its row FOR UPDATE) */
 	ST_WEBHOOK_COUNT,	/* account_id -> count */
 	ST_WEBHOOK_DELETE,	/* id, account_id */
 	ST_WEBHOOK_PRUNE,	/* tombstones but the newest */

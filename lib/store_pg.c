@@ -73,6 +73,11 @@ static const char *const dialect[ST__MAX] = {
 	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
 	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
 	/*
+	 * Two concurrent POST /api/webhooks of an account: the second waits for
+	 * the first's commit, then counts (READ COMMITTED sees its row).
+	 */
+	[ST_WEBHOOK_LOCK] = "SELECT id FROM accounts WHERE id = $1 FOR UPDATE",
+	/*
 	 * Two overlapping notify runs: rows another run is claiming are skipped.
 	 * The rows are chosen once, in a CTE (materialized, as every CTE with
 	 * FOR UPDATE): an IN (subquery ... LIMIT) may be evaluated again for a

@@ -142,6 +142,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "FROM outbox o WHERE o.webhook_id = w.id AND o.account_id = w.account_id AND "
 	    "o.attempts > 0 ORDER BY o.id DESC LIMIT 1) FROM webhooks w WHERE w.account_id = $1 "
 	    "AND w.events <> 0 ORDER BY w.id",
+	/* SQLite: one writer at a time already; PostgreSQL locks the account's row */
+	[ST_WEBHOOK_LOCK] = BL_SQL_NONE,
 	[ST_WEBHOOK_COUNT] = "SELECT count(*) FROM webhooks WHERE account_id = $1 AND events <> 0",
 	/*
 	 * A deleted webhook becomes a tombstone (no URL, no secret, no events)

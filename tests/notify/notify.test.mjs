@@ -493,6 +493,23 @@ describe('notifications', () => {
 		assert.ok(!JSON.stringify((await a.b.req('webhooks', { pathInfo: `/${kinds.name.webhook.id}` })).json).includes('not found'));
 	});
 
+	test('concurrent creations never pass 10 webhooks (PostgreSQL: the account row is locked)', async () => {
+		const a = await account();
+		// rounds of 12 at once with 0, then 5 already there (the race shows in some rounds)
+		for (let round = 0; round < 6; round++) {
+			const start = (await a.b.req('webhooks')).json.webhooks.length;
+			const res = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+				a.b.req('webhooks', { method: 'POST', body: { url: `${rx.url}/${round}/${i}` } })));
+			const codes = res.map((r) => r.status).sort();
+			assert.equal(codes.filter((c) => c === 200).length, 10 - start, `round ${round}: ${codes}`);
+			assert.ok(res.every((r) => r.status === 200 || r.json.code === 'WEBHOOK_LIMIT_REACHED'), String(codes));
+			assert.equal((await a.b.req('webhooks')).json.webhooks.length, 10);
+			// keep 5 for the next round
+			for (const w of (await a.b.req('webhooks')).json.webhooks.slice(5))
+				assert.equal((await a.b.req('webhooks', { method: 'DELETE', pathInfo: `/${w.id}` })).status, 200);
+		}
+	});
+
 	test('a deleted webhook\'s id is never given again: another account sees neither it nor its last status', async () => {
 		const a = await account();
 		const hook = await addHook(a.b, rx.url);
