@@ -9,7 +9,10 @@
 # serves that database with the programs of `make pg`, build/pg/),
 # BURNLINK_SECRET_FILE (default beside the SQLite database, var/secret.key with
 # PostgreSQL), BURNLINK_SITE_URL, BURNLINK_TRUSTED_PROXIES, BURNLINK_SIGNUP, BURNLINK_CONFIG
-# (default burnlink.conf beside the database); BURNLINK_BIN runs
+# (default burnlink.conf beside the database), BURNLINK_NOTIFY_ALLOW (passed to
+# the programs when set; cron/notify, which runs beside the server, reads it
+# with BURNLINK_SENDMAIL, BURNLINK_MAIL_FROM and BURNLINK_NOTIFY_CA from this
+# environment: docs/NOTIFY.md, "Trying it locally"); BURNLINK_BIN runs
 # other builds of the programs (build/asan). Configuration, logs and the pid
 # file go to var/run/ and var/log/. Run as root, the server runs as www-data
 # (or $BURNLINK_RUN_USER), which is given var/. The cron jobs run beside it
@@ -69,10 +72,16 @@ fi
 BURNLINK_SECRET_FILE=${BURNLINK_SECRET_FILE:-$datadir/secret.key}
 export BURNLINK_DB BURNLINK_SECRET_FILE
 passenv="BURNLINK_DB BURNLINK_SECRET_FILE"
-for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP BURNLINK_CONFIG ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+for v in BURNLINK_SITE_URL BURNLINK_TRUSTED_PROXIES BURNLINK_SIGNUP BURNLINK_CONFIG \
+    BURNLINK_NOTIFY_ALLOW ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 	eval "isset=\${$v+x}"
 	[ -n "$isset" ] && passenv="$passenv $v"
 done
+# `run.sh --passenv`: the variables the programs would get, and nothing served.
+if [ "${1:-}" = --passenv ]; then
+	echo "$passenv"
+	exit 0
+fi
 
 # Who the server (and so the programs) run as.
 user=""

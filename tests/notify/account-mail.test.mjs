@@ -141,3 +141,31 @@ test('sign-up stays closed by default', async () => {
 	assert.equal(r.status, 403);
 	assert.equal(r.json.code, 'SIGNUP_CLOSED');
 });
+
+// Run by root (as root's crontab does), cron/notify becomes the owner of the
+// data directory before it opens anything, as cron/cleanup and burnlink-admin
+// do: the mailer it starts runs as that user, not as root (docs/NOTIFY.md).
+test('run by root, cron/notify works as the data directory\'s owner (the mailer too)', { skip: process.getuid() !== 0 && 'needs root' }, async () => {
+	const ctx = accountsContext();
+	await signedUp(ctx, 'alice@example.org');
+	const NOBODY = 65534;
+	// a directory the mailer may write whoever it runs as
+	const out = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-owner-'));
+	process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
+	fs.chmodSync(out, 0o777);
+	const who = path.join(out, 'who-mail');
+	fs.writeFileSync(who, '#!/bin/sh\nid -u > "$1/uid"\nid -G > "$1/groups"\ncat > "$1/mail"\n', { mode: 0o755 });
+	const data = path.dirname(ctx.env.BURNLINK_SECRET_FILE || ctx.db);
+	for (const p of new Set([ctx.dir, data]))
+		for (const f of [p, ...fs.readdirSync(p).map((n) => path.join(p, n))])
+			fs.chownSync(f, NOBODY, NOBODY);
+	const run = await runProgram('notify', { env: { ...ctx.env, BURNLINK_SENDMAIL: `${who} ${out}`,
+		BURNLINK_SITE_URL: SITE } });
+	assert.equal(run.code, 0, run.stderr);
+	assert.equal(fs.readFileSync(path.join(out, 'uid'), 'utf8').trim(), String(NOBODY), 'the mailer ran as the owner');
+	assert.equal(fs.readFileSync(path.join(out, 'groups'), 'utf8').trim(), String(NOBODY), 'with its group only');
+	assert.match(fs.readFileSync(path.join(out, 'mail'), 'utf8'), /^To: alice@example\.org$/m);
+	// and what it wrote belongs to the owner
+	for (const f of fs.readdirSync(ctx.dir))
+		assert.equal(fs.statSync(path.join(ctx.dir, f)).uid, NOBODY, `${f} is the owner's`);
+});
