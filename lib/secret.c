@@ -473,8 +473,9 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 	memset(&r, 0, sizeof(r));
 	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
 		return bl_st_refuse(s, e, changed);
-	if ((e = set_state(s, &r, BL_ST_BURNED)) == BL_OK)
-		e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now);
+	/* the event first: its viewsLeft is what was left when it was burned */
+	if ((e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now)) == BL_OK)
+		e = set_state(s, &r, BL_ST_BURNED);
 	return bl_st_end(s, e);
 }
 

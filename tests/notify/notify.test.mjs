@@ -181,7 +181,7 @@ describe('notifications', () => {
 		assert.equal(viewed.j.viewsLeft, 1);
 		assert.equal(burned.j.type, 'secret.burned');
 		assert.equal(burned.j.burnedBy, 'receipt');
-		assert.equal(burned.j.viewsLeft, 0);
+		assert.equal(burned.j.viewsLeft, 1, 'the views that were left at the burn (1 view of 2)');
 
 		const mails = mailsOf(a);
 		assert.equal(mails.length, 2);
@@ -193,6 +193,7 @@ describe('notifications', () => {
 		assert.match(mails[0], /^Views left: 1$/m);
 		assert.ok(mails[0].includes(`${SITE}/dashboard#${s.metadata.receiptId}`), 'the receipt link');
 		assert.match(mails[1], /^Subject: Your secret was burned$/m);
+		assert.match(mails[1], /^Views left: 1$/m);
 		assertNoSecret([...mails, ...hits.map((h) => h.body + JSON.stringify(h.headers)), run.stdout, run.stderr], s);
 
 		// Delivered once: a second run has nothing to send.

@@ -475,7 +475,7 @@ outbox(struct bl_store *s)
 			CHECK(items[i].views_left == 2 && items[i].detail[0] == '\0');
 		else
 			CHECK(strcmp(items[i].kind, "secret.burned") == 0 &&
-			    strcmp(items[i].detail, "dashboard") == 0 && items[i].views_left == 0);
+			    strcmp(items[i].detail, "dashboard") == 0 && items[i].views_left == 2);
 	}
 	CHECK(hooks == 3);
 	/* another lease cannot settle them; the holder can */
