@@ -140,7 +140,7 @@ enum bl_field {
 	BL_F_NOTIFY,		/* the create field: ["email", "webhook"] */
 	BL_F_WEBHOOK_URL,
 	BL_F_WEBHOOKS,		/* webhooks per account */
-	BL_F_NOTIFY_HOUR,	/* notifications sent per account, per hour */
+	BL_F_NOTIFY_HOUR,	/* notification attempts per account, per hour */
 	BL_F_WEBHOOK_EVENTS,	/* a webhook's events (absent: all) */
 	BL_F__MAX
 };
@@ -501,7 +501,7 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 #define BL_RECEIPT_ID_LEN	26		/* "rcp_" + 22 url-safe base64 */
 #define BL_WEBHOOK_URL_MAX	2048		/* bytes of a webhook URL */
 #define BL_WEBHOOKS_MAX		10		/* webhooks per account */
-#define BL_NOTIFY_HOUR		100		/* notifications sent per account, per hour */
+#define BL_NOTIFY_HOUR		100		/* notification attempts per account, per hour */
 #define BL_TOKEN_VERIFY		1		/* an e-mail token: verify the address */
 #define BL_TOKEN_RESET		2		/* ... reset the password */
 #define BL_TOKEN_TTL		3600		/* seconds a token is valid */
