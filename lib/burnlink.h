@@ -237,6 +237,7 @@ struct bl_policy {
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
+	unsigned err_line;		/* the line of err, 0 when it is about the whole file */
 };
 
 /* Configuration, from the environment the web server passes (docs/INSTALL.md). */

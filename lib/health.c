@@ -207,8 +207,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	json_object		*o = json_object_new_object(), *checks, *failed, *cl = NULL;
 	char			 dberr[160], cnerr[160], clerr[160];
 	const char		*db = NULL, *cn = NULL, *cu = NULL;
-	char			 sterr[sizeof(c->cfg.policy.err) + 8];
-	size_t			 plen;
+	char			 sterr[128];
 	int64_t			 last;
 	enum bl_err		 e;
 
@@ -235,11 +234,20 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 		    (long long)((c->now_ms - last) / 60000), BL_CLEANUP_STALE / 60);
 		cu = clerr;
 	}
-	/* The settings error without the file's path: "line N: ...". */
-	plen = strlen(c->cfg.settings_path);
-	if (strncmp(settings_err, c->cfg.settings_path, plen) == 0 && settings_err[plen] == ':') {
-		snprintf(sterr, sizeof(sterr), "%s%s", settings_err[plen + 1] == ' ' ?
-		    "the settings file:" : "line ", settings_err + plen + 1);
+	/*
+	 * The settings error, publicly, as its line number alone: the text may
+	 * quote the line (a pasted conninfo with its password; with
+	 * BURNLINK_CONFIG=/etc/passwd, that file's first line). The whole text is
+	 * in the error log (bl_op_health) and burnlink-admin config check.
+	 */
+	if (settings_err[0] != '\0') {
+		if (c->cfg.policy.err_line > 0)
+			snprintf(sterr, sizeof(sterr), "line %u of the settings file is not "
+			    "valid; the error log and burnlink-admin config check say why",
+			    c->cfg.policy.err_line);
+		else
+			snprintf(sterr, sizeof(sterr), "the settings file cannot be used; "
+			    "the error log and burnlink-admin config check say why");
 		settings_err = sterr;
 	}
 	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0';
