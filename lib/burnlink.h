@@ -251,6 +251,13 @@ struct bl_config {
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
 	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
+	/*
+	 * A file the programs keep that lies under DOCUMENT_ROOT, where the web
+	 * server would hand it out: exposed names it ("the database"),
+	 * NULL when none; exposed_err is the log line's text, with both real paths.
+	 */
+	const char *exposed;
+	char	 exposed_err[1024];
 };
 
 struct bl_store;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newContext, checkError, ROOT } from '../lib/cgi.mjs';
 
-const CHECKS = ['cleanup', 'counters', 'database', 'settings'];
+const CHECKS = ['cleanup', 'counters', 'database', 'files', 'settings'];
 
 function health(ctx, env = {}, method = 'GET') {
 	return ctx.run('health', { method, env });
