@@ -230,8 +230,14 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	}
 	cfg->site_url = dup_env(get, arg, "BURNLINK_SITE_URL");
 	cfg->trusted_proxies = dup_env(get, arg, "BURNLINK_TRUSTED_PROXIES");
+	/*
+	 * DOCUMENT_ROOT, and BURNLINK_DOCUMENT_ROOT for a server that passes the
+	 * program's own directory as DOCUMENT_ROOT (lighttpd under alias.url).
+	 */
 	if (load_settings(cfg, get, arg) != 0 ||
-	    check_exposed(cfg, get != NULL ? get(arg, "DOCUMENT_ROOT") : getenv("DOCUMENT_ROOT")) != 0)
+	    check_exposed(cfg, get != NULL ? get(arg, "DOCUMENT_ROOT") : getenv("DOCUMENT_ROOT")) != 0 ||
+	    (cfg->exposed == NULL && check_exposed(cfg, get != NULL ?
+	    get(arg, "BURNLINK_DOCUMENT_ROOT") : getenv("BURNLINK_DOCUMENT_ROOT")) != 0))
 		goto fail;
 	return 0;
 fail:

@@ -102,6 +102,16 @@ test('the install secret inside the document root (before it exists, too)', asyn
 		() => assert.ok(!fs.existsSync(secret), 'not written'));
 });
 
+test('BURNLINK_DOCUMENT_ROOT: for a server that passes the program\'s directory as DOCUMENT_ROOT (lighttpd)', { skip: PG && 'an SQLite path' }, async () => {
+	const { ctx, docroot } = site();
+	const db = path.join(docroot, 'x.db');
+	const cgi = path.join(ctx.dir, 'cgi-bin');
+	fs.mkdirSync(cgi);
+	await refused(ctx, { DOCUMENT_ROOT: cgi, BURNLINK_DOCUMENT_ROOT: docroot, BURNLINK_DB: db,
+		BURNLINK_SECRET_FILE: path.join(ctx.dir, 'secret.key') }, 'the database', db);
+	assert.equal((await ctx.create({ text: 'x' }, { env: { DOCUMENT_ROOT: cgi, BURNLINK_DOCUMENT_ROOT: docroot } })).status, 200);
+});
+
 test('a sibling whose name starts like the document root is not under it', { skip: PG && 'an SQLite path' }, async () => {
 	const { ctx } = site();
 	const docroot = path.join(ctx.dir, 'burn');	// ctx.dir/burnlink.db starts with it
