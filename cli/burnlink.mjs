@@ -1032,13 +1032,13 @@ async function emitContent(opts, outDir, opened, extra, footer) {
 
 /* ---------- secret requests (docs/API.md, "Secret requests") ---------- */
 
-// The inbox secret of an inbox link's #key=… (171 characters), checked: a
-// key pair that does not fit together is refused here, before the answer is
+// The inbox secret of an inbox link's #key=… (182 characters), checked: a
+// key pair that does not fit together, or a note key or check changed, is refused here, before the answer is
 // read (and deleted) in vain.
 async function inboxSecret(link) {
 	const me = link.fragmentKey === null ? null : await wire.importInboxSecret(link.fragmentKey);
 	if (me === null)
-		throw new UsageError('the #key=… part of the inbox link is damaged (expected 171 base64 characters of a P-256 key pair); copy the whole link');
+		throw new UsageError('the #key=… part of the inbox link is damaged (expected 182 base64 characters: a P-256 key pair, the note key and their check); copy the whole link');
 	me.noteKey.fill(0);
 	return link.fragmentKey;
 }

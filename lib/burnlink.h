@@ -237,6 +237,7 @@ struct bl_policy {
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
+	unsigned err_line;		/* the line of err, 0 when it is about the whole file */
 };
 
 /* Configuration, from the environment the web server passes (docs/INSTALL.md). */
@@ -250,6 +251,13 @@ struct bl_config {
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
 	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
+	/*
+	 * A file the programs keep that lies under DOCUMENT_ROOT, where the web
+	 * server would hand it out: exposed names it ("the database"),
+	 * NULL when none; exposed_err is the log line's text, with both real paths.
+	 */
+	const char *exposed;
+	char	 exposed_err[1024];
 };
 
 struct bl_store;

@@ -112,6 +112,81 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 }
 
 /*
+ * The real path of path into out (PATH_MAX bytes): of the file itself, or,
+ * when it does not exist yet (a -wal, an install secret before the first
+ * request), of its directory followed by its name. -1 when neither resolves.
+ */
+static int
+real_path(const char *path, char *out)
+{
+	const char	*slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
+	char		 dir[PATH_MAX];
+	size_t		 dlen = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	int		 n;
+
+	if (realpath(path, out) != NULL)
+		return 0;
+	if (errno != ENOENT || dlen >= sizeof(dir))
+		return -1;
+	memcpy(dir, slash == NULL ? "." : path, dlen);
+	dir[dlen] = '\0';
+	if (realpath(dir, out) == NULL)
+		return -1;
+	n = snprintf(dir, sizeof(dir), "%s/%s", strcmp(out, "/") == 0 ? "" : out, name);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -1;
+	memcpy(out, dir, (size_t)n + 1);
+	return 0;
+}
+
+/*
+ * Whether a file the programs keep lies under the web server's document root
+ * (docroot, DOCUMENT_ROOT of the request; both as real paths, so that a
+ * symbolic link on either side changes nothing): the web server would hand
+ * it to anyone who asks, whatever deny rule its configuration lacks. The
+ * first one found is named in cfg->exposed, with both paths in
+ * cfg->exposed_err for the log. -1 when out of memory.
+ */
+static int
+check_exposed(struct bl_config *cfg, const char *docroot)
+{
+	const int	 sqlite = !bl_config_is_pg(cfg->db_path);
+	const struct { const char *what, *path, *suffix; } files[] = {
+		{ "the database", sqlite ? cfg->db_path : NULL, "" },
+		{ "the database's WAL", sqlite ? cfg->db_path : NULL, "-wal" },
+		{ "the rate-limit counters", sqlite ? cfg->limits_path : NULL, "" },
+		{ "the settings file", cfg->settings_path, "" },
+		{ "the install secret", cfg->secret_file, "" },
+	};
+	char		 root[PATH_MAX], real[PATH_MAX];
+	char		*p;
+	size_t		 i, rlen;
+	int		 under;
+
+	if (docroot == NULL || *docroot == '\0' || realpath(docroot, root) == NULL)
+		return 0;
+	rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i].path == NULL)
+			continue;
+		if ((p = concat(files[i].path, files[i].suffix)) == NULL)
+			return -1;
+		under = real_path(p, real) == 0 && strncmp(real, root, rlen) == 0 &&
+		    (real[rlen] == '/' || real[rlen] == '\0');
+		free(p);
+		if (under) {
+			cfg->exposed = files[i].what;
+			snprintf(cfg->exposed_err, sizeof(cfg->exposed_err),
+			    "%s (%.450s) lies under the document root (%.450s), where the web "
+			    "server hands it to anyone: move it out (INSTALL, \"Data files\")",
+			    files[i].what, real, root);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
  * Fills cfg from the variables get returns (the process environment for
  * NULL) and the settings file; 0 on success (an invalid settings file too:
  * cfg->policy.err says why), -1 when out of memory.
@@ -155,7 +230,14 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	}
 	cfg->site_url = dup_env(get, arg, "BURNLINK_SITE_URL");
 	cfg->trusted_proxies = dup_env(get, arg, "BURNLINK_TRUSTED_PROXIES");
-	if (load_settings(cfg, get, arg) != 0)
+	/*
+	 * DOCUMENT_ROOT, and BURNLINK_DOCUMENT_ROOT for a server that passes the
+	 * program's own directory as DOCUMENT_ROOT (lighttpd under alias.url).
+	 */
+	if (load_settings(cfg, get, arg) != 0 ||
+	    check_exposed(cfg, get != NULL ? get(arg, "DOCUMENT_ROOT") : getenv("DOCUMENT_ROOT")) != 0 ||
+	    (cfg->exposed == NULL && check_exposed(cfg, get != NULL ?
+	    get(arg, "BURNLINK_DOCUMENT_ROOT") : getenv("BURNLINK_DOCUMENT_ROOT")) != 0))
 		goto fail;
 	return 0;
 fail:

@@ -192,7 +192,8 @@ err_text(enum bl_err e, char *buf, size_t len)
 }
 
 /*
- * Checks the instance: the settings parse, the database answers (a lookup of
+ * Checks the instance: the settings parse, no data file lies under the
+ * document root (lib/config.c), the database answers (a lookup of
  * a key no secret has), the counters store took a count (counters: the
  * caller's result of counting this check), and cleanup finished within
  * BL_CLEANUP_STALE seconds. Returns {status, checks, failed}, *healthy set;
@@ -207,8 +208,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	json_object		*o = json_object_new_object(), *checks, *failed, *cl = NULL;
 	char			 dberr[160], cnerr[160], clerr[160];
 	const char		*db = NULL, *cn = NULL, *cu = NULL;
-	char			 sterr[sizeof(c->cfg.policy.err) + 8];
-	size_t			 plen;
+	char			 sterr[128], fierr[160];
 	int64_t			 last;
 	enum bl_err		 e;
 
@@ -235,14 +235,28 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 		    (long long)((c->now_ms - last) / 60000), BL_CLEANUP_STALE / 60);
 		cu = clerr;
 	}
-	/* The settings error without the file's path: "line N: ...". */
-	plen = strlen(c->cfg.settings_path);
-	if (strncmp(settings_err, c->cfg.settings_path, plen) == 0 && settings_err[plen] == ':') {
-		snprintf(sterr, sizeof(sterr), "%s%s", settings_err[plen + 1] == ' ' ?
-		    "the settings file:" : "line ", settings_err + plen + 1);
+	/*
+	 * The settings error, publicly, as its line number alone: the text may
+	 * quote the line (a pasted conninfo with its password; with
+	 * BURNLINK_CONFIG=/etc/passwd, that file's first line). The whole text is
+	 * in the error log (bl_op_health) and burnlink-admin config check.
+	 */
+	if (settings_err[0] != '\0') {
+		if (c->cfg.policy.err_line > 0)
+			snprintf(sterr, sizeof(sterr), "line %u of the settings file is not "
+			    "valid; the error log and burnlink-admin config check say why",
+			    c->cfg.policy.err_line);
+		else
+			snprintf(sterr, sizeof(sterr), "the settings file cannot be used; "
+			    "the error log and burnlink-admin config check say why");
 		settings_err = sterr;
 	}
-	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0';
+	/* Which file, not where: the log line has the paths. */
+	if (c->cfg.exposed != NULL)
+		snprintf(fierr, sizeof(fierr), "%s lies under the web server's document root, "
+		    "where anyone can download it: move it out", c->cfg.exposed);
+	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0' &&
+	    c->cfg.exposed == NULL;
 	if (o == NULL || bl_json_add(o, "status", json_object_new_string(*healthy ? "ok" : "fail")) ||
 	    bl_json_add(o, "checks", checks = json_object_new_object()) ||
 	    bl_json_add(o, "failed", failed = json_object_new_array()) ||
@@ -250,6 +264,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	    add_check(checks, failed, "counters", cn, NULL) ||
 	    add_check(checks, failed, "settings", settings_err[0] != '\0' ? settings_err : NULL,
 	    NULL) ||
+	    add_check(checks, failed, "files", c->cfg.exposed != NULL ? fierr : NULL, NULL) ||
 	    add_check(checks, failed, "cleanup", cu, &cl) ||
 	    bl_json_add_time(cl, "lastRun", last)) {
 		json_object_put(o);

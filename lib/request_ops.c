@@ -184,8 +184,8 @@ bl_op_request_get(struct bl_req *r)
 	} else if (bl_json_add(o, "type", json_object_new_string("request")) ||
 	    bl_json_add(o, "state", json_object_new_string(bl_request_state_name(q.state))) ||
 	    !q.has_public_key || add_point(o, "publicKey", q.public_key) ||
-	    (note.buf != NULL ? bl_json_add(o, "note", bl_json_item(&note)) :
-	    bl_json_add_null(o, "note")) ||
+	    /* every waiting request has its note (docs/API.md): none is a fault */
+	    note.buf == NULL || bl_json_add(o, "note", bl_json_item(&note)) ||
 	    bl_json_add(o, "allowFiles", json_object_new_boolean(q.allow_files)) ||
 	    bl_json_add_time(o, "expiresAt", q.expires_ms))
 		goto out;

@@ -43,6 +43,15 @@ run(const struct bl_route *rt, struct bl_req *r)
 		return BL_ERR_CONFIG_INVALID;
 	}
 	/*
+	 * Nor while a data file lies under the document root (lib/config.c):
+	 * a site that does not work gets the mistake fixed; a database that
+	 * anyone can download would go unnoticed.
+	 */
+	if (r->ctx->cfg.exposed != NULL && !(rt->flags & BL_ROUTE_PROBE)) {
+		bl_log(r, "files: %s", r->ctx->cfg.exposed_err);
+		return BL_ERR_CONFIG_INVALID;
+	}
+	/*
 	 * A path below a route that takes none: the web server's configuration
 	 * sends every path under /api/ that is no endpoint to /api/config's
 	 * program with the path "/-" (conf/), so that it too is the API's JSON

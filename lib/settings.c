@@ -98,6 +98,7 @@ fail(struct parse *p, const char *fmt, ...)
 
 	if (pol->err[0] != '\0')
 		return -1;
+	pol->err_line = p->line;
 	n = p->line > 0 ? snprintf(pol->err, sizeof(pol->err), "%s:%u: ", p->path, p->line) :
 	    snprintf(pol->err, sizeof(pol->err), "%s: ", p->path);
 	if (n < 0 || (size_t)n >= sizeof(pol->err))

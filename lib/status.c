@@ -53,6 +53,8 @@ bl_op_health(struct bl_req *r)
 		snprintf(msg + at, sizeof(msg) - at, ".");
 	if (r->ctx->cfg.policy.err[0] != '\0')
 		bl_log(r, "settings: %s", r->ctx->cfg.policy.err);
+	if (r->ctx->cfg.exposed != NULL)
+		bl_log(r, "files: %s", r->ctx->cfg.exposed_err);
 	bl_log(r, "health: %s", msg);
 	if (r->retry_after == 0)
 		r->retry_after = 60;

@@ -44,7 +44,7 @@ static const char usage_text[] =
 "  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
 "                                 burnlink.conf beside the database); names file and line\n"
 "  config show                    the limits and choices in force (as GET /api/config)\n"
-"  health                         database, counters, settings, last cleanup (as GET /api/health)\n"
+"  health                         database, counters, settings, files, last cleanup (as GET /api/health)\n"
 "\n"
 "ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
 "install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
@@ -663,6 +663,8 @@ cmd_health(struct bl_ctx *c)
 		print_json(o);
 	if (c->cfg.policy.err[0] != '\0')
 		fprintf(stderr, "burnlink-admin: %s\n", c->cfg.policy.err);
+	if (c->cfg.exposed != NULL)
+		fprintf(stderr, "burnlink-admin: %s\n", c->cfg.exposed_err);
 	return healthy ? EX_OK : EX_FAIL;
 }
 

@@ -145,7 +145,7 @@ describe('the page and the settings file', { skip: skip || false }, () => {
 			await p.fill('#text', 'not stored');
 			await p.click('#create-button');
 			await p.waitForSelector('#form-error:not(:empty)');
-			assert.match(await p.textContent('#form-error'), /settings file of this site is invalid.*burnlink-admin config check/s);
+			assert.match(await p.textContent('#form-error'), /This site is not set up correctly.*error log/s);
 			const posts = (await p.context().requests()).filter((r) => r.method === 'POST');
 			assert.equal(posts.length, 1);
 		} finally {

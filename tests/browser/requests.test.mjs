@@ -98,7 +98,7 @@ describe('secret request pages', { skip: skip || false }, () => {
 		const pb = await b.newPage();
 		const q = await ask(pa, { note: 'the VPN password for host X, please', files: true });
 		assert.match(q.requestLink, /\/request\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{43}$/);
-		assert.match(q.inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{171}$/);
+		assert.match(q.inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{182}$/);
 
 		const inbox = await a.newPage();
 		await inbox.goto(q.inboxLink);
@@ -212,17 +212,19 @@ describe('secret request pages', { skip: skip || false }, () => {
 		await ctx.close();
 	});
 
-	test('an inbox link whose key pair was changed in transit is a damaged link; the answer stays for the right one', async () => {
+	test('an inbox link whose key pair, note key or check was changed in transit is a damaged link; the answer stays for the right one', async () => {
 		const ctx = await newContext(browser);
 		const page = await ctx.newPage();
 		const q = await ask(page);
 		const s = await ctx.newPage();
 		await answer(s, q.requestLink, { text: 'still there' });
-		// One character of the private scalar, one of the public point, changed
-		// into other valid ones: still 171 base64 characters.
+		// One character of the private scalar, one of the public point, one of
+		// the note key (issue 29, item 10: its only check was the answer's
+		// decryption, after the read) and one of the check, changed into
+		// other valid ones: still 182 base64 characters.
 		const at = q.inboxLink.indexOf('#key=') + 5;
 		const change = (i) => q.inboxLink.slice(0, at + i) + (q.inboxLink[at + i] === 'A' ? 'B' : 'A') + q.inboxLink.slice(at + i + 1);
-		for (const damaged of [change(1), change(60)]) {
+		for (const damaged of [change(1), change(60), change(150), change(175)]) {
 			await page.goto('about:blank');
 			await page.goto(damaged);
 			await shown(page, 'done-view');

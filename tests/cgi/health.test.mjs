@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newContext, checkError, ROOT } from '../lib/cgi.mjs';
 
-const CHECKS = ['cleanup', 'counters', 'database', 'settings'];
+const CHECKS = ['cleanup', 'counters', 'database', 'files', 'settings'];
 
 function health(ctx, env = {}, method = 'GET') {
 	return ctx.run('health', { method, env });
@@ -122,14 +122,48 @@ test('cleanup stale (last run three hours ago): 503 naming cleanup', async () =>
 	assert.equal((await health(ctx)).status, 200);
 });
 
-test('settings broken: 503 naming settings and the line; the log names file and line', async () => {
+test('settings broken: 503 naming settings and the line; the log names file, line and what is wrong', async () => {
 	const ctx = await cleaned();
 	fs.writeFileSync(path.join(ctx.dir, 'burnlink.conf'), 'views_max = 5\nviews_max = 6\n');
 	const res = await health(ctx);
 	const j = unhealthy(res, ['settings']);
-	assert.match(j.checks.settings.error, /^line 2: views_max is set twice/);
+	assert.equal(j.checks.settings.error,
+		'line 2 of the settings file is not valid; the error log and burnlink-admin config check say why');
 	assert.ok(!j.checks.settings.error.includes(ctx.dir), 'no path in the public answer');
 	assert.ok(res.stderr.includes(`settings: ${path.join(ctx.dir, 'burnlink.conf')}:2: views_max is set twice`), res.stderr);
+});
+
+// Issue 29, item 4: the answer is public; the text of a bad line may be a
+// password (a conninfo pasted into the wrong file) or another file's first line.
+test('settings broken: the public answer quotes nothing of the file, the log does', async () => {
+	const ctx = await cleaned();
+	const conf = path.join(ctx.dir, 'burnlink.conf');
+	fs.writeFileSync(conf, '# settings\npostgresql://burnlink:Pa55-w0rd-x@db.internal/burnlink\n');
+	const res = await health(ctx);
+	const j = unhealthy(res, ['settings']);
+	const body = res.body.toString();
+	for (const s of ['Pa55', 'postgresql', 'db.internal', 'burnlink:'])
+		assert.ok(!body.includes(s), `${s} in the public answer: ${body}`);
+	assert.match(j.checks.settings.error, /^line 2 of the settings file is not valid/);
+	assert.ok(res.stderr.includes(`${conf}:2: not "key = value": postgresql://burnlink:Pa55-w0rd-x@db.internal`), res.stderr);
+	assert.equal(admin(ctx, ['config', 'check', conf]).stderr,
+		`burnlink-admin: ${conf}:2: not "key = value": postgresql://burnlink:Pa55-w0rd-x@db.internal/burnlink\n`);
+
+	// Another file named as the settings file: not a line of it in the answer.
+	const other = path.join(ctx.dir, 'passwd');
+	fs.writeFileSync(other, 'root:x:0:0:root:/root:/bin/bash\n');
+	const r2 = await health(ctx, { BURNLINK_CONFIG: other });
+	unhealthy(r2, ['settings']);
+	assert.ok(!r2.body.toString().includes('root'), r2.body.toString());
+	assert.equal(r2.json.checks.settings.error,
+		'line 1 of the settings file is not valid; the error log and burnlink-admin config check say why');
+
+	// An error about the whole file has no line.
+	const r3 = await health(ctx, { BURNLINK_CONFIG: path.join(ctx.dir, 'none.conf') });
+	unhealthy(r3, ['settings']);
+	assert.equal(r3.json.checks.settings.error,
+		'the settings file cannot be used; the error log and burnlink-admin config check say why');
+	assert.match(r3.stderr, /none\.conf: cannot open the settings file/);
 });
 
 test('database missing: 503 naming the database', async () => {

@@ -8,8 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startFastcgi } from './server.mjs';
+import { startServer, ROOT } from '../lib/server.mjs';
 
 let srv, dataDir, api;
 
@@ -215,4 +217,27 @@ test('deleting the counters file resets the counts, also for responders that had
 	assert.equal(after.status, 200, after.text);
 	assert.equal(Number(after.headers.get('x-ratelimit-remaining')), Number(after.headers.get('x-ratelimit-limit')) - 1);
 	assert.ok(fs.existsSync(path.join(dataDir, 'burnlink-counters')), 'a new counters file');
+});
+
+// Issue 29, item 12: a FastCGI responder reads DOCUMENT_ROOT from each
+// request's parameters, as a CGI program does from its environment: a
+// database under the document root is refused (503 CONFIG_INVALID).
+test('a database under the document root: every request refused, the log names the file', async () => {
+	const docroot = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-docroot-'));
+	fs.chmodSync(docroot, 0o755);
+	fs.copyFileSync(path.join(ROOT, 'www', 'robots.txt'), path.join(docroot, 'robots.txt'));
+	fs.chmodSync(path.join(docroot, 'robots.txt'), 0o644);
+	const s = await startServer({ server: 'lighttpd-fastcgi', wwwDir: docroot, db: path.join(docroot, 'x.sqlite') });
+	try {
+		for (let i = 0; i < 3; i++) {	// the kept responder too
+			const r = await fetch(s.base + '/api/secrets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x"}' });
+			const j = await r.json();
+			assert.equal(r.status, 503);
+			assert.equal(j.code, 'CONFIG_INVALID');
+		}
+		assert.match(s.errorLog(), /files: the database \(.*x\.sqlite\) lies under the document root/);
+	} finally {
+		await s.stop();
+		fs.rmSync(docroot, { recursive: true, force: true });
+	}
 });

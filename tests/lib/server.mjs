@@ -27,6 +27,8 @@
 //   environment selects the event MPM with mod_cgid instead.)
 //   tree    with 'htaccess': serve this tree (laid out like `make install`, e.g.
 //           an unpacked `make dist` tarball) instead of installing a fresh one.
+//   apacheWithout  with 'apache' or 'htaccess': modules whose LoadModule line
+//           is left out (['headers']: a host without mod_headers).
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
@@ -414,6 +416,13 @@ export async function startServer(opts = {}) {
 			BL_APACHE_MPM: cgid ? 'event' : 'prefork',
 			BL_APACHE_CGI: cgid ? 'cgid' : 'cgi',
 		}, conf);
+		// A host without some module (apacheWithout: ['headers']).
+		for (const m of opts.apacheWithout || []) {
+			const text = fs.readFileSync(conf, 'utf8');
+			const line = new RegExp(`^LoadModule ${m}_module .*\n`, 'm');
+			if (!line.test(text)) throw new Error(`server.mjs: no LoadModule ${m}_module to leave out`);
+			fs.writeFileSync(conf, text.replace(line, ''));
+		}
 		bin = findBinary(['apache2', 'httpd']);
 		argv = ['-d', runDir, '-f', conf, '-DFOREGROUND'];
 	}

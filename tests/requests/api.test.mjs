@@ -60,6 +60,18 @@ test('ask, read the note, answer once, read the answer once: text and files byte
 	assert.equal(ctx.sql(`SELECT state, text_ct IS NULL, (SELECT count(*) FROM attachments WHERE secret_id = ${answerId}) FROM secrets WHERE id = ${answerId}`).trim(), '3|1|0',
 		'the answer is an exhausted tombstone without content');
 	checkError(assert, await ctx.rq.burn(q.inboxKey), 410, 'ANSWER_READ');
+	// Either key: a read request's DELETE is ANSWER_READ (docs/API.md, DELETE /requests/<key>).
+	checkError(assert, await ctx.rq.burn(q.requestKey), 410, 'ANSWER_READ');
+	ctx.remove();
+});
+
+test('an empty sealed answer (no text, or an empty text, and no files) is 400 INVALID_CONTENT; the request still waits', async () => {
+	const ctx = requestContext();
+	const q = await ctx.ask();
+	const eph = (await wire.sealAnswer(q.publicKey, q.noteKey, { text: 'x' })).ephemeralKey;
+	checkError(assert, await ctx.rq.post(q.requestKey, { ephemeralKey: eph }), 400, 'INVALID_CONTENT');
+	checkError(assert, await ctx.answer(q, { text: '' }), 400, 'INVALID_CONTENT');
+	assert.equal((await ctx.rq.get(q.inboxKey)).json.state, 'waiting');
 	ctx.remove();
 });
 

@@ -24,7 +24,7 @@ test('request, answer with text and files, get the answer once: byte for byte', 
 	assert.equal(r.code, 0, r.err);
 	const [requestLink, inboxLink] = r.out.trim().split('\n');
 	assert.match(requestLink, /\/request\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{43}$/);
-	assert.match(inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{171}$/);
+	assert.match(inboxLink, /\/inbox\/[A-Za-z0-9_-]{22}#key=[A-Za-z0-9_-]{182}$/);
 	let s = await cli(['status', inboxLink]);
 	assert.match(s.out, /^state:\s+waiting$/m);
 	s = await cli(['get', inboxLink]);
@@ -122,15 +122,17 @@ test('--inbox-file: a name that is taken, or a request that fails, leaves no req
 	assert.ok(!fs.existsSync(fresh), 'no empty inbox file is left behind');
 });
 
-test('get with an inbox link whose key pair was changed in transit refuses before the answer is read', async () => {
+test('get with an inbox link whose key pair, note key or check was changed in transit refuses before the answer is read', async () => {
 	const r = await cli(['request']);
 	const [requestLink, inboxLink] = r.out.trim().split('\n');
 	assert.equal((await cli(['answer', requestLink, 'kept for the right link'])).code, 0);
-	// One character of the private scalar, and one of the public point, changed
-	// into other valid ones: still 171 base64 characters.
+	// One character of the private scalar, one of the public point, one of
+	// the note key (issue 29, item 10: its only check was the answer's
+	// decryption, after the read) and one of the check, changed into other
+	// valid ones: still 182 base64 characters.
 	const at = inboxLink.indexOf('#key=') + 5;
 	const change = (i) => inboxLink.slice(0, at + i) + (inboxLink[at + i] === 'A' ? 'B' : 'A') + inboxLink.slice(at + i + 1);
-	for (const damaged of [change(1), change(60)]) {
+	for (const damaged of [change(1), change(60), change(150), change(175)]) {
 		const g = await cli(['get', damaged]);
 		assert.equal(g.code, 2, g.err);
 		assert.match(g.err, /inbox link is damaged/);

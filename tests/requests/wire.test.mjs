@@ -21,7 +21,8 @@ function row(name) {
 }
 
 const v = {
-	rd: row('requester `d`'), rpub: row('requester `publicKey`'), inbox: row('inbox `#key=`'),
+	rd: row('requester `d`'), rpub: row('requester `publicKey`'), inbox: row('inbox `#key=` (128 bytes, without the check)'),
+	checked: row('inbox `#key=` with its check').split('`')[0],
 	ed: row('ephemeral `d`'), epub: row('`ephemeralKey`'), z: row('`Z`'), key: row('AES key (IKM: `Z`, then the note key)'),
 	iv: row('`text.iv` (base64)'),
 	ct: row('`text.ciphertext` (base64) for `correct horse battery staple`'),
@@ -40,6 +41,29 @@ test('the vector\'s keys: SHA-256 seeds, uncompressed points, the inbox fragment
 	assert.equal(Buffer.concat([r.getPrivateKey(), r.getPublicKey().subarray(1),
 	    Buffer.from(v.nk, 'base64url')]).toString('base64url'), v.inbox);
 	assert.equal(v.inbox.length, 171);
+});
+
+// Issue 29, item 10: the inbox link's key value carries a check of all of it,
+// so a changed character of the note key is found before the answer is read.
+test('the inbox fragment\'s check: SHA-256 of the 128 bytes, first 8; any changed character is refused', async () => {
+	const raw = Buffer.from(v.inbox, 'base64url');
+	const check = crypto.createHash('sha256').update(raw).digest().subarray(0, 8);
+	assert.equal(Buffer.concat([raw, check]).toString('base64url'), v.checked);
+	assert.equal(v.checked.length, 182);
+	assert.deepEqual(Buffer.from(await wire.inboxCheck(raw)), check);
+	assert.ok(await wire.importInboxSecret(v.checked), 'the vector imports');
+	const change = (s, i) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+	// Every position: the key pair, the note key (96..127 bytes: characters
+	// 128..170) and the check itself.
+	for (let i = 0; i < v.checked.length - 1; i++)
+		assert.equal(await wire.importInboxSecret(change(v.checked, i)), null, `character ${i} changed`);
+	// A link made before the check: its note key cannot be checked, as before.
+	assert.ok(await wire.importInboxSecret(change(v.inbox, 150)), 'a 171-character link is accepted');
+	// A new request's inbox secret carries the check.
+	const keys = await wire.newRequestKeys();
+	assert.equal(keys.inboxSecret.length, 182);
+	assert.ok(await wire.importInboxSecret(keys.inboxSecret));
+	assert.equal(await wire.importInboxSecret(change(keys.inboxSecret, 150)), null);
 });
 
 test('node:crypto: ECDH, HKDF-SHA-256 (salt, info) and AES-256-GCM give the documented values', () => {

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import { startServer, rawRequest } from '../lib/server.mjs';
 import { encryptItem, b64urlEncode, fragmentKey } from '../lib/cgi.mjs';
 
-const SERVERS = (process.env.BURNLINK_SECURITY_SERVERS || 'lighttpd apache nginx').split(/\s+/).filter(Boolean);
+const SERVERS = (process.env.BURNLINK_SECURITY_SERVERS || 'lighttpd apache htaccess nginx').split(/\s+/).filter(Boolean);
 
 function unique(label) {
 	return `${label}-${crypto.randomBytes(9).toString('base64url')}`;
@@ -123,7 +123,72 @@ for (const kind of SERVERS) {
 				'"GET /secret/<key> ', '"GET /receipt/<key> '])
 				assert.ok(log.includes(line), `${line.trim()} logged`);
 			assert.match(log, /"POST \/api\/secrets\/<key> HTTP\/1\.1" 410 /, 'the status of a request with a key');
-			assert.match(log, /"POST \/api\/secrets HTTP\/1\.1" 200 /, 'other paths are logged as they were');
+			// lighttpd logs the program's path (its URL once rewritten).
+			assert.match(log, /"POST \/(api\/secrets|cgi-bin\/create) HTTP\/1\.1" 200 /, 'other paths are logged as they were');
+		});
+	});
+
+	// Issue 29, item 13: every form of URL that a browser, a client, a mail
+	// scanner or a link previewer may send, for every link and API path that
+	// holds a key or a token (docs/API.md: /secret/<secretKey>#key=,
+	// /receipt/<key>, /request/<requestKey>#key=, /inbox/<inboxKey>#key=,
+	// /dashboard#verify=<token>, #reset=<token>; /api/secrets/<key>,
+	// /api/requests/<key>): no log line holds the key, the fragment's key or
+	// the token. Logged lines hold "<key>", "/<other>" or "-" in its place.
+	describe(`${kind}: no key or token in any log, whatever form the URL takes`, () => {
+		let srv;
+		const key = () => crypto.randomBytes(16).toString('base64url');
+		const needles = [];
+		before(async () => { srv = await startServer({ server: kind }); });
+		after(async () => { if (srv) await srv.stop(); });
+
+		test('every form, GET and HEAD', async () => {
+			const sk = key(), rk = key(), qk = key(), ik = key(), ak = key();
+			const dk = crypto.randomBytes(32).toString('base64url');
+			const tok = crypto.randomBytes(32).toString('base64url');
+			needles.push(sk, rk, qk, ik, ak, dk, tok);
+			const bases = [`/secret/${sk}`, `/receipt/${rk}`, `/request/${qk}`, `/inbox/${ik}`,
+				`/api/secrets/${ak}`, `/api/requests/${qk}`, `/api/requests/${ik}/answer`];
+			const forms = [];
+			for (const b of bases) {
+				const [, first, rest] = b.match(/^\/([a-z]+)(\/.*)$/);
+				forms.push(b, `${b}/`, `${b}//`, `/${b}`, `/${first}/${rest}`, `${b}/x`, `${b}%2F`,
+					`${b}?utm_source=chat`, `${b}?key=${dk}`, `${b}#key=${dk}`, `${b}%23key=${dk}`,
+					`${b}%23key%3D${dk}`, `${b}/#key=${dk}`, `/${first.toUpperCase()}${rest}`,
+					`/${first}.html${rest}`, `${b}.html`, `${b}&key=${dk}`, `${b};key=${dk}`);
+			}
+			for (const f of ['verify', 'reset'])
+				forms.push(`/dashboard#${f}=${tok}`, `/dashboard%23${f}=${tok}`, `/dashboard?${f}=${tok}`,
+					`/dashboard/#${f}=${tok}`, `/dashboard/%23${f}=${tok}`, `/dashboard.html#${f}=${tok}`,
+					`//dashboard%23${f}%3D${tok}`);
+			forms.push(`/s/${sk}`, `/?key=${dk}`, `/#key=${dk}`, `/%23key=${dk}`, `/index.html?secret=${sk}`,
+				`/ask?key=${dk}`, `/assets/burnlink.css?${tok}`, `/api/secrets?key=${sk}`, `/api/config/${sk}`,
+				`/cgi-bin/metadata/${ak}`, `/cgi-bin/requests/${qk}`);
+			for (const p of forms) for (const method of ['GET', 'HEAD']) {
+				const r = await rawRequest(srv.base, { method, path: p, noSpecCheck: true });
+				assert.ok(r.status > 0, `${method} ${p}`);
+			}
+			// A POST and a DELETE of the API forms too.
+			for (const p of [`/api/secrets/${ak}/`, `/api/secrets/${ak}%23key=${dk}`, `/api/requests/${qk}?x=${dk}`])
+				for (const method of ['POST', 'DELETE'])
+					await rawRequest(srv.base, { method, path: p, noSpecCheck: true, headers: { 'Content-Length': '0' } });
+		});
+
+		test('the access log holds none of them', () => {
+			const log = srv.accessLog();
+			assert.ok(log.length > 0, 'the access log was written');
+			for (const n of needles) {
+				const line = log.split('\n').find((l) => l.includes(n));
+				assert.equal(line, undefined, `a key or token in the access log: ${line}`);
+			}
+		});
+
+		test('the error log holds none of them', () => {
+			const log = srv.errorLog();
+			for (const n of needles) {
+				const line = log.split('\n').find((l) => l.includes(n));
+				assert.equal(line, undefined, `a key or token in the error log: ${line}`);
+			}
 		});
 	});
 

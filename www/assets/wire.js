@@ -291,11 +291,13 @@ export function nodeSync(nodeCrypto) {
 
 // ECDH over P-256; public keys travel as the uncompressed SEC1 point (65
 // bytes: 0x04 || X || Y) in url-safe base64 without padding (87 characters);
-// the inbox link's fragment holds d || X || Y || the note key (128 bytes,
-// 171 characters).
+// the inbox link's fragment holds d || X || Y || the note key (128 bytes)
+// || its check (8 bytes): 136 bytes, 182 characters. Links made before the
+// check have the 128 bytes alone (171 characters).
 export const POINT_BYTES = 65;
 export const SCALAR_BYTES = 32;
 export const INBOX_BYTES = 128;
+export const INBOX_CHECK_BYTES = 8;
 export const ANSWER_INFO = 'burnlink request answer v1';
 const EC = { name: 'ECDH', namedCurve: 'P-256' };
 
@@ -326,7 +328,17 @@ export function decodePoint(s) {
 	return b && b[0] === 4 ? b : null;
 }
 
-// A new request: {publicKey (87 characters, for the server), inboxSecret (171
+// The check of an inbox link's 128 bytes (d || X || Y || note key): the
+// first 8 bytes of their SHA-256. A changed character anywhere in the link's
+// key, the note key too, which nothing else can check before the answer is
+// read (and so deleted), makes it differ (docs/API.md, "Secret requests:
+// keys and links").
+export async function inboxCheck(bytes128) {
+	const h = new Uint8Array(await wc.subtle.digest('SHA-256', toBytes(bytes128).subarray(0, INBOX_BYTES)));
+	return h.slice(0, INBOX_CHECK_BYTES);
+}
+
+// A new request: {publicKey (87 characters, for the server), inboxSecret (182
 // characters, for the inbox link's fragment only), noteKey (43 characters,
 // for the request link's fragment only)}.
 export async function newRequestKeys() {
@@ -335,10 +347,11 @@ export async function newRequestKeys() {
 	const pub = new Uint8Array(await wc.subtle.exportKey('raw', pair.publicKey));
 	const unb = (v) => fromB64u(v, SCALAR_BYTES);
 	const nk = newKey();
-	const secret = new Uint8Array(INBOX_BYTES);
+	const secret = new Uint8Array(INBOX_BYTES + INBOX_CHECK_BYTES);
 	secret.set(unb(jwk.d), 0);
 	secret.set(pub.subarray(1), SCALAR_BYTES);
 	secret.set(nk, SCALAR_BYTES * 3);
+	secret.set(await inboxCheck(secret), INBOX_BYTES);
 	const inboxSecret = b64u(secret);
 	secret.fill(0);
 	const noteKey = encodeKey(nk);
@@ -384,11 +397,25 @@ export async function openNote(noteKey, publicKey, item) {
 
 // {privateKey (a WebCrypto key), publicRaw (65 bytes), noteKey (32 bytes)}
 // of an inbox link's key value, or null when it is not 128 bytes of a P-256
-// key pair and a note key.
+// key pair and a note key followed by their check (182 characters), or the
+// 128 bytes alone (171 characters: a link made before the check, whose note
+// key only the answer's decryption can check). Reads nothing from the
+// server: a client calls it before it reads the answer.
 export async function importInboxSecret(value) {
-	const b = fromB64u(value, INBOX_BYTES);
+	const checked = typeof value === 'string' && value.length === Math.ceil((INBOX_BYTES + INBOX_CHECK_BYTES) * 4 / 3);
+	const b = fromB64u(value, checked ? INBOX_BYTES + INBOX_CHECK_BYTES : INBOX_BYTES);
 	if (!b)
 		return null;
+	if (checked) {
+		const want = await inboxCheck(b);
+		let diff = 0;
+		for (let i = 0; i < INBOX_CHECK_BYTES; i++)
+			diff |= want[i] ^ b[INBOX_BYTES + i];
+		if (diff !== 0) {
+			b.fill(0);
+			return null;
+		}
+	}
 	const jwk = {
 		kty: 'EC', crv: 'P-256', ext: false,
 		d: b64u(b.subarray(0, 32)), x: b64u(b.subarray(32, 64)), y: b64u(b.subarray(64, 96)),
