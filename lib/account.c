@@ -403,6 +403,24 @@ password_check(struct bl_req *r, int64_t account_id, const char *pw, size_t len,
 	return BL_OK;
 }
 
+/*
+ * Checks that pw is the password of the signed-in account, counted like a
+ * sign-in attempt (a stolen session cannot guess it quickly): BL_OK, or
+ * INVALID_CREDENTIALS, or a limit's error. What POST /api/password and
+ * POST /api/email ask for (docs/API.md).
+ */
+enum bl_err
+bl_account_confirm(struct bl_req *r, const char *pw, size_t len)
+{
+	enum bl_err	 e;
+	int		 ok;
+
+	if ((e = count_attempt(r, r->session.account.name)) != BL_OK ||
+	    (e = password_check(r, r->session.account.id, pw, len, &ok)) != BL_OK)
+		return e;
+	return ok ? BL_OK : BL_ERR_INVALID_CREDENTIALS;
+}
+
 /* {id, email, createdAt} of an account. */
 static json_object *
 account_json(const struct bl_account *a)
@@ -598,7 +616,6 @@ bl_op_password(struct bl_req *r)
 	size_t			 clen, plen;
 	struct bl_sess		 fresh;
 	enum bl_err		 e;
-	int			 ok;
 	static const char hint[] = "Send {\"currentPassword\": \"...\", \"newPassword\": \"...\"}, both strings.";
 
 	if ((e = body_string(r, "currentPassword", &cur, &clen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
@@ -606,11 +623,8 @@ bl_op_password(struct bl_req *r)
 		return e;
 	if (!bl_password_valid(pw, plen))
 		return BL_ERR_INVALID_PASSWORD;
-	if ((e = count_attempt(r, ss->account.name)) != BL_OK ||
-	    (e = password_check(r, ss->account.id, cur, clen, &ok)) != BL_OK)
+	if ((e = bl_account_confirm(r, cur, clen)) != BL_OK)
 		return e;
-	if (!ok)
-		return BL_ERR_INVALID_CREDENTIALS;
 	if ((e = bl_account_set_password(r->ctx, ss->account.id, pw, plen)) != BL_OK)
 		return e;
 	/* From here on a failure must say that the password was changed. */

@@ -44,6 +44,8 @@ static const struct mail_text {
 	{ "secret.expired", "Your secret expired unread", "Your secret expired, never viewed, at" },
 	{ "account.verify", "Confirm your e-mail address",
 	    "Open this link within an hour to confirm this address for your account:" },
+	{ "account.changed", "The e-mail address of your account was changed",
+	    "The e-mail address of your account was changed to another one at" },
 	{ "account.reset", "Reset your password",
 	    "Open this link within an hour to choose a new password (it signs you out "
 	    "everywhere). If you did not ask for it, ignore this mail:" },
@@ -53,6 +55,9 @@ static const struct mail_text {
 #define TXT_BURNED_BY	"Burned with:"
 #define TXT_RECEIPT	"Receipt:"
 #define TXT_FOOTER	"This mail holds nothing of the secret itself."
+#define TXT_CHANGED	"This address no longer receives the account's mail or its password " \
+			"resets. If you did not change it, your password is known to someone " \
+			"else: ask the site's operator to lock the account."
 
 /* A network of BURNLINK_NOTIFY_ALLOW. */
 struct net {
@@ -440,7 +445,10 @@ mail_text(struct run *r, const struct bl_outbox_item *it, const char *to)
 	fprintf(f, "From: %s\nTo: %s\nSubject: %s\nDate: %s\nAuto-Submitted: auto-generated\n"
 	    "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
 	    "Content-Transfer-Encoding: 8bit\n\n", from, to, m->subject, date);
-	if (strncmp(it->kind, "account.", 8) == 0)
+	if (strcmp(it->kind, "account.changed") == 0)
+		fprintf(f, "%s %s.\n\n%s\n", m->text, bl_iso8601(it->occurred_ms, when),
+		    TXT_CHANGED);
+	else if (strncmp(it->kind, "account.", 8) == 0)
 		fprintf(f, "%s\n\n%s/dashboard#%s=%s\n", m->text, site,
 		    strcmp(it->kind, "account.reset") == 0 ? "reset" : "verify", it->detail);
 	else {
@@ -545,7 +553,7 @@ static void
 deliver(struct run *r, const struct bl_outbox_item *it)
 {
 	char		 why[192] = "";
-	const char	*bad = NULL;
+	const char	*bad = NULL, *to;
 	char		*msg;
 	int64_t		 status = -1, sent = 0, back, now = r->c->now_ms;
 	int		 account_mail = strncmp(it->kind, "account.", 8) == 0, k;
@@ -573,11 +581,13 @@ deliver(struct run *r, const struct bl_outbox_item *it)
 		}
 		bad = post(r, it, &status, why, sizeof(why));
 	} else {
-		if (it->email[0] == '\0' || (!account_mail && !it->verified)) {
+		/* the address replaced is in the row; every other mail goes to the account's */
+		to = strcmp(it->kind, "account.changed") == 0 ? it->detail : it->email;
+		if (to[0] == '\0' || (!account_mail && !it->verified)) {
 			settle(r, it, 2, -1, "the account has no verified address", now);
 			return;
 		}
-		if ((msg = mail_text(r, it, it->email)) == NULL) {
+		if ((msg = mail_text(r, it, to)) == NULL) {
 			settle(r, it, 2, -1, "cannot write this mail (address or kind)", now);
 			return;
 		}

@@ -194,7 +194,8 @@ bl_store_email_find(struct bl_store *s, const char *email, int64_t *account_id)
  * Records a one-time token (its SHA-256) of kind for an account's address and
  * queues its mail, in one transaction. The mail (a row of the outbox) holds
  * the token until it is sent; a verification token records email as the
- * account's address, not verified until the token comes back. A reset
+ * account's address, not verified until the token comes back, and queues
+ * a mail to the verified address it replaces ("account.changed"). A reset
  * token keeps the address and whether it was verified.
  */
 enum bl_err
@@ -221,6 +222,11 @@ bl_store_email_token(struct bl_store *s, int64_t account_id, const char *email, 
 		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email),
 		    P_INT_OR_NULL(keep && m.verified_ms >= 0, m.verified_ms),
 		    P_BLOB(hash, BL_HASH_BYTES), P_INT(kind), P_INT(expires)), NULL, NULL, NULL);
+	/* a verified address replaced is told so (the row holds it until sent) */
+	if (e == BL_OK && !keep && m.verified_ms >= 0)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
+		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m.email),
+		    P_INT(now)), bl_row_id, &row, NULL);
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
 		    P_TEXT(kind == BL_TOKEN_RESET ? "account.reset" : "account.verify"),

@@ -68,14 +68,58 @@ test('sign-up mails a verification link; the address is verified once, by it', a
 	assert.equal(again.json.code, 'INVALID_TOKEN');
 
 	// A new address: not verified until its own link comes back.
-	const set = await b.req('email', { method: 'POST', body: { email: 'alice@new.example' } });
+	const set = await b.req('email', { method: 'POST', body: { email: 'alice@new.example', currentPassword: PASSWORD } });
 	assert.equal(set.status, 200);
 	assert.deepEqual(set.json, { success: true, email: 'alice@new.example', verified: false });
 	const second = await deliver(ctx);
-	assert.equal(second.mails.length, 1);
-	assert.match(second.mails[0], /^To: alice@new\.example$/m);
-	assert.equal((await anon.req('token', { method: 'POST', body: { token: tokenOf(second.mails[0], 'verify') } })).status, 200);
+	const toNew = second.mails.filter((m) => /^To: alice@new\.example$/m.test(m));
+	assert.equal(toNew.length, 1);
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: tokenOf(toNew[0], 'verify') } })).status, 200);
 	assert.equal((await b.req('email')).json.verified, true);
+});
+
+// docs/API.md, POST /email: a stolen session (its cookie and CSRF token) is
+// not enough to move the account's mail, and so its password resets, to
+// another address; the verified address replaced is told by mail.
+test('changing the address needs the password, and the verified address replaced is told', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	const verify = await deliver(ctx);
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf(verify.mails[0], 'verify') } })).status, 200);
+
+	const bare = await b.req('email', { method: 'POST', body: { email: 'thief@evil.example' } });
+	assert.equal(bare.status, 400);
+	assert.equal(bare.json.code, 'INVALID_JSON');
+	assert.match(bare.json.hint, /currentPassword/);
+	const wrong = await b.req('email', { method: 'POST', body: { email: 'thief@evil.example', currentPassword: 'a guess of the thief' } });
+	assert.equal(wrong.status, 401);
+	assert.equal(wrong.json.code, 'INVALID_CREDENTIALS');
+	assert.deepEqual((await b.req('email')).json, { email: 'alice@example.org', verified: true }, 'unchanged');
+	assert.equal((await deliver(ctx)).mails.length, 0, 'nothing mailed');
+
+	// with the password: the new address gets its link, the old one a notice
+	const ok = await b.req('email', { method: 'POST', body: { email: 'alice@new.example', currentPassword: PASSWORD } });
+	assert.equal(ok.status, 200);
+	const { run, mails } = await deliver(ctx);
+	assert.equal(mails.length, 2, mails.join('\n----\n'));
+	const notice = mails.find((m) => /^To: alice@example\.org$/m.test(m));
+	assert.ok(notice, 'the old address is told');
+	assert.match(notice, /^Subject: The e-mail address of your account was changed$/m);
+	assert.ok(!notice.includes('alice@new.example'), 'the notice does not name the new address');
+	assert.ok(!/#(verify|reset)=/.test(notice), 'the notice holds no link');
+	assert.ok(mails.some((m) => /^To: alice@new\.example$/m.test(m) && /#verify=/.test(m)));
+	assert.ok(!run.stderr.includes('alice@example.org'), 'the address is not logged');
+	assert.equal(ctx.sql(`SELECT count(*) FROM outbox WHERE detail IS NOT NULL`).trim(), '0',
+		'the sent notice no longer holds the old address');
+
+	// the same address again (a resend) and an unverified one replaced: no notice
+	for (const email of ['alice@new.example', 'alice@other.example']) {
+		assert.equal((await b.req('email', { method: 'POST', body: { email, currentPassword: PASSWORD } })).status, 200);
+		const later = await deliver(ctx);
+		assert.equal(later.mails.length, 1);
+		assert.match(later.mails[0], new RegExp(`^To: ${email.replace(/\./g, '\\.')}$`, 'm'));
+		assert.match(later.mails[0], /#verify=/);
+	}
 });
 
 test('password reset by e-mail: same answer for any address, one-time, short-lived, ends every session', async () => {

@@ -68,9 +68,12 @@ export async function notifyCard(card, call, fail) {
 	const box = el('div', { class: 'message', role: 'alert', tabindex: '-1', hidden: true });
 	const state = el('p', {});
 	const email = el('input', { type: 'email', id: 'notify-address', autocomplete: 'email', spellcheck: 'false' });
+	// changing the address needs the password (docs/API.md): a stolen session alone cannot
+	const addrPw = el('input', { type: 'password', id: 'address-password', autocomplete: 'current-password' });
 	const setBtn = el('button', { type: 'submit', class: 'button small', text: msg('notify.setAddress') });
 	const addr = el('form', { id: 'address-form', novalidate: true },
-		field('notify-address', msg('notify.address'), el('div', { class: 'with-button' }, email, setBtn)));
+		field('notify-address', msg('notify.address'), email),
+		field('address-password', msg('dash.currentPassword'), el('div', { class: 'with-button' }, addrPw, setBtn)));
 	const url = el('input', { type: 'url', id: 'webhook-url', spellcheck: 'false', autocomplete: 'off' });
 	const addBtn = el('button', { type: 'submit', class: 'button primary small', text: msg('notify.addWebhook') });
 	const hookForm = el('form', { id: 'webhook-form', novalidate: true },
@@ -150,10 +153,11 @@ export async function notifyCard(card, call, fail) {
 	addr.addEventListener('submit', async (e) => {
 		e.preventDefault();
 		setBtn.disabled = true;
-		const r = await call('POST', 'email', { email: email.value.trim() });
+		const r = await call('POST', 'email', { email: email.value.trim(), currentPassword: addrPw.value });
 		setBtn.disabled = false;
 		if (!r.ok)
 			return fail(box, r);
+		addrPw.value = '';
 		setMessage(box, 'ok', msg('notify.addressSent'), '');
 		box.focus();
 		await loadAddress();
