@@ -195,5 +195,7 @@ bl_op_token(struct bl_req *r)
 	bl_wipe(pass, sizeof(pass));
 	if (e != BL_OK)
 		return e;
+	if (pw != NULL)
+		bl_signin_clear(r, account);
 	return respond_done(r);
 }

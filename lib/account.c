@@ -355,9 +355,28 @@ bl_email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
 	return 1;
 }
 
+/* SHA-256 of an account name with ASCII letters lower-cased (as sign-in compares). */
+static int
+name_hash(const char *name, unsigned char out[BL_HASH_BYTES])
+{
+	char	 low[BL_EMAIL_MAX + 1];
+	size_t	 i, n = strlen(name);
+	int	 rc;
+
+	if (n > BL_EMAIL_MAX)
+		n = BL_EMAIL_MAX;
+	for (i = 0; i < n; i++)
+		low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+	rc = bl_sha256(low, n, out);
+	bl_wipe(low, sizeof(low));
+	return rc;
+}
+
 /*
  * Counts a sign-in attempt (or a password check) against the limits per
- * client address and per account name and address.
+ * client address, per account name and address, and per account name from
+ * all addresses (docs/API.md, "POST /session"): the last one bounds guessing
+ * spread over many addresses; a completed password reset clears it.
  */
 static enum bl_err
 count_attempt(struct bl_req *r, const char *name)
@@ -368,10 +387,30 @@ count_attempt(struct bl_req *r, const char *name)
 
 	if ((e = bl_limit_take(r, BL_LIM_SIGNIN_IP, r->client_ip, iplen, NULL)) != BL_OK)
 		return e;
-	if (bl_sha256(name, strlen(name), msg) != 0 || iplen > BL_IP_TEXT)
+	if (name_hash(name, msg) != 0 || iplen > BL_IP_TEXT)
 		return BL_ERR_INTERNAL;
 	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	return bl_limit_take(r, BL_LIM_SIGNIN, msg, BL_HASH_BYTES + iplen, NULL);
+	if ((e = bl_limit_take(r, BL_LIM_SIGNIN, msg, BL_HASH_BYTES + iplen, NULL)) != BL_OK)
+		return e;
+	return bl_limit_take(r, BL_LIM_SIGNIN_ACCOUNT, msg, BL_HASH_BYTES, NULL);
+}
+
+/*
+ * Clears the account-wide sign-in counter of an account (a completed password
+ * reset: whoever reads the account's mail may sign in again at once, however
+ * many attempts strangers spent). Logged when it cannot.
+ */
+void
+bl_signin_clear(struct bl_req *r, int64_t account_id)
+{
+	struct bl_account	 a;
+	unsigned char		 h[BL_HASH_BYTES];
+
+	if (bl_req_store(r) != BL_OK ||
+	    bl_store_account_get(r->store, account_id, NULL, &a) != BL_OK ||
+	    name_hash(a.name, h) != 0 ||
+	    bl_limit_set(r->ctx, BL_LIM_SIGNIN_ACCOUNT, h, sizeof(h), 0) != BL_OK)
+		bl_log(r, "password reset: cannot clear the account's sign-in counter");
 }
 
 /*

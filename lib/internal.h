@@ -554,6 +554,7 @@ enum bl_err	 bl_op_request_post(struct bl_req *);	/* POST: answer, or read the a
 enum bl_err	 bl_op_request_burn(struct bl_req *);	/* DELETE /api/requests/<key> */
 int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
 enum bl_err	 bl_account_confirm(struct bl_req *, const char *pw, size_t len);
+void		 bl_signin_clear(struct bl_req *, int64_t account_id);
 
 /* accmail.c: the mail accounts need: address verification, password reset (docs/NOTIFY.md). */
 enum bl_err	 bl_mail_verify(struct bl_req *, int64_t account_id, const char *email);

@@ -5,12 +5,13 @@
 // same answer whether the address exists; every session ended).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { runProgram } from '../lib/cgi.mjs';
-import { accountsContext, signedUp, Browser, PASSWORD } from '../accounts/helpers.mjs';
+import { accountsContext, signedUp, Browser, PASSWORD, seedCounter } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-accmail-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -177,6 +178,24 @@ test('password reset by e-mail: same answer for any address, one-time, short-liv
 	assert.equal((await anon.req('token', { method: 'POST', body: { token: pending, password: 'taken over' } })).json.code,
 		'INVALID_TOKEN', 'the reset mailed before the change is void');
 	assert.equal((await new Browser(ctx).signin('alice@example.org', 'changed by the owner')).status, 200);
+});
+
+// docs/API.md, POST /session: strangers who spend an account's sign-in
+// attempts (30 an hour from all addresses) do not lock its owner out: a
+// completed reset by mail clears that counter.
+test('a password reset by mail clears the account-wide sign-in limit', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf((await deliver(ctx)).mails[0], 'verify') } })).status, 200);
+	seedCounter(ctx, 'signin:account', crypto.createHash('sha256').update('alice@example.org').digest(), 3600, 30);
+	const locked = await new Browser(ctx, { ip: '192.0.2.77' }).signin('alice@example.org');
+	assert.equal(locked.status, 429);
+	assert.equal(locked.json.code, 'RATE_LIMIT_EXCEEDED');
+	const anon = new Browser(ctx, { ip: '192.0.2.78' });
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	const token = tokenOf((await deliver(ctx)).mails[0], 'reset');
+	assert.equal((await anon.req('token', { method: 'POST', body: { token, password: 'the owner is back' } })).status, 200);
+	assert.equal((await new Browser(ctx, { ip: '192.0.2.79' }).signin('alice@example.org', 'the owner is back')).status, 200);
 });
 
 test('sign-up stays closed by default', async () => {
