@@ -169,17 +169,16 @@ bl_op_token(struct bl_req *r)
 		    "mailed a reset link, or {\"token\": ...} from a mail's link (with "
 		    "\"password\" to set a new one).");
 	if (email != NULL) {
+		/*
+		 * The same work and the same headers whatever the address: one
+		 * outbox row; cron/notify finds the account, keeps a reset link
+		 * still valid rather than voiding it, and mails (docs/ACCOUNTS.md).
+		 */
 		if (!bl_email_normalise(email, elen, norm))
 			return BL_ERR_INVALID_EMAIL;
-		/* counted per address, so that no one mails an address again and again */
-		if ((e = bl_limit_take(r, BL_LIM_EMAIL, norm, strlen(norm), NULL)) != BL_OK ||
-		    (e = bl_req_store(r)) != BL_OK)
+		if ((e = bl_req_store(r)) != BL_OK ||
+		    (e = bl_req_logged(r, bl_store_reset_request(r->store, norm, r->now_ms))) != BL_OK)
 			return e;
-		e = bl_store_email_find(r->store, norm, &account);
-		if (e == BL_OK)
-			e = issue(r, account, norm, BL_TOKEN_RESET);
-		if (e != BL_OK && e != BL_ERR_NOT_FOUND)
-			return bl_req_logged(r, e);
 		return respond_done(r);
 	}
 	if (pw != NULL && !bl_password_valid(pw, plen))

@@ -285,6 +285,10 @@ enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
+enum bl_err	 bl_store_reset_request(struct bl_store *, const char *email_lower, int64_t now);
+enum bl_err	 bl_store_reset_issue(struct bl_store *, int64_t account_id,
+		    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now);
+enum bl_err	 bl_store_reset_void(struct bl_store *, int64_t account_id);
 enum bl_err	 bl_store_email_redeem(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
 		    int kind, int64_t now_ms, int64_t *account_id,
 		    const unsigned char *pass_hash /* reset: the new password */);

@@ -548,6 +548,82 @@ settle(struct run *r, const struct bl_outbox_item *it, int state, int64_t status
 		r->st->retried++;
 }
 
+/* A failed delivery: retried after a backoff that doubles per attempt, up to an hour. */
+static void
+retry_later(struct run *r, const struct bl_outbox_item *it, int64_t status, const char *bad)
+{
+	int64_t	 back;
+	int	 k;
+
+	for (back = BACKOFF_MS, k = 1; k < it->attempts && back < BACKOFF_MAX_MS; k++)
+		back *= 2;
+	if (back > BACKOFF_MAX_MS)
+		back = BACKOFF_MAX_MS;
+	settle(r, it, 0, status, bad, r->c->now_ms + back);
+}
+
+/*
+ * A request for a password-reset mail (POST /api/token {email}: account 0,
+ * the address in detail): finds the account that has the address verified,
+ * makes a token unless a reset link mailed earlier is still valid, and mails
+ * it; the token is in no row, only in the mail. A mail that fails voids its
+ * token, and the retry makes another (docs/ACCOUNTS.md).
+ */
+static void
+reset_mail(struct run *r, const struct bl_outbox_item *req)
+{
+	struct bl_outbox_item	 it = *req;
+	unsigned char		 raw[32], hash[BL_HASH_BYTES];
+	char			*token = NULL, *msg = NULL, why[192] = "";
+	const char		*bad = NULL;
+	size_t			 len = 0;
+	int64_t			 status = -1;
+	enum bl_err		 e;
+
+	e = bl_store_email_find(r->c->store, req->detail, &it.account_id);
+	if (e == BL_ERR_NOT_FOUND) {
+		settle(r, &it, 2, -1, "no account has this address verified", r->c->now_ms);
+		goto out;
+	}
+	if (e != BL_OK || bl_random(raw, sizeof(raw)) != 0 ||
+	    (token = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL ||
+	    bl_sha256(token, len, hash) != 0) {
+		retry_later(r, &it, -1, "cannot make the reset link");
+		goto out;
+	}
+	e = bl_store_reset_issue(r->c->store, it.account_id, hash,
+	    r->c->now_ms + BL_TOKEN_TTL * 1000LL, r->c->now_ms);
+	if (e == BL_ERR_EXISTS || e == BL_ERR_NOT_FOUND) {
+		settle(r, &it, 2, -1, e == BL_ERR_EXISTS ? "a reset link mailed earlier is "
+		    "still valid" : "no account has this address verified", r->c->now_ms);
+		goto out;
+	}
+	if (e != BL_OK) {
+		retry_later(r, &it, -1, "cannot record the reset link");
+		goto out;
+	}
+	snprintf(it.detail, sizeof(it.detail), "%s", token);
+	if ((msg = mail_text(r, &it, req->detail)) == NULL)
+		bad = "cannot write this mail (address or kind)";
+	else
+		bad = sendmail(r, msg, &status, why, sizeof(why));
+	if (bad == NULL) {
+		settle(r, &it, 1, status, NULL, r->c->now_ms);
+		goto out;
+	}
+	if (bl_store_reset_void(r->c->store, it.account_id) != BL_OK)
+		bl_log_id(r->c->log_id, "notify: evt_%lld: cannot void the unsent reset link: %s",
+		    (long long)it.id, bl_store_error(r->c->store));
+	retry_later(r, &it, status, bad);
+out:
+	bl_wipe(raw, sizeof(raw));
+	bl_wipe(it.detail, sizeof(it.detail));
+	if (token != NULL)
+		bl_free_wipe(token, len);
+	if (msg != NULL)
+		bl_free_wipe(msg, strlen(msg));
+}
+
 /* Delivers one claimed row. */
 static void
 deliver(struct run *r, const struct bl_outbox_item *it)
@@ -555,11 +631,15 @@ deliver(struct run *r, const struct bl_outbox_item *it)
 	char		 why[192] = "";
 	const char	*bad = NULL, *to;
 	char		*msg;
-	int64_t		 status = -1, sent = 0, back, now = r->c->now_ms;
-	int		 account_mail = strncmp(it->kind, "account.", 8) == 0, k;
+	int64_t		 status = -1, sent = 0, now = r->c->now_ms;
+	int		 account_mail = strncmp(it->kind, "account.", 8) == 0;
 
 	if (now - it->occurred_ms >= WINDOW_MS) {
 		settle(r, it, 2, -1, "undelivered for 24 hours", now);
+		return;
+	}
+	if (strcmp(it->kind, "account.reset") == 0 && it->account_id == 0) {
+		reset_mail(r, it);
 		return;
 	}
 	if (!account_mail) {
@@ -598,11 +678,7 @@ deliver(struct run *r, const struct bl_outbox_item *it)
 		settle(r, it, 1, status, NULL, now);
 		return;
 	}
-	for (back = BACKOFF_MS, k = 1; k < it->attempts && back < BACKOFF_MAX_MS; k++)
-		back *= 2;
-	if (back > BACKOFF_MAX_MS)
-		back = BACKOFF_MAX_MS;
-	settle(r, it, 0, status, bad, now + back);
+	retry_later(r, it, status, bad);
 }
 
 /*

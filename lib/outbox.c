@@ -235,6 +235,55 @@ bl_store_email_token(struct bl_store *s, int64_t account_id, const char *email, 
 	return bl_st_end(s, e);
 }
 
+/*
+ * Queues a request for a password-reset mail to email (lower-cased): one
+ * outbox row (account 0, the address in detail), whatever the address, so
+ * that the request costs the same work whether or not an account has it;
+ * cron/notify looks the address up (docs/ACCOUNTS.md).
+ */
+enum bl_err
+bl_store_reset_request(struct bl_store *s, const char *email, int64_t now)
+{
+	int64_t	 row = 0;
+
+	return bl_st_alone(s, ST_OUTBOX_ADD, PARMS(P_INT(0), P_TEXT("account.reset"), P_INT(1),
+	    P_INT_OR_NULL(0, 0), P_TEXT(email), P_INT(now)), bl_row_id, &row);
+}
+
+/*
+ * Records a password-reset token (its SHA-256) for an account whose address
+ * is verified, in one transaction: NOT_FOUND if it has none verified; EXISTS,
+ * changing nothing, while a reset token mailed earlier is still valid (a
+ * stranger's request never voids the owner's link).
+ */
+enum bl_err
+bl_store_reset_issue(struct bl_store *s, int64_t account_id,
+    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now)
+{
+	struct bl_email	 m;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, &m);
+	if (e == BL_OK && m.verified_ms < 0)
+		e = BL_ERR_NOT_FOUND;
+	if (e == BL_OK && m.token_kind == BL_TOKEN_RESET && m.token_expires_ms > now)
+		e = BL_ERR_EXISTS;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(m.email),
+		    P_INT(m.verified_ms), P_BLOB(hash, BL_HASH_BYTES), P_INT(BL_TOKEN_RESET),
+		    P_INT(expires)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/* Voids an account's pending reset token (its mail could not be sent). */
+enum bl_err
+bl_store_reset_void(struct bl_store *s, int64_t account_id)
+{
+	return bl_st_alone(s, ST_RESET_END, PARMS(P_INT(account_id)), NULL, NULL);
+}
+
 struct token {
 	int64_t	 account_id;
 	int	 kind;
