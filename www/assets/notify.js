@@ -205,12 +205,30 @@ function linkOutcome(note, r, done) {
 	setMessage(note, 'error', d.title, d.detail);
 }
 
-// Uses a verify link at once; for a reset link, renders the new-password form
-// into box and resolves when it is done. Says the outcome in msg.
+// Renders into box what a mail link needs, a press of "Confirm address"
+// (verify) or the new-password form (reset), and resolves when it is done;
+// nothing is sent before the press, so a mail scanner that opens the link
+// and runs its scripts uses nothing (docs/PAGE.md). Says the outcome in note.
 export async function useMailLink(link, call, box, note) {
 	history.replaceState(null, '', window.location.pathname + window.location.search);
 	if (link.kind === 'verify') {
-		linkOutcome(note, await call('POST', 'token', { token: link.token }), 'notify.verifyDone');
+		const confirm = el('button', { type: 'submit', class: 'button primary', text: msg('notify.verifyButton') });
+		const form = el('form', { id: 'verify-form', novalidate: true }, confirm);
+		box.replaceChildren(el('h2', { text: msg('notify.verifyTitle') }), form);
+		box.hidden = false;
+		confirm.focus();
+		await new Promise((resolve) => form.addEventListener('submit', async (e) => {
+			e.preventDefault();
+			confirm.disabled = true;
+			const r = await call('POST', 'token', { token: link.token });
+			confirm.disabled = false;
+			linkOutcome(note, r, 'notify.verifyDone');
+			// the link may still work after too many requests, the network or the server
+			if (!r.ok && r.data.code !== 'INVALID_TOKEN')
+				return;
+			box.hidden = true;
+			resolve();
+		}));
 		return;
 	}
 	const pw = el('input', { type: 'password', id: 'reset-password', autocomplete: 'new-password', minlength: '8', maxlength: '256' });
