@@ -261,19 +261,17 @@ bl_store_reset_issue(struct bl_store *s, int64_t account_id,
     const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now)
 {
 	struct bl_email	 m;
+	int64_t		 n = 0;
 	enum bl_err	 e;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, &m);
-	if (e == BL_OK && m.verified_ms < 0)
-		e = BL_ERR_NOT_FOUND;
-	if (e == BL_OK && m.token_kind == BL_TOKEN_RESET && m.token_expires_ms > now)
-		e = BL_ERR_EXISTS;
-	if (e == BL_OK)
-		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(m.email),
-		    P_INT(m.verified_ms), P_BLOB(hash, BL_HASH_BYTES), P_INT(BL_TOKEN_RESET),
-		    P_INT(expires)), NULL, NULL, NULL);
+	/* one statement: two runs at once cannot both find no valid link */
+	e = bl_st_run(s, ST_RESET_ISSUE, PARMS(P_INT(account_id), P_BLOB(hash, BL_HASH_BYTES),
+	    P_INT(expires), P_INT(now)), NULL, NULL, &n);
+	if (e == BL_OK && n != 1 && (e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)),
+	    email_row, &m)) == BL_OK)
+		e = m.verified_ms < 0 ? BL_ERR_NOT_FOUND : BL_ERR_EXISTS;
 	return bl_st_end(s, e);
 }
 
@@ -310,6 +308,7 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
     int64_t now, int64_t *account_id, const unsigned char *pass_hash)
 {
 	struct token	 t = { 0, 0 };
+	int64_t		 n = 0;
 	enum bl_err	 e;
 
 	*account_id = 0;
@@ -319,9 +318,15 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 	    token_row, &t);
 	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && t.kind != kind))
 		e = BL_ERR_INVALID_TOKEN;
-	if (e == BL_OK)
-		e = bl_st_run(s, ST_EMAIL_USED, PARMS(P_INT(t.account_id),
-		    P_INT_OR_NULL(kind == BL_TOKEN_VERIFY, now)), NULL, NULL, NULL);
+	/*
+	 * The token is taken by an update that still requires it: under
+	 * PostgreSQL's READ COMMITTED a concurrent redemption that read the
+	 * same row waits for this one and then finds no token (no change).
+	 */
+	if (e == BL_OK && (e = bl_st_run(s, ST_EMAIL_USED, PARMS(P_INT(t.account_id),
+	    P_INT_OR_NULL(kind == BL_TOKEN_VERIFY, now), P_BLOB(hash, BL_HASH_BYTES)), NULL,
+	    NULL, &n)) == BL_OK && n != 1)
+		e = BL_ERR_INVALID_TOKEN;
 	if (e == BL_OK && kind == BL_TOKEN_RESET && pass_hash != NULL &&
 	    (e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(t.account_id),
 	    P_BLOB(pass_hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)

@@ -5,13 +5,12 @@
 // same answer whether the address exists; every session ended).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { runProgram } from '../lib/cgi.mjs';
-import { accountsContext, signedUp, Browser, PASSWORD, seedCounter } from '../accounts/helpers.mjs';
+import { accountsContext, signedUp, Browser, PASSWORD } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-accmail-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -248,7 +247,8 @@ test('a password reset by mail clears the account-wide sign-in limit', async () 
 	const ctx = accountsContext();
 	const b = await signedUp(ctx, 'alice@example.org');
 	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf((await deliver(ctx)).mails[0], 'verify') } })).status, 200);
-	seedCounter(ctx, 'signin:account', crypto.createHash('sha256').update('alice@example.org').digest(), 3600, 30);
+	for (let i = 0; i < 30; i++)
+		assert.equal((await new Browser(ctx, { ip: `198.51.100.${i + 1}` }).signin('alice@example.org', `guess ${i}xx`)).status, 401);
 	const locked = await new Browser(ctx, { ip: '192.0.2.77' }).signin('alice@example.org');
 	assert.equal(locked.status, 429);
 	assert.equal(locked.json.code, 'RATE_LIMIT_EXCEEDED');
