@@ -93,16 +93,19 @@ member(struct bl_req *r, const char *k, size_t *len, int *bad)
 }
 
 /*
- * POST /api/email {email}: makes email the account's address, not verified
- * until the link of the mail sent to it comes back (POST /api/token). The
- * same address again resends the mail (and keeps it verified if it was).
+ * POST /api/email {email, currentPassword}: makes email the account's
+ * address, not verified until the link of the mail sent to it comes back
+ * (POST /api/token). The same address again resends the mail (and keeps it
+ * verified if it was). The password is asked for, as POST /api/password
+ * does, so that a stolen session cannot move the account's mail (and so its
+ * password resets) elsewhere; a verified address replaced is told by mail.
  */
 enum bl_err
 bl_op_email_set(struct bl_req *r)
 {
 	char		 norm[BL_EMAIL_MAX + 1];
-	const char	*email;
-	size_t		 len;
+	const char	*email, *pw;
+	size_t		 len, plen;
 	int		 bad = 0;
 	int64_t		 id = r->session.account.id;
 	struct bl_email	 m;
@@ -112,7 +115,13 @@ bl_op_email_set(struct bl_req *r)
 	if (email == NULL || !bl_email_normalise(email, len, norm))
 		return bl_req_fail(r, BL_ERR_INVALID_EMAIL,
 		    "Send {\"email\": \"name@example.org\"}: at most 254 bytes.");
-	if ((e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
+	pw = member(r, "currentPassword", &plen, &bad);
+	if (pw == NULL || strlen(pw) != plen)
+		return bl_req_fail(r, BL_ERR_INVALID_JSON, "Send {\"email\": \"...\", "
+		    "\"currentPassword\": \"...\"}: changing the address needs the "
+		    "account's password.");
+	if ((e = bl_account_confirm(r, pw, plen)) != BL_OK ||
+	    (e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
 	    (e = bl_mail_verify(r, id, norm)) != BL_OK)
 		return e;
 	/* From here on a failure must say that the address was set. */
@@ -160,17 +169,16 @@ bl_op_token(struct bl_req *r)
 		    "mailed a reset link, or {\"token\": ...} from a mail's link (with "
 		    "\"password\" to set a new one).");
 	if (email != NULL) {
+		/*
+		 * The same work and the same headers whatever the address: one
+		 * outbox row; cron/notify finds the account, keeps a reset link
+		 * still valid rather than voiding it, and mails (docs/ACCOUNTS.md).
+		 */
 		if (!bl_email_normalise(email, elen, norm))
 			return BL_ERR_INVALID_EMAIL;
-		/* counted per address, so that no one mails an address again and again */
-		if ((e = bl_limit_take(r, BL_LIM_EMAIL, norm, strlen(norm), NULL)) != BL_OK ||
-		    (e = bl_req_store(r)) != BL_OK)
+		if ((e = bl_req_store(r)) != BL_OK ||
+		    (e = bl_req_logged(r, bl_store_reset_request(r->store, norm, r->now_ms))) != BL_OK)
 			return e;
-		e = bl_store_email_find(r->store, norm, &account);
-		if (e == BL_OK)
-			e = issue(r, account, norm, BL_TOKEN_RESET);
-		if (e != BL_OK && e != BL_ERR_NOT_FOUND)
-			return bl_req_logged(r, e);
 		return respond_done(r);
 	}
 	if (pw != NULL && !bl_password_valid(pw, plen))
@@ -186,5 +194,7 @@ bl_op_token(struct bl_req *r)
 	bl_wipe(pass, sizeof(pass));
 	if (e != BL_OK)
 		return e;
+	if (pw != NULL)
+		bl_signin_clear(r, account);
 	return respond_done(r);
 }

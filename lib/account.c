@@ -355,9 +355,28 @@ bl_email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
 	return 1;
 }
 
+/* SHA-256 of an account name with ASCII letters lower-cased (as sign-in compares). */
+static int
+name_hash(const char *name, unsigned char out[BL_HASH_BYTES])
+{
+	char	 low[BL_EMAIL_MAX + 1];
+	size_t	 i, n = strlen(name);
+	int	 rc;
+
+	if (n > BL_EMAIL_MAX)
+		n = BL_EMAIL_MAX;
+	for (i = 0; i < n; i++)
+		low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+	rc = bl_sha256(low, n, out);
+	bl_wipe(low, sizeof(low));
+	return rc;
+}
+
 /*
  * Counts a sign-in attempt (or a password check) against the limits per
- * client address and per account name and address.
+ * client address, per account name and address, and per account name from
+ * all addresses (docs/API.md, "POST /session"): the last one bounds guessing
+ * spread over many addresses; a completed password reset clears it.
  */
 static enum bl_err
 count_attempt(struct bl_req *r, const char *name)
@@ -368,10 +387,30 @@ count_attempt(struct bl_req *r, const char *name)
 
 	if ((e = bl_limit_take(r, BL_LIM_SIGNIN_IP, r->client_ip, iplen, NULL)) != BL_OK)
 		return e;
-	if (bl_sha256(name, strlen(name), msg) != 0 || iplen > BL_IP_TEXT)
+	if (name_hash(name, msg) != 0 || iplen > BL_IP_TEXT)
 		return BL_ERR_INTERNAL;
 	memcpy(msg + BL_HASH_BYTES, r->client_ip, iplen);
-	return bl_limit_take(r, BL_LIM_SIGNIN, msg, BL_HASH_BYTES + iplen, NULL);
+	if ((e = bl_limit_take(r, BL_LIM_SIGNIN, msg, BL_HASH_BYTES + iplen, NULL)) != BL_OK)
+		return e;
+	return bl_limit_take(r, BL_LIM_SIGNIN_ACCOUNT, msg, BL_HASH_BYTES, NULL);
+}
+
+/*
+ * Clears the account-wide sign-in counter of an account (a completed password
+ * reset: whoever reads the account's mail may sign in again at once, however
+ * many attempts strangers spent). Logged when it cannot.
+ */
+void
+bl_signin_clear(struct bl_req *r, int64_t account_id)
+{
+	struct bl_account	 a;
+	unsigned char		 h[BL_HASH_BYTES];
+
+	if (bl_req_store(r) != BL_OK ||
+	    bl_store_account_get(r->store, account_id, NULL, &a) != BL_OK ||
+	    name_hash(a.name, h) != 0 ||
+	    bl_limit_set(r->ctx, BL_LIM_SIGNIN_ACCOUNT, h, sizeof(h), 0) != BL_OK)
+		bl_log(r, "password reset: cannot clear the account's sign-in counter");
 }
 
 /*
@@ -401,6 +440,24 @@ password_check(struct bl_req *r, int64_t account_id, const char *pw, size_t len,
 		return BL_ERR_INTERNAL;
 	*ok = v == 1 && e == BL_OK;
 	return BL_OK;
+}
+
+/*
+ * Checks that pw is the password of the signed-in account, counted like a
+ * sign-in attempt (a stolen session cannot guess it quickly): BL_OK, or
+ * INVALID_CREDENTIALS, or a limit's error. What POST /api/password and
+ * POST /api/email ask for (docs/API.md).
+ */
+enum bl_err
+bl_account_confirm(struct bl_req *r, const char *pw, size_t len)
+{
+	enum bl_err	 e;
+	int		 ok;
+
+	if ((e = count_attempt(r, r->session.account.name)) != BL_OK ||
+	    (e = password_check(r, r->session.account.id, pw, len, &ok)) != BL_OK)
+		return e;
+	return ok ? BL_OK : BL_ERR_INVALID_CREDENTIALS;
 }
 
 /* {id, email, createdAt} of an account. */
@@ -598,7 +655,6 @@ bl_op_password(struct bl_req *r)
 	size_t			 clen, plen;
 	struct bl_sess		 fresh;
 	enum bl_err		 e;
-	int			 ok;
 	static const char hint[] = "Send {\"currentPassword\": \"...\", \"newPassword\": \"...\"}, both strings.";
 
 	if ((e = body_string(r, "currentPassword", &cur, &clen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
@@ -606,11 +662,8 @@ bl_op_password(struct bl_req *r)
 		return e;
 	if (!bl_password_valid(pw, plen))
 		return BL_ERR_INVALID_PASSWORD;
-	if ((e = count_attempt(r, ss->account.name)) != BL_OK ||
-	    (e = password_check(r, ss->account.id, cur, clen, &ok)) != BL_OK)
+	if ((e = bl_account_confirm(r, cur, clen)) != BL_OK)
 		return e;
-	if (!ok)
-		return BL_ERR_INVALID_CREDENTIALS;
 	if ((e = bl_account_set_password(r->ctx, ss->account.id, pw, plen)) != BL_OK)
 		return e;
 	/* From here on a failure must say that the password was changed. */

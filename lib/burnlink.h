@@ -412,6 +412,7 @@ enum bl_limit {
 	BL_LIM_IP_EMAIL,	/* requests per client IP to /api/email, per day */
 	BL_LIM_EMAIL,		/* mails asked for per account name, per hour */
 	BL_LIM_NOTIFY_HOUR,	/* notification attempts per account, per hour (cron/notify) */
+	BL_LIM_SIGNIN_ACCOUNT,	/* sign-in attempts per account name from all clients, per hour */
 	BL_LIM__MAX
 };
 

@@ -805,6 +805,11 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 		return bl_req_fail(r, li->err, "At most %lld passphrase attempts an hour "
 		    "are allowed for this secret from all addresses together; try again "
 		    "in %ld seconds.", (long long)li->limit, r->retry_after);
+	if (which == BL_LIM_SIGNIN_ACCOUNT)
+		return bl_req_fail(r, li->err, "At most %lld sign-in attempts an hour are "
+		    "allowed for this account from all addresses together; try again in %ld "
+		    "seconds, or reset the password by e-mail (POST /api/token), which ends "
+		    "this wait.", (long long)li->limit, r->retry_after);
 	if (which == BL_LIM_SIGNIN || which == BL_LIM_SIGNIN_IP || which == BL_LIM_SIGNUP)
 		return bl_req_fail(r, li->err, "At most %lld %s an hour are allowed %s; "
 		    "try again in %ld seconds.", (long long)li->limit,

@@ -285,6 +285,10 @@ enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
+enum bl_err	 bl_store_reset_request(struct bl_store *, const char *email_lower, int64_t now);
+enum bl_err	 bl_store_reset_issue(struct bl_store *, int64_t account_id,
+		    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now);
+enum bl_err	 bl_store_reset_void(struct bl_store *, int64_t account_id);
 enum bl_err	 bl_store_email_redeem(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
 		    int kind, int64_t now_ms, int64_t *account_id,
 		    const unsigned char *pass_hash /* reset: the new password */);
@@ -298,7 +302,7 @@ struct bl_outbox_item {
 	int		 channel;		/* 1 e-mail, 2 webhook */
 	int64_t		 webhook_id;
 	int64_t		 views_left;		/* -1: unlimited */
-	char		 detail[64];
+	char		 detail[BL_EMAIL_MAX + 1];	/* burned by; a token; an address replaced */
 	int64_t		 occurred_ms;
 	int64_t		 attempts;		/* this one included */
 	char		 url[BL_WEBHOOK_URL_MAX + 1];	/* "": the webhook is gone */
@@ -556,6 +560,8 @@ enum bl_err	 bl_op_request_get(struct bl_req *);	/* GET, HEAD /api/requests/<key
 enum bl_err	 bl_op_request_post(struct bl_req *);	/* POST: answer, or read the answer */
 enum bl_err	 bl_op_request_burn(struct bl_req *);	/* DELETE /api/requests/<key> */
 int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
+enum bl_err	 bl_account_confirm(struct bl_req *, const char *pw, size_t len);
+void		 bl_signin_clear(struct bl_req *, int64_t account_id);
 
 /* accmail.c: the mail accounts need: address verification, password reset (docs/NOTIFY.md). */
 enum bl_err	 bl_mail_verify(struct bl_req *, int64_t account_id, const char *email);

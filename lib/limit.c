@@ -36,6 +36,7 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_IP_EMAIL] = {"ip:email", 86400, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_EMAIL] = {"email", 3600, 5, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_NOTIFY_HOUR] = {"notify:hour", 3600, BL_NOTIFY_HOUR, BL_ERR_RATE_LIMIT_EXCEEDED},
+	[BL_LIM_SIGNIN_ACCOUNT] = {"signin:account", 3600, 30, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *

@@ -46,6 +46,8 @@ static const struct mail_text {
 	{ "secret.expired", "Your secret expired unread", "Your secret expired, never viewed, at" },
 	{ "account.verify", "Confirm your e-mail address",
 	    "Open this link within an hour to confirm this address for your account:" },
+	{ "account.changed", "The e-mail address of your account was changed",
+	    "The e-mail address of your account was changed to another one at" },
 	{ "account.reset", "Reset your password",
 	    "Open this link within an hour to choose a new password (it signs you out "
 	    "everywhere). If you did not ask for it, ignore this mail:" },
@@ -55,6 +57,9 @@ static const struct mail_text {
 #define TXT_BURNED_BY	"Burned with:"
 #define TXT_RECEIPT	"Receipt:"
 #define TXT_FOOTER	"This mail holds nothing of the secret itself."
+#define TXT_CHANGED	"This address no longer receives the account's mail or its password " \
+			"resets. If you did not change it, your password is known to someone " \
+			"else: ask the site's operator to lock the account."
 
 /* A network of BURNLINK_NOTIFY_ALLOW. */
 struct net {
@@ -410,7 +415,10 @@ mail_text(struct run *r, const struct bl_outbox_item *it, const char *to)
 	fprintf(f, "From: %s\nTo: %s\nSubject: %s\nDate: %s\nAuto-Submitted: auto-generated\n"
 	    "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
 	    "Content-Transfer-Encoding: 8bit\n\n", from, to, m->subject, date);
-	if (strncmp(it->kind, "account.", 8) == 0)
+	if (strcmp(it->kind, "account.changed") == 0)
+		fprintf(f, "%s %s.\n\n%s\n", m->text, bl_iso8601(it->occurred_ms, when),
+		    TXT_CHANGED);
+	else if (strncmp(it->kind, "account.", 8) == 0)
 		fprintf(f, "%s\n\n%s/dashboard#%s=%s\n", m->text, site,
 		    strcmp(it->kind, "account.reset") == 0 ? "reset" : "verify", it->detail);
 	else {
@@ -614,15 +622,95 @@ take_attempt(struct run *r, const struct bl_claim *claim, const struct bl_outbox
 	return 0;
 }
 
+/*
+ * A failed delivery: retried after a backoff that doubles per attempt, up to
+ * an hour; the row records shown (NULL: bad).
+ */
+static void
+retry_later(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it,
+    int64_t status, const char *bad, const char *shown)
+{
+	int64_t	 back;
+	int	 k;
+
+	for (back = BACKOFF_MS, k = 1; k < it->attempts && back < BACKOFF_MAX_MS; k++)
+		back *= 2;
+	if (back > BACKOFF_MAX_MS)
+		back = BACKOFF_MAX_MS;
+	settle_as(r, claim, it, 0, status, bad, shown, r->c->now_ms + back);
+}
+
+/*
+ * A request for a password-reset mail (POST /api/token {email}: account 0,
+ * the address in detail): finds the account that has the address verified,
+ * makes a token unless a reset link mailed earlier is still valid, and mails
+ * it; the token is in no row, only in the mail. A mail that fails voids its
+ * token, and the retry makes another (docs/ACCOUNTS.md).
+ */
+static void
+reset_mail(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *req)
+{
+	struct bl_outbox_item	 it = *req;
+	unsigned char		 raw[32], hash[BL_HASH_BYTES];
+	char			*token = NULL, *msg = NULL, why[192] = "";
+	const char		*bad = NULL;
+	size_t			 len = 0;
+	int64_t			 status = -1;
+	enum bl_err		 e;
+
+	e = bl_store_email_find(r->c->store, req->detail, &it.account_id);
+	if (e == BL_ERR_NOT_FOUND) {
+		settle(r, claim, &it, 2, -1, "no account has this address verified", r->c->now_ms);
+		goto out;
+	}
+	if (e != BL_OK || bl_random(raw, sizeof(raw)) != 0 ||
+	    (token = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL ||
+	    bl_sha256(token, len, hash) != 0) {
+		retry_later(r, claim, &it, -1, "cannot make the reset link", NULL);
+		goto out;
+	}
+	e = bl_store_reset_issue(r->c->store, it.account_id, hash,
+	    r->c->now_ms + BL_TOKEN_TTL * 1000LL, r->c->now_ms);
+	if (e == BL_ERR_EXISTS || e == BL_ERR_NOT_FOUND) {
+		settle(r, claim, &it, 2, -1, e == BL_ERR_EXISTS ? "a reset link mailed earlier is "
+		    "still valid" : "no account has this address verified", r->c->now_ms);
+		goto out;
+	}
+	if (e != BL_OK) {
+		retry_later(r, claim, &it, -1, "cannot record the reset link", NULL);
+		goto out;
+	}
+	snprintf(it.detail, sizeof(it.detail), "%s", token);
+	if ((msg = mail_text(r, &it, req->detail)) == NULL)
+		bad = "cannot write this mail (address or kind)";
+	else
+		bad = sendmail(r, msg, &status, why, sizeof(why));
+	if (bad == NULL) {
+		settle(r, claim, &it, 1, status, NULL, r->c->now_ms);
+		goto out;
+	}
+	if (bl_store_reset_void(r->c->store, it.account_id) != BL_OK)
+		bl_log_id(r->c->log_id, "notify: evt_%lld: cannot void the unsent reset link: %s",
+		    (long long)it.id, bl_store_error(r->c->store));
+	retry_later(r, claim, &it, status, bad, NULL);
+out:
+	bl_wipe(raw, sizeof(raw));
+	bl_wipe(it.detail, sizeof(it.detail));
+	if (token != NULL)
+		bl_free_wipe(token, len);
+	if (msg != NULL)
+		bl_free_wipe(msg, strlen(msg));
+}
+
 /* Delivers one claimed row. */
 static void
 deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item *it)
 {
 	char		 why[256] = "", shown[64];
-	const char	*bad = NULL;
+	const char	*bad = NULL, *to;
 	char		*msg;
-	int64_t		 status = -1, back, now = r->c->now_ms;
-	int		 account_mail = strncmp(it->kind, "account.", 8) == 0, k;
+	int64_t		 status = -1, now = r->c->now_ms;
+	int		 account_mail = strncmp(it->kind, "account.", 8) == 0;
 
 	if (now - it->occurred_ms >= WINDOW_MS) {
 		settle(r, claim, it, 2, -1, "undelivered for 24 hours", now);
@@ -632,7 +720,13 @@ deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item
 		settle(r, claim, it, 2, -1, "the webhook was deleted", now);
 		return;
 	}
-	if (it->channel == 1 && (it->email[0] == '\0' || (!account_mail && !it->verified))) {
+	if (strcmp(it->kind, "account.reset") == 0 && it->account_id == 0) {
+		reset_mail(r, claim, it);
+		return;
+	}
+	/* the address replaced is in the row; every other mail goes to the account's */
+	to = strcmp(it->kind, "account.changed") == 0 ? it->detail : it->email;
+	if (it->channel == 1 && (to[0] == '\0' || (!account_mail && !it->verified))) {
 		settle(r, claim, it, 2, -1, "the account has no verified address", now);
 		return;
 	}
@@ -641,7 +735,7 @@ deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item
 	if (it->channel == 2)
 		bad = post(r, it, &status, why, sizeof(why));
 	else {
-		if ((msg = mail_text(r, it, it->email)) == NULL) {
+		if ((msg = mail_text(r, it, to)) == NULL) {
 			settle(r, claim, it, 2, -1, "cannot write this mail (address or kind)", now);
 			return;
 		}
@@ -652,12 +746,8 @@ deliver(struct run *r, const struct bl_claim *claim, const struct bl_outbox_item
 		settle(r, claim, it, 1, status, NULL, now);
 		return;
 	}
-	for (back = BACKOFF_MS, k = 1; k < it->attempts && back < BACKOFF_MAX_MS; k++)
-		back *= 2;
-	if (back > BACKOFF_MAX_MS)
-		back = BACKOFF_MAX_MS;
-	settle_as(r, claim, it, 0, status, bad, it->channel == 2 ? outcome(bad, status, shown,
-	    sizeof(shown)) : NULL, now + back);
+	retry_later(r, claim, it, status, bad, it->channel == 2 ? outcome(bad, status, shown,
+	    sizeof(shown)) : NULL);
 }
 
 /*

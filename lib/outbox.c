@@ -203,7 +203,8 @@ bl_store_email_find(struct bl_store *s, const char *email, int64_t *account_id)
  * Records a one-time token (its SHA-256) of kind for an account's address and
  * queues its mail, in one transaction. The mail (a row of the outbox) holds
  * the token until it is sent; a verification token records email as the
- * account's address, not verified until the token comes back. A reset
+ * account's address, not verified until the token comes back, and queues
+ * a mail to the verified address it replaces ("account.changed"). A reset
  * token keeps the address and whether it was verified.
  */
 enum bl_err
@@ -230,12 +231,64 @@ bl_store_email_token(struct bl_store *s, int64_t account_id, const char *email, 
 		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email),
 		    P_INT_OR_NULL(keep && m.verified_ms >= 0, m.verified_ms),
 		    P_BLOB(hash, BL_HASH_BYTES), P_INT(kind), P_INT(expires)), NULL, NULL, NULL);
+	/* a verified address replaced is told so (the row holds it until sent) */
+	if (e == BL_OK && !keep && m.verified_ms >= 0)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
+		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m.email),
+		    P_INT(now)), bl_row_id, &row, NULL);
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
 		    P_TEXT(kind == BL_TOKEN_RESET ? "account.reset" : "account.verify"),
 		    P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(token), P_INT(now)), bl_row_id, &row,
 		    NULL);
 	return bl_st_end(s, e);
+}
+
+/*
+ * Queues a request for a password-reset mail to email (lower-cased): one
+ * outbox row (account 0, the address in detail), whatever the address, so
+ * that the request costs the same work whether or not an account has it;
+ * cron/notify looks the address up (docs/ACCOUNTS.md).
+ */
+enum bl_err
+bl_store_reset_request(struct bl_store *s, const char *email, int64_t now)
+{
+	int64_t	 row = 0;
+
+	return bl_st_alone(s, ST_OUTBOX_ADD, PARMS(P_INT(0), P_TEXT("account.reset"), P_INT(1),
+	    P_INT_OR_NULL(0, 0), P_TEXT(email), P_INT(now)), bl_row_id, &row);
+}
+
+/*
+ * Records a password-reset token (its SHA-256) for an account whose address
+ * is verified, in one transaction: NOT_FOUND if it has none verified; EXISTS,
+ * changing nothing, while a reset token mailed earlier is still valid (a
+ * stranger's request never voids the owner's link).
+ */
+enum bl_err
+bl_store_reset_issue(struct bl_store *s, int64_t account_id,
+    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now)
+{
+	struct bl_email	 m;
+	int64_t		 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	/* one statement: two runs at once cannot both find no valid link */
+	e = bl_st_run(s, ST_RESET_ISSUE, PARMS(P_INT(account_id), P_BLOB(hash, BL_HASH_BYTES),
+	    P_INT(expires), P_INT(now)), NULL, NULL, &n);
+	if (e == BL_OK && n != 1 && (e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)),
+	    email_row, &m)) == BL_OK)
+		e = m.verified_ms < 0 ? BL_ERR_NOT_FOUND : BL_ERR_EXISTS;
+	return bl_st_end(s, e);
+}
+
+/* Voids an account's pending reset token (its mail could not be sent). */
+enum bl_err
+bl_store_reset_void(struct bl_store *s, int64_t account_id)
+{
+	return bl_st_alone(s, ST_RESET_END, PARMS(P_INT(account_id)), NULL, NULL);
 }
 
 struct token {
@@ -264,6 +317,7 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
     int64_t now, int64_t *account_id, const unsigned char *pass_hash)
 {
 	struct token	 t = { 0, 0 };
+	int64_t		 n = 0;
 	enum bl_err	 e;
 
 	*account_id = 0;
@@ -273,9 +327,15 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 	    token_row, &t);
 	if (e == BL_ERR_NOT_FOUND || (e == BL_OK && t.kind != kind))
 		e = BL_ERR_INVALID_TOKEN;
-	if (e == BL_OK)
-		e = bl_st_run(s, ST_EMAIL_USED, PARMS(P_INT(t.account_id),
-		    P_INT_OR_NULL(kind == BL_TOKEN_VERIFY, now)), NULL, NULL, NULL);
+	/*
+	 * The token is taken by an update that still requires it: under
+	 * PostgreSQL's READ COMMITTED a concurrent redemption that read the
+	 * same row waits for this one and then finds no token (no change).
+	 */
+	if (e == BL_OK && (e = bl_st_run(s, ST_EMAIL_USED, PARMS(P_INT(t.account_id),
+	    P_INT_OR_NULL(kind == BL_TOKEN_VERIFY, now), P_BLOB(hash, BL_HASH_BYTES)), NULL,
+	    NULL, &n)) == BL_OK && n != 1)
+		e = BL_ERR_INVALID_TOKEN;
 	if (e == BL_OK && kind == BL_TOKEN_RESET && pass_hash != NULL &&
 	    (e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(t.account_id),
 	    P_BLOB(pass_hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)

@@ -84,7 +84,10 @@ enum bl_stmt {
 	ST_EMAIL_SET,		/* account_id, email, verified_at, token_hash, token_kind,
 				 * token_expires */
 	ST_EMAIL_TOKEN,		/* token_hash, now -> account_id, token_kind, email */
-	ST_EMAIL_USED,		/* account_id, verified_at (NULL: as it was) */
+	ST_EMAIL_USED,		/* account_id, verified_at (NULL: as it was), token_hash:
+				   changes 1 only for the redemption that still finds the token */
+	ST_RESET_ISSUE,		/* account_id, token_hash, expires, now: a reset token unless one
+				   is still valid (changes 0) */
 	ST_EMAIL_FIND,		/* lower-cased email -> account_id (verified addresses) */
 	ST_RESET_END,		/* account_id: a pending password reset is void */
 	ST__MAX

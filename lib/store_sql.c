@@ -168,7 +168,11 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_EMAIL_TOKEN] = "SELECT account_id, token_kind, email FROM account_emails WHERE "
 	    "token_hash = $1 AND token_expires > $2",
 	[ST_EMAIL_USED] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
-	    "token_expires = NULL, verified_at = coalesce($2, verified_at) WHERE account_id = $1",
+	    "token_expires = NULL, verified_at = coalesce($2, verified_at) WHERE account_id = $1 "
+	    "AND token_hash = $3",
+	[ST_RESET_ISSUE] = "UPDATE account_emails SET token_hash = $2, token_kind = 2, "
+	    "token_expires = $3 WHERE account_id = $1 AND verified_at IS NOT NULL AND NOT "
+	    "(coalesce(token_kind, 0) = 2 AND coalesce(token_expires, 0) > $4)",
 	[ST_RESET_END] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
 	    "token_expires = NULL WHERE account_id = $1 AND token_kind = 2",
 	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "

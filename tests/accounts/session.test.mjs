@@ -81,6 +81,28 @@ test('sign-in attempts are limited per account and address (10 an hour), right o
 	checkError(assert, await new Browser(ctx, { ip }).signin('bob@example.org'), 401, 'INVALID_CREDENTIALS');
 }));
 
+// docs/API.md, POST /session: guessing spread over many addresses is bounded
+// per account too (30 an hour from all addresses together); unknown names
+// are counted the same way, so the 429 tells nothing about the account.
+test('sign-in attempts per account from all addresses: the 31st in an hour is 429, right ones included', () => inOneWindow(3600, async () => {
+	const ctx = accountsContext();
+	await signedUp(ctx, 'alice@example.org');
+	for (let i = 0; i < 30; i++)
+		checkError(assert, await new Browser(ctx, { ip: `198.51.100.${i + 1}` }).signin(i % 2 ? 'alice@example.org' : 'ALICE@example.org', `guess ${i}xx`),
+			401, 'INVALID_CREDENTIALS');
+	const res = await new Browser(ctx, { ip: '198.51.100.200' }).signin('alice@example.org');
+	checkError(assert, res, 429, 'RATE_LIMIT_EXCEEDED');
+	assert.match(res.json.hint, /from all addresses together/);
+	assert.match(res.json.hint, /reset the password by e-mail/);
+	assert.match(res.headers['retry-after'], /^\d+$/);
+	assert.equal(res.headers['x-ratelimit-limit'], '30');
+	// another account is not affected; an unknown name is limited alike
+	checkError(assert, await new Browser(ctx, { ip: '198.51.100.200' }).signin('bob@example.org'), 401, 'INVALID_CREDENTIALS');
+	for (let i = 0; i < 30; i++)
+		await new Browser(ctx, { ip: `198.51.100.${i + 1}` }).signin('nobody@example.org', `guess ${i}xx`);
+	checkError(assert, await new Browser(ctx, { ip: '198.51.100.201' }).signin('nobody@example.org', 'whatever!'), 429, 'RATE_LIMIT_EXCEEDED');
+}));
+
 test('sign-in attempts per address across accounts: the 101st in an hour is 429', () => inOneWindow(3600, async () => {
 	const ctx = accountsContext();
 	const ip = '203.0.113.9';

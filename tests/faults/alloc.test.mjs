@@ -322,7 +322,7 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		const late = [];
 		await sweep(t, 'e-mail change', async (at) => {
 			const b = await signedUp(ctx, `m${at}@example.org`, { ip: `192.0.2.${(at % 250) + 1}` });
-			return runDyn('email', { method: 'POST', body: { email: `new${at}@example.org` }, failAt: at,
+			return runDyn('email', { method: 'POST', body: { email: `new${at}@example.org`, currentPassword: PASSWORD }, failAt: at,
 				ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_COOKIE: b.cookieHeader(),
 					HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: '/api/email' } });
 		}, async (r, at) => {

@@ -68,14 +68,58 @@ test('sign-up mails a verification link; the address is verified once, by it', a
 	assert.equal(again.json.code, 'INVALID_TOKEN');
 
 	// A new address: not verified until its own link comes back.
-	const set = await b.req('email', { method: 'POST', body: { email: 'alice@new.example' } });
+	const set = await b.req('email', { method: 'POST', body: { email: 'alice@new.example', currentPassword: PASSWORD } });
 	assert.equal(set.status, 200);
 	assert.deepEqual(set.json, { success: true, email: 'alice@new.example', verified: false });
 	const second = await deliver(ctx);
-	assert.equal(second.mails.length, 1);
-	assert.match(second.mails[0], /^To: alice@new\.example$/m);
-	assert.equal((await anon.req('token', { method: 'POST', body: { token: tokenOf(second.mails[0], 'verify') } })).status, 200);
+	const toNew = second.mails.filter((m) => /^To: alice@new\.example$/m.test(m));
+	assert.equal(toNew.length, 1);
+	assert.equal((await anon.req('token', { method: 'POST', body: { token: tokenOf(toNew[0], 'verify') } })).status, 200);
 	assert.equal((await b.req('email')).json.verified, true);
+});
+
+// docs/API.md, POST /email: a stolen session (its cookie and CSRF token) is
+// not enough to move the account's mail, and so its password resets, to
+// another address; the verified address replaced is told by mail.
+test('changing the address needs the password, and the verified address replaced is told', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	const verify = await deliver(ctx);
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf(verify.mails[0], 'verify') } })).status, 200);
+
+	const bare = await b.req('email', { method: 'POST', body: { email: 'thief@evil.example' } });
+	assert.equal(bare.status, 400);
+	assert.equal(bare.json.code, 'INVALID_JSON');
+	assert.match(bare.json.hint, /currentPassword/);
+	const wrong = await b.req('email', { method: 'POST', body: { email: 'thief@evil.example', currentPassword: 'a guess of the thief' } });
+	assert.equal(wrong.status, 401);
+	assert.equal(wrong.json.code, 'INVALID_CREDENTIALS');
+	assert.deepEqual((await b.req('email')).json, { email: 'alice@example.org', verified: true }, 'unchanged');
+	assert.equal((await deliver(ctx)).mails.length, 0, 'nothing mailed');
+
+	// with the password: the new address gets its link, the old one a notice
+	const ok = await b.req('email', { method: 'POST', body: { email: 'alice@new.example', currentPassword: PASSWORD } });
+	assert.equal(ok.status, 200);
+	const { run, mails } = await deliver(ctx);
+	assert.equal(mails.length, 2, mails.join('\n----\n'));
+	const notice = mails.find((m) => /^To: alice@example\.org$/m.test(m));
+	assert.ok(notice, 'the old address is told');
+	assert.match(notice, /^Subject: The e-mail address of your account was changed$/m);
+	assert.ok(!notice.includes('alice@new.example'), 'the notice does not name the new address');
+	assert.ok(!/#(verify|reset)=/.test(notice), 'the notice holds no link');
+	assert.ok(mails.some((m) => /^To: alice@new\.example$/m.test(m) && /#verify=/.test(m)));
+	assert.ok(!run.stderr.includes('alice@example.org'), 'the address is not logged');
+	assert.equal(ctx.sql(`SELECT count(*) FROM outbox WHERE detail IS NOT NULL`).trim(), '0',
+		'the sent notice no longer holds the old address');
+
+	// the same address again (a resend) and an unverified one replaced: no notice
+	for (const email of ['alice@new.example', 'alice@other.example']) {
+		assert.equal((await b.req('email', { method: 'POST', body: { email, currentPassword: PASSWORD } })).status, 200);
+		const later = await deliver(ctx);
+		assert.equal(later.mails.length, 1);
+		assert.match(later.mails[0], new RegExp(`^To: ${email.replace(/\./g, '\\.')}$`, 'm'));
+		assert.match(later.mails[0], /#verify=/);
+	}
 });
 
 test('password reset by e-mail: same answer for any address, one-time, short-lived, ends every session', async () => {
@@ -133,6 +177,86 @@ test('password reset by e-mail: same answer for any address, one-time, short-liv
 	assert.equal((await anon.req('token', { method: 'POST', body: { token: pending, password: 'taken over' } })).json.code,
 		'INVALID_TOKEN', 'the reset mailed before the change is void');
 	assert.equal((await new Browser(ctx).signin('alice@example.org', 'changed by the owner')).status, 200);
+});
+
+// docs/ACCOUNTS.md, "Password reset": POST /token {email} does the same work
+// (one outbox row) and answers with the same headers (the client's window)
+// whatever the address; cron/notify looks the address up. No per-address
+// count shows in the headers, and none turns into a 429.
+test('a reset request: the same work and the same headers whatever the address', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf((await deliver(ctx)).mails[0], 'verify') } })).status, 200);
+	await signedUp(ctx, 'bob@example.org', { ip: '192.0.2.20' });
+	await deliver(ctx);
+
+	const emails = () => ctx.sql('SELECT account_id, email, verified_at, hex(token_hash), token_kind, token_expires FROM account_emails ORDER BY 1');
+	const outbox = () => Number(ctx.sql('SELECT count(*) FROM outbox').trim());
+	const before = emails();
+	const rows = outbox();
+	const anon = new Browser(ctx, { ip: '192.0.2.99' });
+	const seen = [];
+	for (const email of ['alice@example.org', 'nobody@example.org', 'bob@example.org', 'alice@example.org',
+		'alice@example.org', 'alice@example.org', 'alice@example.org', 'alice@example.org']) {
+		const r = await anon.req('token', { method: 'POST', body: { email } });
+		assert.equal(r.status, 200, `${email}: ${JSON.stringify(r.json)}`);
+		assert.deepEqual(r.json, { success: true });
+		seen.push([r.headers['x-ratelimit-limit'], r.headers['x-ratelimit-remaining'], r.headers['x-ratelimit-reset']]);
+	}
+	// the client's window only: the same limit, one less left per request, whatever the address
+	assert.ok(seen.every((h) => h[0] === seen[0][0] && h[2] === seen[0][2]), JSON.stringify(seen));
+	for (let i = 1; i < seen.length; i++)
+		assert.equal(Number(seen[i][1]), Number(seen[i - 1][1]) - 1, JSON.stringify(seen));
+	assert.equal(emails(), before, 'no request wrote to an account: the lookup is cron/notify\'s');
+	assert.equal(outbox(), rows + 8, 'one outbox row per request, whatever the address');
+
+	const { run, mails } = await deliver(ctx);
+	assert.equal(mails.length, 1, 'one mail: to the verified address, once while its link is valid');
+	assert.match(mails[0], /^To: alice@example\.org$/m);
+	for (const a of ['alice@example.org', 'nobody@example.org', 'bob@example.org'])
+		assert.ok(!run.stderr.includes(a), `${a} is not logged`);
+	assert.equal(ctx.sql(`SELECT count(*) FROM outbox WHERE detail IS NOT NULL`).trim(), '0', 'the requests forget the addresses');
+});
+
+// A stranger can ask for resets of someone's address as often as the
+// client limit allows; none of them voids the link the owner already has,
+// and the owner gets at most one mail while it is valid.
+test("a stranger's reset requests never void the owner's link", async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf((await deliver(ctx)).mails[0], 'verify') } })).status, 200);
+	const owner = new Browser(ctx, { ip: '192.0.2.50' });
+	assert.equal((await owner.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	const link = tokenOf((await deliver(ctx)).mails[0], 'reset');
+	const stranger = new Browser(ctx, { ip: '203.0.113.66' });
+	for (let i = 0; i < 6; i++) {
+		assert.equal((await stranger.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+		assert.equal((await deliver(ctx)).mails.length, 0, 'no new mail while the link is valid');
+	}
+	assert.equal((await owner.req('token', { method: 'POST', body: { token: link, password: 'the owner chose this' } })).status, 200);
+	assert.equal((await new Browser(ctx).signin('alice@example.org', 'the owner chose this')).status, 200);
+	// once it is used (or an hour old), the next request mails a new link
+	assert.equal((await stranger.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	assert.equal((await deliver(ctx)).mails.length, 1);
+});
+
+// docs/API.md, POST /session: strangers who spend an account's sign-in
+// attempts (30 an hour from all addresses) do not lock its owner out: a
+// completed reset by mail clears that counter.
+test('a password reset by mail clears the account-wide sign-in limit', async () => {
+	const ctx = accountsContext();
+	const b = await signedUp(ctx, 'alice@example.org');
+	assert.equal((await b.req('token', { method: 'POST', body: { token: tokenOf((await deliver(ctx)).mails[0], 'verify') } })).status, 200);
+	for (let i = 0; i < 30; i++)
+		assert.equal((await new Browser(ctx, { ip: `198.51.100.${i + 1}` }).signin('alice@example.org', `guess ${i}xx`)).status, 401);
+	const locked = await new Browser(ctx, { ip: '192.0.2.77' }).signin('alice@example.org');
+	assert.equal(locked.status, 429);
+	assert.equal(locked.json.code, 'RATE_LIMIT_EXCEEDED');
+	const anon = new Browser(ctx, { ip: '192.0.2.78' });
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	const token = tokenOf((await deliver(ctx)).mails[0], 'reset');
+	assert.equal((await anon.req('token', { method: 'POST', body: { token, password: 'the owner is back' } })).status, 200);
+	assert.equal((await new Browser(ctx, { ip: '192.0.2.79' }).signin('alice@example.org', 'the owner is back')).status, 200);
 });
 
 test('sign-up stays closed by default', async () => {

@@ -68,9 +68,12 @@ export async function notifyCard(card, call, fail) {
 	const box = el('div', { class: 'message', role: 'alert', tabindex: '-1', hidden: true });
 	const state = el('p', {});
 	const email = el('input', { type: 'email', id: 'notify-address', autocomplete: 'email', spellcheck: 'false' });
+	// changing the address needs the password (docs/API.md): a stolen session alone cannot
+	const addrPw = el('input', { type: 'password', id: 'address-password', autocomplete: 'current-password' });
 	const setBtn = el('button', { type: 'submit', class: 'button small', text: msg('notify.setAddress') });
 	const addr = el('form', { id: 'address-form', novalidate: true },
-		field('notify-address', msg('notify.address'), el('div', { class: 'with-button' }, email, setBtn)));
+		field('notify-address', msg('notify.address'), email),
+		field('address-password', msg('dash.currentPassword'), el('div', { class: 'with-button' }, addrPw, setBtn)));
 	const url = el('input', { type: 'url', id: 'webhook-url', spellcheck: 'false', autocomplete: 'off' });
 	const addBtn = el('button', { type: 'submit', class: 'button primary small', text: msg('notify.addWebhook') });
 	const hookForm = el('form', { id: 'webhook-form', novalidate: true },
@@ -150,10 +153,11 @@ export async function notifyCard(card, call, fail) {
 	addr.addEventListener('submit', async (e) => {
 		e.preventDefault();
 		setBtn.disabled = true;
-		const r = await call('POST', 'email', { email: email.value.trim() });
+		const r = await call('POST', 'email', { email: email.value.trim(), currentPassword: addrPw.value });
 		setBtn.disabled = false;
 		if (!r.ok)
 			return fail(box, r);
+		addrPw.value = '';
 		setMessage(box, 'ok', msg('notify.addressSent'), '');
 		box.focus();
 		await loadAddress();
@@ -201,12 +205,30 @@ function linkOutcome(note, r, done) {
 	setMessage(note, 'error', d.title, d.detail);
 }
 
-// Uses a verify link at once; for a reset link, renders the new-password form
-// into box and resolves when it is done. Says the outcome in msg.
+// Renders into box what a mail link needs, a press of "Confirm address"
+// (verify) or the new-password form (reset), and resolves when it is done;
+// nothing is sent before the press, so a mail scanner that opens the link
+// and runs its scripts uses nothing (docs/PAGE.md). Says the outcome in note.
 export async function useMailLink(link, call, box, note) {
 	history.replaceState(null, '', window.location.pathname + window.location.search);
 	if (link.kind === 'verify') {
-		linkOutcome(note, await call('POST', 'token', { token: link.token }), 'notify.verifyDone');
+		const confirm = el('button', { type: 'submit', class: 'button primary', text: msg('notify.verifyButton') });
+		const form = el('form', { id: 'verify-form', novalidate: true }, confirm);
+		box.replaceChildren(el('h2', { text: msg('notify.verifyTitle') }), form);
+		box.hidden = false;
+		confirm.focus();
+		await new Promise((resolve) => form.addEventListener('submit', async (e) => {
+			e.preventDefault();
+			confirm.disabled = true;
+			const r = await call('POST', 'token', { token: link.token });
+			confirm.disabled = false;
+			linkOutcome(note, r, 'notify.verifyDone');
+			// the link may still work after too many requests, the network or the server
+			if (!r.ok && r.data.code !== 'INVALID_TOKEN')
+				return;
+			box.hidden = true;
+			resolve();
+		}));
 		return;
 	}
 	const pw = el('input', { type: 'password', id: 'reset-password', autocomplete: 'new-password', minlength: '8', maxlength: '256' });
