@@ -98,7 +98,11 @@ test('the settings file inside the document root', async () => {
 test('the install secret inside the document root (before it exists, too)', async () => {
 	const { ctx, docroot } = site();
 	const secret = path.join(docroot, 'install-secret');
-	await refused(ctx, { DOCUMENT_ROOT: docroot, BURNLINK_SECRET_FILE: secret }, 'the install secret', secret,
+	// (the settings file named outside: with PostgreSQL its default place is beside the install secret)
+	const conf = path.join(ctx.dir, 'outside.conf');
+	fs.writeFileSync(conf, '# nothing\n');
+	await refused(ctx, { DOCUMENT_ROOT: docroot, BURNLINK_SECRET_FILE: secret, BURNLINK_CONFIG: conf },
+		'the install secret', secret,
 		() => assert.ok(!fs.existsSync(secret), 'not written'));
 });
 
