@@ -140,6 +140,7 @@ struct pg_store {
 	char		*conninfo;	/* BURNLINK_DB as given */
 	char		 err[256];
 	char		 sqlstate[6];	/* of the last failure, "" if none */
+	int		 unreachable;	/* the last connection attempt failed or was lost */
 };
 
 static enum bl_err	 connect_db(struct pg_store *);
@@ -654,6 +655,7 @@ connect_db(struct pg_store *s)
 
 	if (s->c != NULL)
 		return BL_OK;
+	s->unreachable = 0;
 	if (shared != NULL && strcmp(shared->conninfo, s->conninfo) == 0) {
 		shared->users++;
 		s->c = shared;
@@ -689,6 +691,7 @@ connect_db(struct pg_store *s)
 		shared = c;
 	return BL_OK;
 fail:
+	s->unreachable = c->conn != NULL && PQstatus(c->conn) != CONNECTION_OK;
 	PQfinish(c->conn);
 	free(c->conninfo);
 	free(c);
@@ -814,7 +817,11 @@ ctr_open(void **out, const struct bl_config *cfg)
 
 /*
  * Runs a counters statement: *count is the one integer it returns (0 if no
- * row), or for CT_CLEAN the rows it removed. CT_ADD must return its row.
+ * row), or for CT_CLEAN the rows it removed. CT_ADD must return its row. A
+ * database that cannot be reached, or a connection lost (a failover, INSTALL)
+ * is STORE_UNAVAILABLE, the failure of the whole database that the request
+ * would meet next, and short (Retry-After: 5); any other failure is the
+ * limiter's, RATE_LIMIT_UNAVAILABLE.
  */
 static enum bl_err
 ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, int64_t *count)
@@ -825,8 +832,9 @@ ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, in
 
 	if (count != NULL)
 		*count = 0;
-	if (q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	if ((e = q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res)) != BL_OK)
+		return e == BL_ERR_STORE_UNAVAILABLE && (s->c == NULL ? s->unreachable :
+		    PQstatus(s->c->conn) != CONNECTION_OK) ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	row.h = res;
 	if (id == CT_CLEAN)
 		*count = strtoll(PQcmdTuples(res), NULL, 10);
