@@ -288,3 +288,58 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 		assert.ok(counted > 0 && counted < requests, `counted ${counted} of ${requests} requests`);
 	});
 });
+
+describe('an asynchronous standby that is behind, promoted after the primary is killed', () => {
+	let pg, srv;
+	before(async () => {
+		pg = await pair();	// synchronous_standby_names empty: commits do not wait for the standby
+		srv = await startServer({ server: 'lighttpd', env: pg.env });
+	});
+	after(async () => {
+		await srv?.stop();
+		pg?.standby.remove();
+		pg?.primary.remove();
+	});
+
+	const api1 = (method, p, json) => api(srv.base, method, p, json);
+
+	test('loses what the primary acknowledged after the standby fell behind: creates, a spent view, a burn', async () => {
+		const create = async (text, maxViews) => {
+			const r = await api1('POST', '/api/secrets', { text, maxViews });
+			assert.equal(r.status, 200, r.text);
+			return r.body.metadata;
+		};
+		const early = await create('early', null);
+		const viewed = await create('viewed once', 1);
+		const burned = await create('burned', null);
+		// Everything so far is on the standby: it has replayed the primary's WAL.
+		const lsn = pg.primary.sql(pg.db, 'SELECT pg_current_wal_lsn()').trim();
+		await until(() => pg.primary.sql(pg.db,
+			`SELECT count(*) FROM pg_stat_replication WHERE replay_lsn >= '${lsn}'`).trim() === '1', 'the standby to replay');
+
+		// The standby falls behind (here: it stops; in practice a slow link or
+		// disk); the primary goes on acknowledging, as asynchronous replication does.
+		pg.standby.stop('fast');
+		const late = [];
+		for (let i = 0; i < 3; i++) late.push(await create(`late ${i}`, null));
+		assert.equal((await api1('POST', `/api/secrets/${viewed.secretKey}`, {})).body.viewsRemaining, 0);
+		assert.equal((await api1('DELETE', `/api/secrets/${burned.key}`)).status, 200);
+
+		pg.primary.kill();
+		pg.standby.start();
+		pg.standby.promote();
+
+		// Service resumes on the standby, with what it had received.
+		assert.equal((await api1('GET', `/api/secrets/${early.key}`)).status, 200);
+		// Lost: every create answered 200 after the standby fell behind,
+		for (const m of late) assert.equal((await api1('GET', `/api/secrets/${m.key}`)).status, 404, 'a create answered 200 is gone');
+		// the last view of a maxViews: 1 secret (it is served a second time),
+		const again = await api1('POST', `/api/secrets/${viewed.secretKey}`, {});
+		assert.equal(again.status, 200, 'a spent view comes back');
+		assert.equal(again.body.viewsRemaining, 0);
+		// and the burn: the burned secret is readable again.
+		const back = await api1('POST', `/api/secrets/${burned.secretKey}`, {});
+		assert.equal(back.status, 200, 'a burned secret comes back');
+		assert.ok(back.body.text.ciphertext);
+	});
+});
