@@ -138,7 +138,7 @@ static int		 persistent;	/* a FastCGI responder: connections are kept */
 struct pg_store {
 	struct pg_conn	*c;		/* NULL until first use (counters) */
 	char		*conninfo;	/* BURNLINK_DB as given */
-	char		 err[256];
+	char		 err[400];	/* a log line's worth: lib/log.c */
 	char		 sqlstate[6];	/* of the last failure, "" if none */
 	int		 unreachable;	/* the last connection attempt failed or was lost */
 };
@@ -635,6 +635,29 @@ apply_schema(struct pg_store *s)
 }
 
 /*
+ * The reason a connection failed, on one line in s->err. libpq says why each
+ * host of a multi-host BURNLINK_DB failed, a line each ("Connection refused",
+ * "session is read-only": a standby, INSTALL), with indented hints below
+ * them; every host's line is kept, the hints left out.
+ */
+static void
+connect_error(struct pg_store *s, const char *m)
+{
+	size_t	 n, used;
+	int	 w;
+
+	used = (size_t)snprintf(s->err, sizeof(s->err), "connect");
+	for (; *m != '\0' && used < sizeof(s->err); m += n + (m[n] == '\n')) {
+		n = strcspn(m, "\n");
+		if (n == 0 || *m == '\t' || *m == ' ')
+			continue;
+		w = snprintf(s->err + used, sizeof(s->err) - used, "%s%.*s",
+		    used == 7 ? ": " : "; ", (int)n, m);
+		used += w > 0 ? (size_t)w : sizeof(s->err);
+	}
+}
+
+/*
  * Connects s to the database BURNLINK_DB names, or to the process's open
  * connection when that is to the same database: a postgresql:// URI, or
  * "postgres:" and a keyword/value conninfo. Connection parameters it does not
@@ -648,7 +671,7 @@ connect_db(struct pg_store *s)
 	const char	*kw[] = { "connect_timeout", "gssencmode",
 			    "fallback_application_name", "dbname", NULL };
 	const char	*val[] = { "5", "disable", "burnlink", NULL, NULL };
-	const char	*conninfo = s->conninfo, *m;
+	const char	*conninfo = s->conninfo;
 	struct pg_conn	*c;
 	enum bl_err	 e;
 	int		 version;
@@ -677,8 +700,7 @@ connect_db(struct pg_store *s)
 		goto fail;
 	}
 	if (PQstatus(c->conn) != CONNECTION_OK) {
-		m = PQerrorMessage(c->conn);
-		snprintf(s->err, sizeof(s->err), "connect: %.*s", (int)strcspn(m, "\n"), m);
+		connect_error(s, PQerrorMessage(c->conn));
 		e = BL_ERR_STORE_UNAVAILABLE;
 		goto fail;
 	}

@@ -64,7 +64,7 @@ async function pair() {
 		BURNLINK_DB: `postgresql://burnlink@127.0.0.1:${p1},127.0.0.1:${p2}/${db}?target_session_attrs=read-write`,
 		BURNLINK_SECRET_FILE: sharedSecret(),
 	};
-	return { primary, standby, db, env };
+	return { primary, standby, db, env, ports: [p1, p2] };
 }
 
 // One request; never throws: a request that failed or hung is { status: 0 }.
@@ -232,6 +232,10 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 				assert.ok(log.some((l) => l.server === server && l.status === 503 && l.t0 >= tKill && l.t1 <= tPromote),
 					`${server} answered some request with 503 during the outage`);
 			}
+			// The error log says why each host failed: the primary is gone, the standby read-only.
+			const [p1, p2] = pg.ports;
+			assert.match(servers.cgi.errorLog(), new RegExp(`rate limiter: connect: connection to server at "127\\.0\\.0\\.1", ` +
+				`port ${p1} failed: Connection refused; connection to server at "127\\.0\\.0\\.1", port ${p2} failed: [^;\\n]*read-only`));
 		} finally {
 			stop = true;
 			await Promise.all(clients);
