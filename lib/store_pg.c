@@ -661,16 +661,24 @@ connect_error(struct pg_store *s, const char *m)
  * Connects s to the database BURNLINK_DB names, or to the process's open
  * connection when that is to the same database: a postgresql:// URI, or
  * "postgres:" and a keyword/value conninfo. Connection parameters it does not
- * set default to a 5-second connect timeout and no GSSAPI encryption (which
- * would probe for Kerberos credentials on every TCP connection). A new
+ * set default to a 5-second connect timeout (a host, INSTALL), no GSSAPI
+ * encryption (which would probe for Kerberos credentials on every TCP
+ * connection), and bounds on a TCP connection whose server vanished without
+ * a word (powered off, cut off: a failover): what is sent and not
+ * acknowledged for 10 s, or an answer awaited over a link that stopped
+ * answering keepalive probes (after 10 s idle, every 5 s), ends the
+ * connection, which a request then reports as STORE_UNAVAILABLE, instead of
+ * the kernel's retransmissions holding it for some 15 minutes (a FastCGI
+ * responder's kept connection, and every request queued behind it). A new
  * connection applies the schema if the database has none yet.
  */
 static enum bl_err
 connect_db(struct pg_store *s)
 {
-	const char	*kw[] = { "connect_timeout", "gssencmode",
+	const char	*kw[] = { "connect_timeout", "gssencmode", "tcp_user_timeout",
+			    "keepalives_idle", "keepalives_interval",
 			    "fallback_application_name", "dbname", NULL };
-	const char	*val[] = { "5", "disable", "burnlink", NULL, NULL };
+	const char	*val[] = { "5", "disable", "10000", "10", "5", "burnlink", NULL, NULL };
 	const char	*conninfo = s->conninfo;
 	struct pg_conn	*c;
 	enum bl_err	 e;
@@ -686,7 +694,7 @@ connect_db(struct pg_store *s)
 	}
 	if (strncmp(conninfo, "postgres:", 9) == 0 && strncmp(conninfo, "postgres://", 11) != 0)
 		conninfo += 9;
-	val[3] = conninfo;
+	val[6] = conninfo;
 	if ((c = calloc(1, sizeof(*c))) == NULL || (c->conninfo = strdup(s->conninfo)) == NULL) {
 		free(c);
 		snprintf(s->err, sizeof(s->err), "out of memory");

@@ -17,13 +17,19 @@
 // the primary acknowledged and the standby never received: the second
 // describe shows it (creates answered 200 gone, a spent view and a burn
 // undone), as INSTALL and docs/ADMIN.md say.
+//
+// A host that vanishes without a word (no reset: powered off, cut off) is
+// the third: a FastCGI responder's kept connection to it ends after libpq's
+// tcp_user_timeout (lib/store_pg.c), a 503, not a hang (vanished-host.mjs,
+// in a network namespace of its own).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as cluster from './cluster.mjs';
 
 process.env.BURNLINK_BIN ||= 'build/pg';
@@ -349,4 +355,26 @@ describe('an asynchronous standby that is behind, promoted after the primary is 
 		assert.equal(back.status, 200, 'a burned secret comes back');
 		assert.ok(back.body.text.ciphertext);
 	});
+});
+
+describe('a database host that vanishes without a word', () => {
+	const isolated = spawnSync('unshare', ['-n', 'ip', 'link', 'set', 'lo', 'up']).status === 0;
+	test('a FastCGI responder waiting on it answers 503 STORE_UNAVAILABLE, not a hang, then reconnects',
+		{ skip: !isolated && 'needs unshare -n (root) and ip (iproute2)' }, async () => {
+			const env = { ...process.env, HANG_MS: String(HANG_MS) };
+			delete env.BURNLINK_TEST_PG;	// its own cluster, inside the namespace
+			const out = await new Promise((resolve, reject) => {
+				execFile('unshare', ['-n', process.execPath, fileURLToPath(new URL('vanished-host.mjs', import.meta.url))],
+					{ env, encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+			});
+			const r = JSON.parse(out.trim().split('\n').pop());
+			assert.equal(r.before.status, 200, JSON.stringify(r.before));
+			// Without a bound the kernel's retransmissions hold the request some 15 minutes.
+			assert.notEqual(r.vanished.status, 0, `no answer within ${HANG_MS} ms: ${r.vanished.error}`);
+			assert.equal(r.vanished.status, 503);
+			assert.equal(r.vanished.code, 'STORE_UNAVAILABLE');
+			assert.equal(r.vanished.retryAfter, '5');
+			assert.ok(r.log.some((l) => /rate limiter: query: .*Connection timed out/.test(l)), r.log.join('\n'));
+			assert.equal(r.back.status, 200, 'the next request connects anew');
+		});
 });
