@@ -34,6 +34,7 @@ import * as cluster from './cluster.mjs';
 
 process.env.BURNLINK_BIN ||= 'build/pg';
 const { startServer, freePort } = await import('../lib/server.mjs');
+const { runProgram } = await import('../lib/cgi.mjs');
 
 // The liveness deadline of the issue: service is back this long after the promotion.
 const RESUME_MS = 10000;
@@ -299,6 +300,10 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 		const counted = Number(pg.standby.sql(pg.db, 'SELECT coalesce(sum(count), 0) FROM counters').trim());
 		const requests = log.filter((l) => l.status !== 0).length;
 		assert.ok(counted > 0 && counted < requests, `counted ${counted} of ${requests} requests`);
+
+		// The cron job, with the same BURNLINK_DB, follows the primary too.
+		const clean = await runProgram('cleanup', { env: pg.env });
+		assert.equal(clean.code, 0, clean.stderr);
 	});
 });
 
