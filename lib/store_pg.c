@@ -130,6 +130,9 @@ struct pg_conn {
 	int		 later_key;	/* its statement, as run_text() names it */
 	int		 nlater;
 	struct bl_parm	 later_p[2];
+	/* the last WARNING the server sent during the current statement (on_notice()) */
+	int		 warned;
+	char		 warning[200];
 };
 
 static struct pg_conn	*shared;	/* this process's connection, if open */
@@ -145,6 +148,45 @@ struct pg_store {
 
 static enum bl_err	 connect_db(struct pg_store *);
 static int		 reconnected(struct pg_store *);
+
+/*
+ * libpq's notice receiver: a WARNING is kept for committed() (a NOTICE, the
+ * schema's "already exists, skipping", is not wanted: apply_schema()).
+ */
+static void
+on_notice(void *arg, const PGresult *res)
+{
+	struct pg_conn	*c = arg;
+	const char	*sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char	*msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+	if (sev == NULL || strcmp(sev, "WARNING") != 0)
+		return;
+	c->warned = 1;
+	snprintf(c->warning, sizeof(c->warning), "%s", msg != NULL ? msg : "");
+}
+
+/*
+ * BL_OK, or STORE_UNAVAILABLE if the statement just run ended its
+ * transaction (a COMMIT, or a statement run on its own) and the server sent
+ * a WARNING meanwhile. PostgreSQL answers a wait for a synchronous standby
+ * that was cancelled (pg_cancel_backend(), a statement_timeout) with a
+ * WARNING ("canceling wait for synchronous replication") and a successful
+ * COMMIT: committed on the primary, perhaps not on the standby a failover
+ * promotes (INSTALL, "PostgreSQL, highly available"). The request then
+ * answers 503 as for a connection lost at the COMMIT: what it wrote may
+ * exist after all (a create, a view counted), but nothing is reported done,
+ * or served, that a failover could undo.
+ */
+static enum bl_err
+committed(struct pg_store *s)
+{
+	if (!s->c->warned || PQtransactionStatus(s->c->conn) != PQTRANS_IDLE)
+		return BL_OK;
+	snprintf(s->err, sizeof(s->err), "commit: the server warned: %s", s->c->warning);
+	s->sqlstate[0] = '\0';
+	return BL_ERR_STORE_UNAVAILABLE;
+}
 
 /*
  * Keeps the reason of a failure (first line of the message and the SQLSTATE;
@@ -415,8 +457,15 @@ q(struct pg_store *s, int key, const char *text, const struct bl_parm *a, int n,
 		return BL_ERR_INTERNAL;
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
-	if (s->c->later != NULL)
-		return pipelined(s, key, text, &g, n, out);
+	s->c->warned = 0;
+	if (s->c->later != NULL) {
+		if ((e = pipelined(s, key, text, &g, n, out)) == BL_OK &&
+		    (e = committed(s)) != BL_OK) {
+			PQclear(*out);
+			*out = NULL;
+		}
+		return e;
+	}
 	res = run_text(s, key, text, n, &g);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
@@ -429,6 +478,10 @@ q(struct pg_store *s, int key, const char *text, const struct bl_parm *a, int n,
 		e = fail(s, res, "query");
 		PQclear(res);
 		return strcmp(s->sqlstate, "23505") == 0 ? BL_ERR_EXISTS : e;
+	}
+	if ((e = committed(s)) != BL_OK) {
+		PQclear(res);
+		return e;
 	}
 	*out = res;
 	return BL_OK;
@@ -450,6 +503,7 @@ exec(struct pg_store *s, const char *text)
 			PQclear(res);
 		return e;
 	}
+	s->c->warned = 0;
 	res = PQexec(s->c->conn, text);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
@@ -460,6 +514,8 @@ exec(struct pg_store *s, const char *text)
 	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		e = fail(s, res, text);
+	else
+		e = committed(s);
 	PQclear(res);
 	return e;
 }
@@ -712,6 +768,7 @@ connect_db(struct pg_store *s)
 		e = BL_ERR_STORE_UNAVAILABLE;
 		goto fail;
 	}
+	PQsetNoticeReceiver(c->conn, on_notice, c);
 	if ((e = session(s, &version)) != BL_OK)
 		goto fail;
 	if (version < SCHEMA_VERSION &&

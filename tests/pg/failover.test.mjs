@@ -383,3 +383,54 @@ describe('a database host that vanishes without a word', () => {
 			assert.equal(r.back.status, 200, 'the next request connects anew');
 		});
 });
+
+describe('a wait for the synchronous standby that is cancelled', () => {
+	let pg, srv;
+	before(async () => {
+		pg = await pair();
+		pg.primary.replicateSynchronously();
+		srv = await startServer({ server: 'lighttpd', env: pg.env });
+	});
+	after(async () => {
+		await srv?.stop();
+		pg?.standby.remove();
+		pg?.primary.remove();
+	});
+
+	// Sends a request that will wait for the standby, cancels that wait as an
+	// operator or a failover manager may (pg_cancel_backend), and returns the answer.
+	async function cancelled(method, p, json) {
+		const pending = api(srv.base, method, p, json);
+		const waiting = () => pg.primary.sql(pg.db, "SELECT pid FROM pg_stat_activity WHERE application_name = 'burnlink' AND wait_event = 'SyncRep'").trim();
+		await until(() => waiting() !== '', 'a request waiting for the standby');
+		pg.primary.sql(pg.db, `SELECT pg_cancel_backend(${waiting().split('\n')[0]})`);
+		return pending;
+	}
+
+	test('is not reported done: the create and the last view answer 503, and after a failover the view is served once', async () => {
+		const c = await api(srv.base, 'POST', '/api/secrets', { text: 'read once', maxViews: 1 });
+		assert.equal(c.status, 200, c.text);
+		const secret = c.body.metadata;
+
+		// The standby stops: every COMMIT on the primary waits for it.
+		pg.standby.stop('fast');
+		// PostgreSQL commits locally and says only WARNING: "canceling wait for synchronous replication".
+		const view = await cancelled('POST', `/api/secrets/${secret.secretKey}`, {});
+		assert.equal(view.status, 503, `a view the standby may not have is not served: ${view.text.slice(0, 200)}`);
+		assert.equal(view.body.code, 'STORE_UNAVAILABLE');
+		assert.equal(view.headers.get('retry-after'), '5');
+		const made = await cancelled('POST', '/api/secrets', { text: 'not on the standby' });
+		assert.equal(made.status, 503, `a create the standby may not have is not answered 200: ${made.text.slice(0, 200)}`);
+		assert.equal(made.body.code, 'STORE_UNAVAILABLE');
+		assert.match(srv.errorLog(), /commit: the server warned: canceling wait for synchronous replication/);
+
+		// The failover: the standby never had the view, so the secret is served
+		// now, once in all, as maxViews: 1 says.
+		pg.primary.kill();
+		pg.standby.start();
+		pg.standby.promote();
+		const r = await api(srv.base, 'POST', `/api/secrets/${secret.secretKey}`, {});
+		assert.equal(r.status, 200, r.text);
+		assert.equal((await api(srv.base, 'POST', `/api/secrets/${secret.secretKey}`, {})).status, 410);
+	});
+});
