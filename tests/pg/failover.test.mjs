@@ -116,7 +116,7 @@ function responders(srv) {
 }
 
 // Waits for a condition the clients make true (each look lets them run on).
-async function until(cond, what, ms = 60000) {
+async function until(cond, what, ms = 120000) {
 	const t0 = Date.now();
 	while (!cond()) {
 		if (Date.now() - t0 > ms) throw new Error(`waited ${ms} ms for ${what}`);
