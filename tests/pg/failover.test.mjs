@@ -63,7 +63,9 @@ function sharedSecret() {
 
 // A primary on TCP with a streaming standby, a database on it and BURNLINK_DB naming both.
 async function pair() {
-	const [p1, p2] = [await freePort(), await freePort()];
+	const p1 = await freePort();
+	let p2;
+	do p2 = await freePort(); while (p2 === p1);
 	const primary = cluster.newCluster({ tcpPort: p1 });
 	const standby = cluster.newStandby(primary, { tcpPort: p2 });
 	const db = primary.createDatabase();
@@ -208,7 +210,7 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 		const answered = (server, from) => log.filter((l) => l.server === server && l.t0 >= from).length;
 		const clients = [0, 1, 2, 3].map(client);
 		try {
-			await until(() => names.every((s) => ok(s, 0) >= 20), 'answers before the failover');
+			await until(() => names.every((s) => ok(s, 0) >= 12), 'answers before the failover');
 
 			// The primary's host dies: SIGKILL to the postmaster and every backend.
 			const kept = responders(servers.fastcgi);
@@ -231,7 +233,7 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 				t.diagnostic(`${server}: a create answered 200 ${r.t1 - tPromote} ms after the promotion`);
 			}
 			const tBack = Date.now();
-			await until(() => names.every((s) => ok(s, tBack) >= 10), 'answers after the failover');
+			await until(() => names.every((s) => ok(s, tBack) >= 8), 'answers after the failover');
 			// The same responders, each of its own accord on a new connection: none was restarted.
 			assert.deepEqual(responders(servers.fastcgi), kept);
 
@@ -293,7 +295,7 @@ describe('a synchronous standby promoted after the primary is killed', () => {
 			}
 		}
 		assert.ok(gone.every((s) => s.burned || s.exhausted));
-		assert.ok(secrets.length >= 30, `${secrets.length} secrets`);
+		assert.ok(secrets.length >= 20, `${secrets.length} secrets`);
 
 		// The rate-limit counters are an UNLOGGED table (schema-pg.sql): not
 		// replicated, so the promoted standby counts from nothing (INSTALL).
