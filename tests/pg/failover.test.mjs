@@ -77,12 +77,15 @@ async function pair() {
 }
 
 // One request; never throws: a request that failed or hung is { status: 0 }.
+// Each on a connection of its own: the test blocks its event loop while it
+// kills and promotes, and lighttpd may close an idle kept-alive connection
+// just as a request is sent on it (a POST is not retried: "fetch failed").
 async function api(base, method, p, json) {
 	const t0 = Date.now();
 	try {
 		const res = await fetch(base + p, {
 			method,
-			headers: json === undefined ? {} : { 'Content-Type': 'application/json' },
+			headers: { Connection: 'close', ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
 			body: json === undefined ? undefined : JSON.stringify(json),
 			signal: AbortSignal.timeout(HANG_MS),
 		});
@@ -91,7 +94,7 @@ async function api(base, method, p, json) {
 		try { body = JSON.parse(text); } catch { body = null; }
 		return { status: res.status, headers: res.headers, body, text, t0, t1: Date.now() };
 	} catch (e) {
-		return { status: 0, headers: new Headers(), body: null, text: String(e), t0, t1: Date.now() };
+		return { status: 0, headers: new Headers(), body: null, text: `${e} ${e.cause ?? ''}`, t0, t1: Date.now() };
 	}
 }
 

@@ -19,13 +19,14 @@ async function create(base, text) {
 	const t0 = Date.now();
 	try {
 		const res = await fetch(`${base}/api/secrets`, {
-			method: 'POST', headers: { 'Content-Type': 'application/json' },
+			// a connection of its own: lighttpd may close an idle kept-alive one as it is reused
+			method: 'POST', headers: { Connection: 'close', 'Content-Type': 'application/json' },
 			body: JSON.stringify({ text }), signal: AbortSignal.timeout(Number(process.env.HANG_MS || 60000)),
 		});
 		const body = await res.json();
 		return { status: res.status, code: body.code, retryAfter: res.headers.get('retry-after'), ms: Date.now() - t0 };
 	} catch (e) {
-		return { status: 0, error: String(e), ms: Date.now() - t0 };
+		return { status: 0, error: `${e} ${e.cause ?? ''}`, ms: Date.now() - t0 };
 	}
 }
 
