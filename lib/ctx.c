@@ -66,14 +66,13 @@ bl_ctx_exit(struct bl_ctx *c)
 enum bl_err
 bl_ctx_store(struct bl_ctx *c)
 {
-	char		 err[256] = "";
+	char		 err[400] = "";	/* PostgreSQL: a reason per host (lib/store_pg.c) */
 	enum bl_err	 e;
 
 	if (c->store != NULL)
 		return BL_OK;
 	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) != BL_OK)
-		bl_log_id(c->log_id, "cannot open the database %s: %s",
-		    bl_config_db_name(&c->cfg), err);
+		bl_log_id(c->log_id, "cannot open %s: %s", bl_config_db_name(&c->cfg), err);
 	return e;
 }
 

@@ -286,7 +286,8 @@ enum counter_op {
  * Runs op on the counter of a limit for subject in its current window, through
  * the counters interface (struct bl_counter_ops): u gets the limit, the count
  * and the end of the window. RATE_LIMIT_UNAVAILABLE (logged) when the counter
- * cannot be read or written.
+ * cannot be read or written; STORE_UNAVAILABLE when its database cannot be
+ * reached (PostgreSQL, whose counters live in the database itself).
  */
 static enum bl_err
 counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
@@ -312,7 +313,8 @@ counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
 		e = bl_counter_set(c->counters, b, start, end, u->count);
 	if (e != BL_OK) {
 		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		/* PostgreSQL out of reach is the database's failure (lib/store_pg.c, ctr_run()). */
+		return e == BL_ERR_STORE_UNAVAILABLE ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;
 }

@@ -137,6 +137,9 @@ struct pg_conn {
 	int		 later_key;	/* its statement, as run_text() names it */
 	int		 nlater;
 	struct bl_parm	 later_p[2];
+	/* the last WARNING the server sent during the current statement (on_notice()) */
+	int		 warned;
+	char		 warning[200];
 };
 
 static struct pg_conn	*shared;	/* this process's connection, if open */
@@ -145,12 +148,52 @@ static int		 persistent;	/* a FastCGI responder: connections are kept */
 struct pg_store {
 	struct pg_conn	*c;		/* NULL until first use (counters) */
 	char		*conninfo;	/* BURNLINK_DB as given */
-	char		 err[256];
+	char		 err[400];	/* a log line's worth: lib/log.c */
 	char		 sqlstate[6];	/* of the last failure, "" if none */
+	int		 unreachable;	/* the last connection attempt failed or was lost */
 };
 
 static enum bl_err	 connect_db(struct pg_store *);
 static int		 reconnected(struct pg_store *);
+
+/*
+ * libpq's notice receiver: a WARNING is kept for committed() (a NOTICE, the
+ * schema's "already exists, skipping", is not wanted: apply_schema()).
+ */
+static void
+on_notice(void *arg, const PGresult *res)
+{
+	struct pg_conn	*c = arg;
+	const char	*sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char	*msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+	if (sev == NULL || strcmp(sev, "WARNING") != 0)
+		return;
+	c->warned = 1;
+	snprintf(c->warning, sizeof(c->warning), "%s", msg != NULL ? msg : "");
+}
+
+/*
+ * BL_OK, or STORE_UNAVAILABLE if the statement just run ended its
+ * transaction (a COMMIT, or a statement run on its own) and the server sent
+ * a WARNING meanwhile. PostgreSQL answers a wait for a synchronous standby
+ * that was cancelled (pg_cancel_backend(), a statement_timeout) with a
+ * WARNING ("canceling wait for synchronous replication") and a successful
+ * COMMIT: committed on the primary, perhaps not on the standby a failover
+ * promotes (INSTALL, "PostgreSQL, highly available"). The request then
+ * answers 503 as for a connection lost at the COMMIT: what it wrote may
+ * exist after all (a create, a view counted), but nothing is reported done,
+ * or served, that a failover could undo.
+ */
+static enum bl_err
+committed(struct pg_store *s)
+{
+	if (!s->c->warned || PQtransactionStatus(s->c->conn) != PQTRANS_IDLE)
+		return BL_OK;
+	snprintf(s->err, sizeof(s->err), "commit: the server warned: %s", s->c->warning);
+	s->sqlstate[0] = '\0';
+	return BL_ERR_STORE_UNAVAILABLE;
+}
 
 /*
  * Keeps the reason of a failure (first line of the message and the SQLSTATE;
@@ -421,8 +464,15 @@ q(struct pg_store *s, int key, const char *text, const struct bl_parm *a, int n,
 		return BL_ERR_INTERNAL;
 	if ((e = connect_db(s)) != BL_OK)
 		return e;
-	if (s->c->later != NULL)
-		return pipelined(s, key, text, &g, n, out);
+	s->c->warned = 0;
+	if (s->c->later != NULL) {
+		if ((e = pipelined(s, key, text, &g, n, out)) == BL_OK &&
+		    (e = committed(s)) != BL_OK) {
+			PQclear(*out);
+			*out = NULL;
+		}
+		return e;
+	}
 	res = run_text(s, key, text, n, &g);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
@@ -435,6 +485,10 @@ q(struct pg_store *s, int key, const char *text, const struct bl_parm *a, int n,
 		e = fail(s, res, "query");
 		PQclear(res);
 		return strcmp(s->sqlstate, "23505") == 0 ? BL_ERR_EXISTS : e;
+	}
+	if ((e = committed(s)) != BL_OK) {
+		PQclear(res);
+		return e;
 	}
 	*out = res;
 	return BL_OK;
@@ -456,6 +510,7 @@ exec(struct pg_store *s, const char *text)
 			PQclear(res);
 		return e;
 	}
+	s->c->warned = 0;
 	res = PQexec(s->c->conn, text);
 	st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && reconnected(s)) {
@@ -466,6 +521,8 @@ exec(struct pg_store *s, const char *text)
 	s->c->kept = 0;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		e = fail(s, res, text);
+	else
+		e = committed(s);
 	PQclear(res);
 	return e;
 }
@@ -641,26 +698,58 @@ apply_schema(struct pg_store *s)
 }
 
 /*
+ * The reason a connection failed, on one line in s->err. libpq says why each
+ * host of a multi-host BURNLINK_DB failed, a line each ("Connection refused",
+ * "session is read-only": a standby, INSTALL), with indented hints below
+ * them; every host's line is kept, the hints left out.
+ */
+static void
+connect_error(struct pg_store *s, const char *m)
+{
+	size_t	 n, used;
+	int	 w;
+
+	used = (size_t)snprintf(s->err, sizeof(s->err), "connect");
+	for (; *m != '\0' && used < sizeof(s->err); m += n + (m[n] == '\n')) {
+		n = strcspn(m, "\n");
+		if (n == 0 || *m == '\t' || *m == ' ')
+			continue;
+		w = snprintf(s->err + used, sizeof(s->err) - used, "%s%.*s",
+		    used == 7 ? ": " : "; ", (int)n, m);
+		used += w > 0 ? (size_t)w : sizeof(s->err);
+	}
+}
+
+/*
  * Connects s to the database BURNLINK_DB names, or to the process's open
  * connection when that is to the same database: a postgresql:// URI, or
  * "postgres:" and a keyword/value conninfo. Connection parameters it does not
- * set default to a 5-second connect timeout and no GSSAPI encryption (which
- * would probe for Kerberos credentials on every TCP connection). A new
+ * set default to a 5-second connect timeout (a host, INSTALL), no GSSAPI
+ * encryption (which would probe for Kerberos credentials on every TCP
+ * connection), and bounds on a TCP connection whose server vanished without
+ * a word (powered off, cut off: a failover): what is sent and not
+ * acknowledged for 10 s, or an answer awaited over a link that stopped
+ * answering keepalive probes (after 10 s idle, every 5 s), ends the
+ * connection, which a request then reports as STORE_UNAVAILABLE, instead of
+ * the kernel's retransmissions holding it for some 15 minutes (a FastCGI
+ * responder's kept connection, and every request queued behind it). A new
  * connection applies the schema if the database has none yet.
  */
 static enum bl_err
 connect_db(struct pg_store *s)
 {
-	const char	*kw[] = { "connect_timeout", "gssencmode",
+	const char	*kw[] = { "connect_timeout", "gssencmode", "tcp_user_timeout",
+			    "keepalives_idle", "keepalives_interval",
 			    "fallback_application_name", "dbname", NULL };
-	const char	*val[] = { "5", "disable", "burnlink", NULL, NULL };
-	const char	*conninfo = s->conninfo, *m;
+	const char	*val[] = { "5", "disable", "10000", "10", "5", "burnlink", NULL, NULL };
+	const char	*conninfo = s->conninfo;
 	struct pg_conn	*c;
 	enum bl_err	 e;
 	int		 version;
 
 	if (s->c != NULL)
 		return BL_OK;
+	s->unreachable = 0;
 	if (shared != NULL && strcmp(shared->conninfo, s->conninfo) == 0) {
 		shared->users++;
 		s->c = shared;
@@ -668,7 +757,7 @@ connect_db(struct pg_store *s)
 	}
 	if (strncmp(conninfo, "postgres:", 9) == 0 && strncmp(conninfo, "postgres://", 11) != 0)
 		conninfo += 9;
-	val[3] = conninfo;
+	val[6] = conninfo;
 	if ((c = calloc(1, sizeof(*c))) == NULL || (c->conninfo = strdup(s->conninfo)) == NULL) {
 		free(c);
 		snprintf(s->err, sizeof(s->err), "out of memory");
@@ -682,11 +771,11 @@ connect_db(struct pg_store *s)
 		goto fail;
 	}
 	if (PQstatus(c->conn) != CONNECTION_OK) {
-		m = PQerrorMessage(c->conn);
-		snprintf(s->err, sizeof(s->err), "connect: %.*s", (int)strcspn(m, "\n"), m);
+		connect_error(s, PQerrorMessage(c->conn));
 		e = BL_ERR_STORE_UNAVAILABLE;
 		goto fail;
 	}
+	PQsetNoticeReceiver(c->conn, on_notice, c);
 	if ((e = session(s, &version)) != BL_OK)
 		goto fail;
 	if (version < SCHEMA_VERSION &&
@@ -696,6 +785,7 @@ connect_db(struct pg_store *s)
 		shared = c;
 	return BL_OK;
 fail:
+	s->unreachable = c->conn != NULL && PQstatus(c->conn) != CONNECTION_OK;
 	PQfinish(c->conn);
 	free(c->conninfo);
 	free(c);
@@ -821,7 +911,11 @@ ctr_open(void **out, const struct bl_config *cfg)
 
 /*
  * Runs a counters statement: *count is the one integer it returns (0 if no
- * row), or for CT_CLEAN the rows it removed. CT_ADD must return its row.
+ * row), or for CT_CLEAN the rows it removed. CT_ADD must return its row. A
+ * database that cannot be reached, or a connection lost (a failover, INSTALL)
+ * is STORE_UNAVAILABLE, the failure of the whole database that the request
+ * would meet next, and short (Retry-After: 5); any other failure is the
+ * limiter's, RATE_LIMIT_UNAVAILABLE.
  */
 static enum bl_err
 ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, int64_t *count)
@@ -832,8 +926,9 @@ ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, in
 
 	if (count != NULL)
 		*count = 0;
-	if (q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	if ((e = q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res)) != BL_OK)
+		return e == BL_ERR_STORE_UNAVAILABLE && (s->c == NULL ? s->unreachable :
+		    PQstatus(s->c->conn) != CONNECTION_OK) ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	row.h = res;
 	if (id == CT_CLEAN)
 		*count = strtoll(PQcmdTuples(res), NULL, 10);

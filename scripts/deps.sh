@@ -20,7 +20,8 @@ pkgs_for() {
 	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
 	# make profile: instructions and system calls per CGI request.
 	profile) echo "valgrind strace" ;;
-	pg)      echo "postgresql libpq-dev" ;;
+	# iproute2: tests/pg/vanished-host.mjs makes a database host unreachable (ip rule, in a network namespace)
+	pg)      echo "postgresql libpq-dev iproute2" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac
 }

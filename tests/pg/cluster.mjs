@@ -9,6 +9,14 @@
 //   pg.sql(db, 'SELECT 1')            // psql as the superuser, unaligned output
 //   pg.restart(); pg.stop();
 //
+// Replication (tests/pg/failover.test.mjs): a primary listening on TCP and a
+// streaming standby of it, the test playing the failover manager:
+//   const primary = newCluster({ tcpPort: p1 });
+//   const standby = newStandby(primary, { tcpPort: p2 });  // pg_basebackup -R, started
+//   primary.replicateSynchronously();   // waits until the standby is "sync"
+//   primary.kill();                     // SIGKILL the postmaster and every backend
+//   standby.promote();                  // pg_ctl promote -w: read-write now
+//
 // From the shell (tests/run.sh, bench/run.sh):
 //   node tests/pg/cluster.mjs start DIR   -> creates and starts a cluster in DIR
 //   node tests/pg/cluster.mjs stop DIR    -> stops it and removes DIR
@@ -125,6 +133,86 @@ export function running(dir) {
 	return r.status === 0;
 }
 
+// SIGKILLs the server of dir and every process it started: a crash of the
+// host as the clients see it (their connections closed, nothing shut down).
+export function killCluster(dir) {
+	const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+	const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+		try {
+			const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+			return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+		} catch {
+			return false;
+		}
+	}).map(Number);
+	for (const p of [pid, ...children]) {
+		try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+	}
+	// Gone once nothing answers on the socket and the postmaster's process is no more.
+	while (running(dir) || fs.existsSync(`/proc/${pid}/stat`) &&
+	    !/\) [ZX] /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')))
+		pause(10);
+}
+
+// Ends recovery on the standby in dir and waits until it accepts writes.
+export function promoteCluster(dir) {
+	asOwner(dir, 'pg_ctl', ['-D', path.join(dir, 'data'), '-w', '-t', '60', 'promote']);
+}
+
+/*
+ * Makes the standby(s) of the primary in dir synchronous (every commit waits
+ * for one of them to flush its WAL: synchronous_commit = on) or, with
+ * names '', asynchronous; waits until pg_stat_replication says so.
+ */
+export function setSynchronous(dir, names = '*') {
+	sql(dir, 'postgres', `ALTER SYSTEM SET synchronous_standby_names = '${names}'`);
+	sql(dir, 'postgres', 'SELECT pg_reload_conf()');
+	const want = names ? 'sync' : 'async';
+	for (let i = 0; ; i++) {
+		if (sql(dir, 'postgres', 'SELECT sync_state FROM pg_stat_replication').trim() === want) return;
+		if (i > 3000) throw new Error(`cluster.mjs: the standby did not become ${want}`);
+		pause(10);
+	}
+}
+
+/*
+ * A streaming standby of the primary in primaryDir (which listens on TCP) in
+ * dir: pg_basebackup -R (primary_conninfo and standby.signal), then its own
+ * port and socket; started, and streaming before this returns.
+ */
+export function initStandby(dir, primaryDir, { tcpPort }) {
+	fs.mkdirSync(dir, { recursive: true });
+	fs.mkdirSync(socketDir(dir));
+	if (asRoot) {
+		const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+		const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+		fs.chownSync(dir, uid, gid);
+		fs.chownSync(socketDir(dir), uid, gid);
+	}
+	fs.chmodSync(dir, 0o755);
+	fs.chmodSync(socketDir(dir), 0o755);
+	asOwner(dir, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(portOf(primaryDir)), '-U', 'postgres',
+		'-D', path.join(dir, 'data'), '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+	fs.writeFileSync(path.join(dir, 'port'), String(tcpPort));
+	// The primary's file, copied: the lines added here come later and win.
+	fs.appendFileSync(path.join(dir, 'data', 'postgresql.conf'), [
+		`port = ${tcpPort}`,
+		`unix_socket_directories = '${socketDir(dir)}'`,
+		'',
+	].join('\n'));
+	startCluster(dir);
+	for (let i = 0; ; i++) {
+		if (sql(primaryDir, 'postgres', 'SELECT count(*) FROM pg_stat_replication WHERE state = \'streaming\'').trim() !== '0') return;
+		if (i > 3000) throw new Error('cluster.mjs: the standby does not stream');
+		pause(10);
+	}
+}
+
+// Blocks the (synchronous) helpers between two looks at a condition they wait on.
+function pause(ms) {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 let counter = 0;
 
 // A fresh, empty database owned by the test role; returns its name.
@@ -142,7 +230,20 @@ let hooked = false;
  * and removed when the process exits.
  */
 export function newCluster(opts = {}) {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pg-'));
+	const c = handle(fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pg-')));
+	initCluster(c.dir, opts);
+	return c;
+}
+
+// A standby of primary (a cluster of newCluster({ tcpPort })), as newCluster() gives one.
+export function newStandby(primary, { tcpPort }) {
+	const c = handle(fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-pgstandby-')));
+	initStandby(c.dir, primary.dir, { tcpPort });
+	return c;
+}
+
+// The object of a cluster in dir, stopped and removed when the process exits.
+function handle(dir) {
 	const c = {
 		dir,
 		socket: socketDir(dir),
@@ -153,6 +254,9 @@ export function newCluster(opts = {}) {
 		stop: (mode) => stopCluster(dir, mode),
 		restart: (mode) => { stopCluster(dir, mode); startCluster(dir); },
 		running: () => running(dir),
+		kill: () => killCluster(dir),
+		promote: () => promoteCluster(dir),
+		replicateSynchronously: (names) => setSynchronous(dir, names),
 		remove() {
 			if (running(dir)) {
 				try { stopCluster(dir, 'immediate'); } catch { /* gone */ }
@@ -166,7 +270,6 @@ export function newCluster(opts = {}) {
 		hooked = true;
 		process.on('exit', () => { for (const x of live) x.remove(); });
 	}
-	initCluster(dir, opts);
 	return c;
 }
 
