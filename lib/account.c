@@ -329,32 +329,6 @@ body_string(struct bl_req *r, const char *k, const char **out, size_t *len, enum
 	return BL_OK;
 }
 
-/*
- * Checks an e-mail address and writes it lower-cased (ASCII) to out: at most
- * 254 bytes of UTF-8, no white space or control characters, one "@" with
- * something on each side. 1 if valid.
- */
-int
-bl_email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
-{
-	const char	*at;
-	size_t		 i;
-
-	if (len < 3 || len > BL_EMAIL_MAX || !bl_text_valid(s, len))
-		return 0;
-	if ((at = memchr(s, '@', len)) == NULL || at == s || at == s + len - 1 ||
-	    memchr(at + 1, '@', len - (size_t)(at - s) - 1) != NULL)
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == ' ')
-			return 0;
-		out[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : (char)c;
-	}
-	out[len] = '\0';
-	return 1;
-}
-
 /* SHA-256 of an account name with ASCII letters lower-cased (as sign-in compares). */
 static int
 name_hash(const char *name, unsigned char out[BL_HASH_BYTES])

@@ -259,6 +259,27 @@ bl_password_valid(const char *p, size_t len)
 }
 
 /* Sets an account's password (8-256 characters) and ends its sessions. */
+/*
+ * Sets an account's e-mail address for the operator (burnlink-admin account
+ * email): verified at once, so that mail receipts and password resets reach
+ * it (docs/ADMIN.md). INVALID_EMAIL when it is not an address; NOT_FOUND when
+ * there is no such account.
+ */
+enum bl_err
+bl_account_set_email(struct bl_ctx *c, int64_t account_id, const char *email)
+{
+	char			 norm[BL_EMAIL_MAX + 1];
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if (!bl_email_normalise(email, strlen(email), norm))
+		return BL_ERR_INVALID_EMAIL;
+	if ((e = bl_ctx_store(c)) != BL_OK ||
+	    (e = logged(c, bl_store_account_get(c->store, account_id, NULL, &a))) != BL_OK)
+		return e;
+	return logged(c, bl_store_email_assign(c->store, account_id, norm, c->now_ms));
+}
+
 enum bl_err
 bl_account_set_password(struct bl_ctx *c, int64_t account_id, const char *pw, size_t len)
 {

@@ -473,6 +473,7 @@ enum bl_err	 bl_account_create(struct bl_ctx *, const char *name, struct bl_acco
 enum bl_err	 bl_account_find(struct bl_ctx *, const char *id_or_name, struct bl_account *);
 enum bl_err	 bl_account_list(struct bl_ctx *,
 		    int (*cb)(void *, const struct bl_account *), void *);
+enum bl_err	 bl_account_set_email(struct bl_ctx *, int64_t account_id, const char *email);
 enum bl_err	 bl_account_set_password(struct bl_ctx *, int64_t account_id,
 		    const char *password, size_t len);
 enum bl_err	 bl_key_issue(struct bl_ctx *, int64_t account_id, const char *label,

@@ -285,6 +285,8 @@ enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
+enum bl_err	 bl_store_email_assign(struct bl_store *, int64_t account_id, const char *email,
+		    int64_t now);
 enum bl_err	 bl_store_reset_request(struct bl_store *, const char *email_lower, int64_t now);
 enum bl_err	 bl_store_reset_issue(struct bl_store *, int64_t account_id,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now);
@@ -554,12 +556,14 @@ int		 bl_signup_open(const struct bl_req *);
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
 enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
 
+/* validate.c: an e-mail address, checked and lower-cased (sign-up, /api/email, burnlink-admin). */
+int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
+
 /* request_ops.c: the secret request handlers (docs/API.md, "Secret requests"). */
 enum bl_err	 bl_op_request_create(struct bl_req *);	/* POST /api/requests */
 enum bl_err	 bl_op_request_get(struct bl_req *);	/* GET, HEAD /api/requests/<key> */
 enum bl_err	 bl_op_request_post(struct bl_req *);	/* POST: answer, or read the answer */
 enum bl_err	 bl_op_request_burn(struct bl_req *);	/* DELETE /api/requests/<key> */
-int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
 enum bl_err	 bl_account_confirm(struct bl_req *, const char *pw, size_t len);
 void		 bl_signin_clear(struct bl_req *, int64_t account_id);
 

@@ -291,6 +291,38 @@ bl_store_reset_void(struct bl_store *s, int64_t account_id)
 	return bl_st_alone(s, ST_RESET_END, PARMS(P_INT(account_id)), NULL, NULL);
 }
 
+/*
+ * The operator's setting of an account's address (burnlink-admin account
+ * email): email becomes the address, verified now (the operator vouches for
+ * it), and a pending token is voided; a verified address replaced is told
+ * ("account.changed"), as by POST /api/email. One transaction.
+ */
+enum bl_err
+bl_store_email_assign(struct bl_store *s, int64_t account_id, const char *email, int64_t now)
+{
+	struct bl_email	 m;
+	int64_t		 row = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, &m);
+	if (e == BL_ERR_NOT_FOUND) {
+		memset(&m, 0, sizeof(m));
+		m.verified_ms = -1;
+		e = BL_OK;
+	}
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email), P_INT(now),
+		    P_BLOB_OR_NULL(0, NULL, 0), P_INT_OR_NULL(0, 0), P_INT_OR_NULL(0, 0)), NULL,
+		    NULL, NULL);
+	if (e == BL_OK && m.verified_ms >= 0 && strcmp(m.email, email) != 0)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
+		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m.email),
+		    P_INT(now)), bl_row_id, &row, NULL);
+	return bl_st_end(s, e);
+}
+
 struct token {
 	int64_t	 account_id;
 	int	 kind;

@@ -26,6 +26,8 @@ static const char usage_text[] =
 "  account show ACCOUNT           one account and its usage (same as: usage ACCOUNT)\n"
 "  account password ACCOUNT       set the dashboard sign-in password (8-256 characters,\n"
 "                                 one line on standard input); ends the account's sessions\n"
+"  account email ACCOUNT ADDRESS  set the account's e-mail address, verified (mail\n"
+"                                 receipts and password resets go to it)\n"
 "  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
 "  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
 "  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
@@ -330,6 +332,32 @@ cmd_account_password(struct bl_ctx *c, const char *which)
 	return rc;
 }
 
+/*
+ * Sets an account's e-mail address, verified: an account made here has none,
+ * so no mail receipt or password reset reaches it until one is set
+ * (docs/ADMIN.md).
+ */
+static int
+cmd_account_email(struct bl_ctx *c, const char *which, const char *address)
+{
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
+		return failed(e, which);
+	if ((e = bl_account_set_email(c, a.id, address)) == BL_ERR_INVALID_EMAIL)
+		return usage_error("account email: ADDRESS is not an e-mail address (3-254 bytes, "
+		    "one @, no white space or control characters)");
+	if (e != BL_OK)
+		return failed(e, which);
+	if (json_out)
+		print_json(account_json(&a));
+	else
+		printf("e-mail address set, verified, for account %lld: %s\n", (long long)a.id,
+		    a.name);
+	return EX_OK;
+}
+
 static int
 cmd_account(struct bl_ctx *c, int argc, char **argv)
 {
@@ -338,7 +366,7 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 	enum bl_err		 e;
 
 	if (argc < 1)
-		return usage_error("account: expected create, list, show or password");
+		return usage_error("account: expected create, list, show, password or email");
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
@@ -376,6 +404,11 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 			return usage_error("account password: expected one ACCOUNT (the password "
 			    "is read from standard input)");
 		return cmd_account_password(c, argv[1]);
+	}
+	if (strcmp(argv[0], "email") == 0) {
+		if (argc != 3)
+			return usage_error("account email: expected ACCOUNT and ADDRESS");
+		return cmd_account_email(c, argv[1], argv[2]);
 	}
 	return usage_error("account: unknown subcommand \"%s\"", argv[0]);
 }

@@ -137,7 +137,9 @@ export function admin(ctx, args, input) {
 	const base = path.resolve(ROOT, process.env.BURNLINK_BIN || '.');
 	let prog = path.join(base, 'tools', 'burnlink-admin');
 	if (!fs.existsSync(prog)) prog = path.join(base, '..', 'tools', 'burnlink-admin');
-	const r = spawnSync(prog, ['--db', ctx.db, ...args], {
+	// a context on PostgreSQL (tests/pg/hook.mjs) names its database in BURNLINK_DB
+	const db = ctx.env.BURNLINK_DB === ctx.db ? ['--db', ctx.db] : [];
+	const r = spawnSync(prog, [...db, ...args], {
 		input, encoding: 'utf8', env: { PATH: process.env.PATH, ...ctx.env },
 	});
 	let json;

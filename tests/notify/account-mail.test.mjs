@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { runProgram } from '../lib/cgi.mjs';
-import { accountsContext, signedUp, Browser, PASSWORD } from '../accounts/helpers.mjs';
+import { accountsContext, signedUp, Browser, PASSWORD, admin } from '../accounts/helpers.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-accmail-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -257,6 +257,41 @@ test('a password reset by mail clears the account-wide sign-in limit', async () 
 	const token = tokenOf((await deliver(ctx)).mails[0], 'reset');
 	assert.equal((await anon.req('token', { method: 'POST', body: { token, password: 'the owner is back' } })).status, 200);
 	assert.equal((await new Browser(ctx, { ip: '192.0.2.79' }).signin('alice@example.org', 'the owner is back')).status, 200);
+});
+
+// docs/ADMIN.md: an account made by burnlink-admin has no address until the
+// operator gives it one (account email), verified at once, so that mail
+// receipts and password resets reach it.
+test('burnlink-admin account email: an operator-made account gets a verified address', async () => {
+	const ctx = accountsContext();
+	assert.equal(admin(ctx, ['account', 'create', 'Carol@Example.org']).code, 0);
+	assert.equal(admin(ctx, ['account', 'password', 'Carol@Example.org'], `${PASSWORD}\n`).code, 0);
+	const b = new Browser(ctx);
+	assert.equal((await b.signin('carol@example.org')).status, 200);
+	assert.deepEqual((await b.req('email')).json, { email: null, verified: false });
+
+	assert.equal(admin(ctx, ['account', 'email', 'Carol@Example.org', 'not an address']).code, 2);
+	assert.equal(admin(ctx, ['account', 'email', 'nobody@example.org', 'x@example.org']).code, 3);
+	const set = admin(ctx, ['account', 'email', 'Carol@Example.org', 'Carol@Example.org']);
+	assert.equal(set.code, 0, set.stderr);
+	assert.match(set.stdout, /verified/);
+	assert.deepEqual((await b.req('email')).json, { email: 'carol@example.org', verified: true });
+	assert.equal((await deliver(ctx)).mails.length, 0, 'no verification mail: the operator vouches');
+
+	// a reset by mail now reaches it
+	assert.equal((await new Browser(ctx, { ip: '192.0.2.88' }).req('token', { method: 'POST', body: { email: 'carol@example.org' } })).status, 200);
+	const reset = await deliver(ctx);
+	assert.equal(reset.mails.length, 1);
+	assert.match(reset.mails[0], /^To: carol@example\.org$/m);
+	tokenOf(reset.mails[0], 'reset');
+
+	// another address: the one replaced is told, and the pending reset link is void
+	assert.equal(admin(ctx, ['account', 'email', 'Carol@Example.org', 'carol@new.example']).code, 0);
+	const told = await deliver(ctx);
+	assert.equal(told.mails.length, 1);
+	assert.match(told.mails[0], /^To: carol@example\.org$/m);
+	assert.match(told.mails[0], /^Subject: The e-mail address of your account was changed$/m);
+	assert.equal(ctx.sql('SELECT count(*) FROM account_emails WHERE token_hash IS NOT NULL').trim(), '0');
 });
 
 test('sign-up stays closed by default', async () => {
