@@ -75,6 +75,7 @@ enum bl_err {
 	BL_ERR_INVALID_TOKEN,
 	BL_ERR_REQUEST_NOT_FOUND,	/* 404 NOT_FOUND of a secret request */
 	BL_ERR_ENDPOINT_NOT_FOUND,	/* 404 NOT_FOUND of a path under /api/ that is no endpoint */
+	BL_ERR_SCHEMA_TOO_NEW,		/* the database is newer than the programs */
 	BL_ERR__MAX
 };
 
@@ -269,6 +270,8 @@ struct bl_ctx {
 	int			 have_install_key;
 	int64_t			 now_ms;	/* fixed when it is set up */
 	char			 log_id[25];	/* the request id of log lines; "" outside one */
+	enum bl_err		 hint_err;	/* the error hint is for (bl_ctx_store() ...) */
+	char			 hint[512];	/* what the operator must do, when the stores fail */
 };
 
 /* getenv NULL: the process environment. 0 on success, -1 out of memory. */
@@ -277,6 +280,7 @@ int		 bl_ctx_init(struct bl_ctx *, const char *(*getenv)(void *, const char *),
 void		 bl_ctx_free(struct bl_ctx *);
 void		 bl_ctx_exit(struct bl_ctx *);
 enum bl_err	 bl_ctx_store(struct bl_ctx *);
+void		 bl_ctx_hint(struct bl_ctx *, enum bl_err, const char *);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 

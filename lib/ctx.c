@@ -1,4 +1,5 @@
 /* ctx.c (layer: domain): the context a request borrows: configuration, stores, install secret, clock. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,6 +63,18 @@ bl_ctx_exit(struct bl_ctx *c)
 	bl_ctx_free(c);
 }
 
+/*
+ * Records the hint of e, the error the context's stores failed with: the
+ * answer's hint when the request fails with e (lib/http.c), for the cases the
+ * table's general hint would leave an operator guessing.
+ */
+void
+bl_ctx_hint(struct bl_ctx *c, enum bl_err e, const char *hint)
+{
+	c->hint_err = e;
+	snprintf(c->hint, sizeof(c->hint), "%s", hint);
+}
+
 /* Opens the secrets store on first use, logging why it could not. */
 enum bl_err
 bl_ctx_store(struct bl_ctx *c)
@@ -74,6 +87,8 @@ bl_ctx_store(struct bl_ctx *c)
 	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) != BL_OK)
 		bl_log_id(c->log_id, "cannot open the database %s: %s",
 		    bl_config_db_name(&c->cfg), err);
+	if (e == BL_ERR_SCHEMA_TOO_NEW)
+		bl_ctx_hint(c, e, err);
 	return e;
 }
 

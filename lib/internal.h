@@ -419,7 +419,7 @@ struct bl_req {
 	struct bl_ratelimit	 rl;
 	long			 retry_after;	/* seconds, 0 for none */
 	const char		*allow;		/* Allow header on 405 */
-	char			 hint[256];	/* overrides the table's hint */
+	char			 hint[512];	/* overrides the table's hint */
 	int			 responded;
 	const char		*cache_control;	/* NULL: no-store */
 	struct bl_store		*store;		/* the context's, once bl_req_store() opened it */

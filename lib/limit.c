@@ -310,6 +310,10 @@ counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
 		e = bl_counter_set(c->counters, b, start, end, u->count);
 	if (e != BL_OK) {
 		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
+		if (e == BL_ERR_SCHEMA_TOO_NEW) {
+			bl_ctx_hint(c, e, bl_store_error(c->counters));
+			return e;
+		}
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
 	return BL_OK;

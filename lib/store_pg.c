@@ -682,6 +682,12 @@ connect_db(struct pg_store *s)
 	}
 	if ((e = session(s, &version)) != BL_OK)
 		goto fail;
+	/* Never served by programs older than it (a rollback): docs/API.md, Upgrades. */
+	if (version > SCHEMA_VERSION) {
+		bl_schema_newer(s->err, sizeof(s->err), version, SCHEMA_VERSION);
+		e = BL_ERR_SCHEMA_TOO_NEW;
+		goto fail;
+	}
 	if (version < SCHEMA_VERSION &&
 	    ((e = apply_schema(s)) != BL_OK || (e = session(s, &version)) != BL_OK))
 		goto fail;
@@ -825,8 +831,9 @@ ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, in
 
 	if (count != NULL)
 		*count = 0;
-	if (q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	/* A database newer than the programs is that, not a limiter out of order. */
+	if ((e = q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res)) != BL_OK)
+		return e == BL_ERR_SCHEMA_TOO_NEW ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	row.h = res;
 	if (id == CT_CLEAN)
 		*count = strtoll(PQcmdTuples(res), NULL, 10);
