@@ -281,6 +281,7 @@ void		 bl_ctx_free(struct bl_ctx *);
 void		 bl_ctx_exit(struct bl_ctx *);
 enum bl_err	 bl_ctx_store(struct bl_ctx *);
 void		 bl_ctx_hint(struct bl_ctx *, enum bl_err, const char *);
+enum bl_err	 bl_ctx_unreachable(struct bl_ctx *, enum bl_err);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 
@@ -488,6 +489,7 @@ int		 bl_config_is_pg(const char *db);
 int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+int		 bl_config_data_unreachable(const struct bl_config *, char *hint, size_t);
 int		 bl_config_become_owner(const struct bl_config *, int *exists,
 		    char *err, size_t errlen);
 

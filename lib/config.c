@@ -178,6 +178,116 @@ bl_config_db_name(const struct bl_config *cfg)
 }
 
 /*
+ * "uid N (name)" for uid, the name from /etc/passwd when it has one (read by
+ * hand: a static program has no NSS), into buf.
+ */
+static const char *
+user_name(uid_t uid, char *buf, size_t len)
+{
+	char	 line[512], *name, *f;
+	FILE	*fp;
+	int	 found = 0;
+
+	if ((fp = fopen("/etc/passwd", "re")) != NULL) {
+		while (!found && fgets(line, sizeof(line), fp) != NULL) {
+			name = line;
+			if ((f = strchr(name, ':')) == NULL || (f = strchr(f + 1, ':')) == NULL)
+				continue;
+			*strchr(name, ':') = '\0';
+			if (strtoul(f + 1, NULL, 10) == (unsigned long)uid && f[1] >= '0' &&
+			    f[1] <= '9' && bl_text_valid(name, strlen(name)) &&
+			    strlen(name) < 64) {
+				snprintf(buf, len, "uid %lu (%s)", (unsigned long)uid, name);
+				found = 1;
+			}
+		}
+		fclose(fp);
+	}
+	if (!found)
+		snprintf(buf, len, "uid %lu", (unsigned long)uid);
+	return buf;
+}
+
+/*
+ * The data directory's files the programs must read and write (SQLite: the
+ * database, its WAL and the counters; the install secret, which they only
+ * read once it exists).
+ */
+static int
+file_unreachable(const char *path, const char *suffix, int mode, char *hint, size_t len)
+{
+	char		 p[PATH_MAX], me[96], owner[96];
+	struct stat	 st;
+
+	if (snprintf(p, sizeof(p), "%s%s", path, suffix) >= (int)sizeof(p) ||
+	    lstat(p, &st) != 0 || S_ISLNK(st.st_mode) || access(p, mode) == 0)
+		return 0;
+	snprintf(hint, len, "The programs run as %s and cannot %s the file %s, which "
+	    "belongs to %s (mode %04o): it was made by another user (a cron job, an "
+	    "upload or a copy). Give it to %s (or remove it if it is a stray copy), then "
+	    "try again; INSTALL section 6 has the modes for each kind of host.",
+	    user_name(geteuid(), me, sizeof(me)), mode & W_OK ? "write" : "read", p,
+	    user_name(st.st_uid, owner, sizeof(owner)), (unsigned)(st.st_mode & 07777),
+	    me);
+	return 1;
+}
+
+/*
+ * Why the data directory (the SQLite database's, or with PostgreSQL the
+ * install secret's) or a file in it is out of the programs' reach: it does
+ * not exist, cannot be reached, cannot be written, or a file in it belongs to
+ * another user. 1 with a hint for the operator (the directory, the user the
+ * programs run as and its owner: docs/API.md, STORE_UNAVAILABLE), 2 when
+ * only the counters file is the cause (RATE_LIMIT_UNAVAILABLE), 0 when none
+ * of these is the case.
+ */
+int
+bl_config_data_unreachable(const struct bl_config *cfg, char *hint, size_t len)
+{
+	const char	*data = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
+	char		 dir[PATH_MAX], me[96], owner[96];
+	const char	*slash;
+	struct stat	 st;
+
+	if (data == NULL || (slash = strrchr(data, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == data ? 1 : (int)(slash - data), data);
+	user_name(geteuid(), me, sizeof(me));
+	if (stat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			snprintf(hint, len, "The data directory %s does not exist: create it "
+			    "beside cgi-bin/ (INSTALL section 6 has its modes) or set BURNLINK_DB "
+			    "to a file in an existing directory.", dir);
+		else
+			snprintf(hint, len, "The programs run as %s and cannot reach the data "
+			    "directory %s (%s): a directory above it is closed to that user. "
+			    "INSTALL section 6 has the modes for each kind of host.", me, dir,
+			    strerror(errno));
+		return 1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(hint, len, "The programs run as %s and cannot write the data directory "
+		    "%s, which belongs to %s (mode %04o). %s", me, dir,
+		    user_name(st.st_uid, owner, sizeof(owner)), (unsigned)(st.st_mode & 07777),
+		    st.st_uid == geteuid() ? "Give its owner write access: chmod 700." :
+		    "On a host that runs CGI as the customer (suEXEC) the programs run as the "
+		    "directory's owner; here they do not, so the host runs them as a web-server "
+		    "user shared with its other customers: INSTALL section 6 says what that "
+		    "exposes and which mode it needs.");
+		return 1;
+	}
+	if (bl_config_is_pg(cfg->db_path))
+		return file_unreachable(cfg->secret_file, "", R_OK, hint, len);
+	if (file_unreachable(cfg->db_path, "", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->db_path, "-wal", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->db_path, "-shm", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->secret_file, "", R_OK, hint, len))
+		return 1;
+	return file_unreachable(cfg->limits_path, "", R_OK | W_OK, hint, len) ? 2 : 0;
+}
+
+/*
  * Refuses a file of the data directory that is a symbolic link (an operator
  * program must not follow one as root); 0 if path is absent or no link.
  */

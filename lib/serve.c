@@ -40,7 +40,8 @@ run(const struct bl_route *rt, struct bl_req *r)
 	/* Not half a policy: nothing is served while the settings file is invalid. */
 	if (r->ctx->cfg.policy.err[0] != '\0' && !(rt->flags & BL_ROUTE_PROBE)) {
 		bl_log(r, "settings: %s", r->ctx->cfg.policy.err);
-		return BL_ERR_CONFIG_INVALID;
+		/* A settings file the programs cannot read in their data directory: the directory's fault. */
+		return bl_ctx_unreachable(r->ctx, BL_ERR_CONFIG_INVALID);
 	}
 	/*
 	 * A path below a route that takes none: the web server's configuration
