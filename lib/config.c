@@ -232,6 +232,19 @@ file_unreachable(const char *path, const char *suffix, int mode, char *hint, siz
 	return 1;
 }
 
+/* The data directory: the SQLite database's, or with PostgreSQL the install secret's. */
+void
+bl_config_data_dir(const struct bl_config *cfg, char *dir, size_t len)
+{
+	const char	*data = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
+	const char	*slash;
+
+	if (data == NULL || (slash = strrchr(data, '/')) == NULL)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == data ? 1 : (int)(slash - data), data);
+}
+
 /*
  * Why the data directory (the SQLite database's, or with PostgreSQL the
  * install secret's) or a file in it is out of the programs' reach: it does
@@ -244,15 +257,10 @@ file_unreachable(const char *path, const char *suffix, int mode, char *hint, siz
 int
 bl_config_data_unreachable(const struct bl_config *cfg, char *hint, size_t len)
 {
-	const char	*data = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
 	char		 dir[PATH_MAX], me[96], owner[96];
-	const char	*slash;
 	struct stat	 st;
 
-	if (data == NULL || (slash = strrchr(data, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == data ? 1 : (int)(slash - data), data);
+	bl_config_data_dir(cfg, dir, sizeof(dir));
 	user_name(geteuid(), me, sizeof(me));
 	if (stat(dir, &st) != 0) {
 		if (errno == ENOENT)

@@ -166,6 +166,37 @@ new_install(const struct bl_config *cfg, int64_t now_ms)
 	    now_ms - (int64_t)st.st_mtime * 1000 < (int64_t)BL_CLEANUP_STALE * 1000;
 }
 
+/*
+ * Which kind of host the programs run on (docs/API.md, GET /health): as the
+ * owner of their files (suEXEC or similar, or a server of their own: the
+ * programs are root's or the user's own, and the data directory is the
+ * user's), or as a web-server user that owns neither, which a host shares
+ * with its other customers' programs. dataPrivate: no other user's programs
+ * can read the data (the programs run as the owner and the directory is
+ * closed to others). NULL when out of memory.
+ */
+static json_object *
+host_json(const struct bl_config *cfg)
+{
+	struct stat	 dir, exe;
+	char		 path[4096];
+	json_object	*o = json_object_new_object();
+	uid_t		 me = geteuid();
+	int		 owner;
+
+	bl_config_data_dir(cfg, path, sizeof(path));
+	owner = stat(path, &dir) == 0 && dir.st_uid == me &&
+	    (stat("/proc/self/exe", &exe) != 0 || exe.st_uid == me || exe.st_uid == 0);
+	if (o == NULL || bl_json_add(o, "runsAs", json_object_new_string(owner ? "owner" :
+	    "shared")) ||
+	    bl_json_add(o, "dataPrivate", json_object_new_boolean(owner &&
+	    (dir.st_mode & 0007) == 0))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* Adds the check k: {ok} or {ok: false, error}. Nonzero when out of memory. */
 static int
 add_check(json_object *checks, json_object *failed, const char *k, const char *error,
@@ -251,7 +282,8 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	    add_check(checks, failed, "settings", settings_err[0] != '\0' ? settings_err : NULL,
 	    NULL) ||
 	    add_check(checks, failed, "cleanup", cu, &cl) ||
-	    bl_json_add_time(cl, "lastRun", last)) {
+	    bl_json_add_time(cl, "lastRun", last) ||
+	    bl_json_add(o, "host", host_json(&c->cfg))) {
 		json_object_put(o);
 		*healthy = 0;
 		return NULL;

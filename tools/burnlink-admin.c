@@ -656,6 +656,13 @@ cmd_health(struct bl_ctx *c)
 				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
 			printf("\n");
 		}
+		if (json_object_object_get_ex(o, "host", &checks) &&
+		    json_object_object_get_ex(checks, "runsAs", &v))
+			printf("host      runs as %s; data private: %s\n",
+			    strcmp(json_object_get_string(v), "owner") == 0 ?
+			    "the owner of its files" : "a web-server user shared with other sites",
+			    json_object_object_get_ex(checks, "dataPrivate", &v) &&
+			    json_object_get_boolean(v) ? "yes" : "no");
 		json_object_put(o);
 	} else
 		print_json(o);
