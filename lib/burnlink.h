@@ -247,6 +247,9 @@ struct bl_config {
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
 	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
 	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
+	char	*notify_stamp;		/* ... cron/notify; "-cleanup" -> "-notify" */
+	char	*work_lock;		/* held by the work the programs run themselves (lib/work.c) */
+	int	 self_work;		/* BURNLINK_SELF_WORK is not "off" */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
@@ -317,6 +320,8 @@ int		 bl_serve(const struct bl_route *);
 json_object	*bl_config_json(const struct bl_config *);
 json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
 int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
+int		 bl_run_record(const struct bl_ctx *, const char *stamp, char *err, size_t);
+int64_t		 bl_run_last(const char *stamp);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */
 void		 bl_log_id(const char *id, const char *fmt, ...)

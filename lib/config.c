@@ -73,6 +73,20 @@ beside(const char *path, const char *name)
 	return s;
 }
 
+/* The stamp "...cleanup" with name in place of "cleanup" ("...-notify"), or NULL. */
+static char *
+stamp_sibling(const char *stamp, const char *name)
+{
+	size_t	 n = strlen(stamp), k = strlen("cleanup"), m = strlen(name);
+	char	*s;
+
+	if (n < k || (s = malloc(n - k + m + 1)) == NULL)
+		return NULL;
+	memcpy(s, stamp, n - k);
+	memcpy(s + n - k, name, m + 1);
+	return s;
+}
+
 /*
  * The settings file (BURNLINK_CONFIG, else burnlink.conf beside the SQLite
  * database or, with PostgreSQL, beside the install secret), and where
@@ -99,8 +113,12 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 		memcpy(cfg->cleanup_stamp, cfg->limits_path, n - 9);
 		memcpy(cfg->cleanup_stamp + n - 9, "-cleanup", sizeof("-cleanup"));
 	}
-	if (cfg->cleanup_stamp == NULL)
+	if (cfg->cleanup_stamp == NULL ||
+	    (cfg->notify_stamp = stamp_sibling(cfg->cleanup_stamp, "notify")) == NULL ||
+	    (cfg->work_lock = stamp_sibling(cfg->cleanup_stamp, "work")) == NULL)
 		return -1;
+	v = get != NULL ? get(arg, "BURNLINK_SELF_WORK") : getenv("BURNLINK_SELF_WORK");
+	cfg->self_work = v == NULL || strcmp(v, "off") != 0;
 	bl_settings_load(cfg, explicit);
 	/* The environment overrides the file. */
 	v = get != NULL ? get(arg, "BURNLINK_SIGNUP") : getenv("BURNLINK_SIGNUP");
@@ -398,6 +416,8 @@ bl_config_free(struct bl_config *cfg)
 	free(cfg->secret_file);
 	free(cfg->settings_path);
 	free(cfg->cleanup_stamp);
+	free(cfg->notify_stamp);
+	free(cfg->work_lock);
 	free(cfg->site_url);
 	free(cfg->trusted_proxies);
 	memset(cfg, 0, sizeof(*cfg));

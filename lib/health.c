@@ -97,15 +97,14 @@ fail:
 }
 
 /*
- * Records that cleanup finished now: its time in ms, written to a new file
- * renamed over cfg.cleanup_stamp. 0, or -1 with err set.
+ * Records that a run (cron/cleanup, cron/notify) finished now: its time in
+ * ms, written to a new file renamed over stamp. 0, or -1 with err set.
  */
 int
-bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
+bl_run_record(const struct bl_ctx *c, const char *path, char *err, size_t errlen)
 {
-	const char	*path = c->cfg.cleanup_stamp;
-	char		 tmp[4096], line[32];
-	int		 fd, n, rc = -1;
+	char	 tmp[4096], line[32];
+	int	 fd, n, rc = -1;
 
 	/* A name of its own: cleanups of several hosts may record at once. */
 	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
@@ -130,16 +129,23 @@ bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
-/* When cleanup last finished (ms), or -1 when it never did (or the record is unreadable). */
-static int64_t
-cleanup_last(const struct bl_config *cfg)
+/* Records that cleanup finished now (cfg.cleanup_stamp). */
+int
+bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
+{
+	return bl_run_record(c, c->cfg.cleanup_stamp, err, errlen);
+}
+
+/* When the run stamp records last finished (ms), or -1 when it never did (or the record is unreadable). */
+int64_t
+bl_run_last(const char *stamp)
 {
 	char	 buf[32];
 	ssize_t	 n;
 	int64_t	 v = 0;
 	int	 fd;
 
-	if ((fd = open(cfg->cleanup_stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+	if ((fd = open(stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -256,7 +262,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 		db = err_text(e, dberr, sizeof(dberr));
 	if (counters != BL_OK)
 		cn = err_text(counters, cnerr, sizeof(cnerr));
-	last = cleanup_last(&c->cfg);
+	last = bl_run_last(c->cfg.cleanup_stamp);
 	if (last < 0) {
 		if (!new_install(&c->cfg, c->now_ms))
 			cu = "cleanup has not run (or its record is unreadable): run cron/cleanup hourly";

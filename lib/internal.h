@@ -586,7 +586,8 @@ struct bl_keep {
 	int		 batch_failed;	/* the batch's store was lost before it */
 };
 void		 bl_serve_one(const struct bl_route *, const struct bl_io *,
-		    struct bl_keep *, int confined);
+		    struct bl_keep *, int (*confine)(struct bl_ctx *));
+void		 bl_work_start(const struct bl_ctx *);
 void		 bl_keep_free(struct bl_keep *);
 int		 bl_fcgi_listening(void);
 int		 bl_fcgi_serve(const struct bl_route *);

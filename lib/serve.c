@@ -197,18 +197,20 @@ answer_write(void *arg, const void *buf, size_t len)
  */
 void
 bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *keep,
-    int confined)
+    int (*confine)(struct bl_ctx *))
 {
 	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	struct answer		 ans = { io, &ctx, 0 };
 	const struct bl_io	 unheld = { answer_getenv, answer_read, answer_write, &ans };
 	enum bl_err		 e = BL_OK;
+	int			 confined;
 
 	if (keep == NULL)
 		io = &unheld;
 	if (bl_ctx_init(&ctx, io->getenv, io->ctx) != 0)
 		e = BL_ERR_INTERNAL;
+	confined = confine == NULL || (e == BL_OK && confine(&ctx) == 0);
 	bl_req_init(&r, io, &ctx);
 	if (e == BL_OK && !confined)
 		e = bl_req_fail(&r, BL_ERR_INTERNAL,
@@ -229,6 +231,19 @@ bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *
 		bl_ctx_free(&ctx);
 	else
 		bl_ctx_exit(&ctx);	/* CGI: the process ends next */
+}
+
+/*
+ * The confinement of a CGI request, once its context is set up and before
+ * its request is read: the helper that does the cron jobs' due work after
+ * the answer (lib/work.c) is forked first, then the sandbox is installed.
+ * 0, or -1 when the sandbox could not be.
+ */
+static int
+cgi_confine(struct bl_ctx *c)
+{
+	bl_work_start(c);
+	return bl_sandbox();
 }
 
 /*
@@ -255,7 +270,7 @@ bl_serve(const struct bl_route *rt)
 	if (bl_fcgi_listening())
 		return bl_fcgi_serve(rt);
 	bl_prefault();
-	bl_serve_one(rt, &bl_cgi_io, NULL, bl_sandbox() == 0);
+	bl_serve_one(rt, &bl_cgi_io, NULL, cgi_confine);
 #ifdef BL_SANITIZED
 	return 0;
 #else
