@@ -495,6 +495,7 @@ int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
 void		 bl_config_data_dir(const struct bl_config *, char *dir, size_t);
+void		 bl_config_guard(const struct bl_config *);
 int		 bl_config_data_unreachable(const struct bl_config *, char *hint, size_t);
 int		 bl_config_become_owner(const struct bl_config *, int *exists,
 		    char *err, size_t errlen);

@@ -437,6 +437,36 @@ read_key(const char *path, unsigned char key[32])
 }
 
 /*
+ * Writes a deny-all .htaccess into the data directory when it has none:
+ * should the directory lie under a document root (a host that put it there,
+ * a copy left behind), Apache refuses every file in it, whatever it is called
+ * (docs/SECURITY.md). Written when the install secret is made (the first
+ * request) and by cron/cleanup; a file the operator put there is kept.
+ */
+void
+bl_config_guard(const struct bl_config *cfg)
+{
+	static const char guard[] = "# Written by burnlink: nothing in this directory is "
+	    "ever served (docs/SECURITY.md).\nRequire all denied\n";
+	char	 path[PATH_MAX];
+	size_t	 n;
+	int	 fd;
+
+	bl_config_data_dir(cfg, path, sizeof(path));
+	n = strlen(path);
+	if (n + sizeof("/.htaccess") > sizeof(path))
+		return;
+	memcpy(path + n, "/.htaccess", sizeof("/.htaccess"));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		return;
+	/* Readable by the web server, whoever it runs as (the umask is the programs' 077). */
+	if (fchmod(fd, 0644) != 0 || write(fd, guard, sizeof(guard) - 1) !=
+	    (ssize_t)(sizeof(guard) - 1))
+		unlink(path);
+	close(fd);
+}
+
+/*
  * Loads the per-install secret (32 random bytes) from cfg's secret file,
  * creating it with mode 0600 on first use. A new file is written under a
  * temporary name and linked into place, so concurrent first requests agree on
@@ -483,6 +513,7 @@ bl_config_install_key(const struct bl_config *cfg, unsigned char out[32], char *
 		snprintf(err, errlen, "cannot read the install secret %s", path);
 		goto out;
 	}
+	bl_config_guard(cfg);
 	e = BL_OK;
 out:
 	bl_wipe(key, sizeof(key));

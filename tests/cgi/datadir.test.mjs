@@ -71,3 +71,25 @@ describe('a data directory out of the programs\' reach', { skip: !isRoot && 'nee
 		ctx.remove();
 	});
 });
+
+describe('the guard in the data directory (docs/SECURITY.md)', () => {
+	test('the first request writes a deny-all .htaccess (0644) beside the database', async () => {
+		const ctx = newContext();
+		assert.equal((await ctx.create({ text: 'x' })).status, 200);
+		const guard = path.join(ctx.dir, '.htaccess');
+		assert.match(fs.readFileSync(guard, 'utf8'), /^Require all denied$/m);
+		assert.equal(fs.statSync(guard).mode & 0o777, 0o644);
+		ctx.remove();
+	});
+	test('an .htaccess the operator put there is kept; cron/cleanup gives an older installation one', async () => {
+		const ctx = newContext();
+		assert.equal((await ctx.create({ text: 'x' })).status, 200);
+		fs.writeFileSync(path.join(ctx.dir, '.htaccess'), 'Require ip 192.0.2.1\n');
+		assert.equal((await ctx.cleanup()).code, 0);
+		assert.equal(fs.readFileSync(path.join(ctx.dir, '.htaccess'), 'utf8'), 'Require ip 192.0.2.1\n');
+		fs.rmSync(path.join(ctx.dir, '.htaccess'));
+		assert.equal((await ctx.cleanup()).code, 0);
+		assert.match(fs.readFileSync(path.join(ctx.dir, '.htaccess'), 'utf8'), /^Require all denied$/m);
+		ctx.remove();
+	});
+});
