@@ -610,4 +610,19 @@ int		 bl_sandbox(void);
 int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);
 
+/* webpost.c: one HTTP(S) POST for cron/notify's webhooks (docs/NOTIFY.md). */
+struct sockaddr;
+struct bl_webpost {
+	const char	 *url;
+	const char	**headers;	/* "Name: value" each */
+	size_t		  nheaders;
+	const char	 *body;
+	const char	 *ca;		/* a CA file, or NULL: the system's authorities */
+	int		  allow_http;
+	long		  timeout_s;	/* of each read and write */
+	const char	*(*refuse)(void *, const struct sockaddr *);	/* NULL: allowed */
+	void		 *arg;
+};
+const char	*bl_webpost(const struct bl_webpost *, long *status, char *why, size_t);
+
 #endif /* BL_INTERNAL_H */
