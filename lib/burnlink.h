@@ -235,6 +235,7 @@ struct bl_policy {
 	char	 logo[BL_URL_MAX + 1];
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
+	char	 site_url[BL_URL_MAX + 1];	/* {site_url} when BURNLINK_SITE_URL is unset */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */

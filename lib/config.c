@@ -121,6 +121,9 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 	cfg->self_work = v == NULL || strcmp(v, "off") != 0;
 	bl_settings_load(cfg, explicit);
 	/* The environment overrides the file. */
+	if (cfg->site_url == NULL && cfg->policy.site_url[0] != '\0' &&
+	    (cfg->site_url = strdup(cfg->policy.site_url)) == NULL)
+		return -1;
 	v = get != NULL ? get(arg, "BURNLINK_SIGNUP") : getenv("BURNLINK_SIGNUP");
 	if (v != NULL && *v != '\0')
 		cfg->policy.signup = strcmp(v, "open") == 0;

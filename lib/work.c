@@ -58,12 +58,12 @@ host_valid(const char *h)
 /*
  * The environment of a run: PATH and the BURNLINK_* settings the web server
  * gave the programs, nothing of the request (no cookie, no Authorization);
- * BURNLINK_SITE_URL, when the server sets none, from the request's scheme and
- * host (the mails' links; INSTALL says to set it when the site lives under a
- * sub-path). 0, or -1 when it does not fit.
+ * BURNLINK_SITE_URL, when neither the server nor the settings file (site_url)
+ * sets one, from the request's scheme and host (the mails' links; INSTALL says
+ * to set it when the site lives under a sub-path). 0, or -1 when it does not fit.
  */
 static int
-run_env(char *env[ENV_MAX], char *site, size_t sitelen)
+run_env(const struct bl_ctx *c, char *env[ENV_MAX], char *site, size_t sitelen)
 {
 	const char	*host = getenv("HTTP_HOST"), *https = getenv("HTTPS");
 	size_t		 n = 0;
@@ -76,7 +76,7 @@ run_env(char *env[ENV_MAX], char *site, size_t sitelen)
 				return -1;
 			env[n++] = *e;
 		}
-	if (getenv("BURNLINK_SITE_URL") == NULL && host != NULL && host_valid(host)) {
+	if (c->cfg.site_url == NULL && host != NULL && host_valid(host)) {
 		snprintf(site, sitelen, "BURNLINK_SITE_URL=%s://%s", https != NULL &&
 		    (strcasecmp(https, "on") == 0 || strcmp(https, "1") == 0) ? "https" : "http",
 		    host);
@@ -142,7 +142,7 @@ helper(const struct bl_ctx *c, int wait_fd, int cleanup, int notify)
 	exe[n] = '\0';
 	if ((slash = strrchr(exe, '/')) != NULL)
 		*slash = '\0';
-	if (run_env(env, site, sizeof(site)) != 0)
+	if (run_env(c, env, site, sizeof(site)) != 0)
 		_exit(1);
 	snprintf(logpath, sizeof(logpath), "%s.log", c->cfg.work_lock);
 	log = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
