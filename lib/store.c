@@ -171,7 +171,7 @@ bl_schema_newer(char *err, size_t len, int found, int known)
 	snprintf(err, len, "The database's schema is version %d, newer than the version %d "
 	    "these programs know: they were replaced by an older release. Install the "
 	    "release that upgraded the database again, or restore the backup made "
-	    "before the upgrade (INSTALL, Upgrading).", found, known);
+	    "before the upgrade (INSTALL section 12, Upgrades).", found, known);
 }
 
 const char *
