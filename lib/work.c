@@ -153,6 +153,18 @@ helper(const struct bl_ctx *c, int wait_fd, int cleanup, int notify)
 	_exit(0);
 }
 
+/* The lock file, new, dated 1970: no attempt was made yet. The descriptor, or -1. */
+static int
+new_lock(const char *path)
+{
+	const struct timespec	 never[2] = { { 0, 0 }, { 0, 0 } };
+	int			 fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0)
+		futimens(fd, never);
+	return fd;
+}
+
 /*
  * Before the sandbox of a CGI request (lib/serve.c): when no cron job has
  * done the cleanup within 65 minutes or the deliveries within 75 seconds,
@@ -168,8 +180,9 @@ helper(const struct bl_ctx *c, int wait_fd, int cleanup, int notify)
 void
 bl_work_start(const struct bl_ctx *c)
 {
-	int	 cleanup, notify, lock, p[2];
-	pid_t	 pid;
+	struct stat	 st;
+	int		 cleanup, notify, lock, p[2];
+	pid_t		 pid;
 
 	if (!c->cfg.self_work)
 		return;
@@ -177,9 +190,17 @@ bl_work_start(const struct bl_ctx *c)
 	notify = due(c, c->cfg.notify_stamp, NOTIFY_DUE_S);
 	if (!cleanup && !notify)
 		return;
-	if ((lock = open(c->cfg.work_lock, O_RDWR | O_CREAT | O_NOFOLLOW, 0600)) < 0)
+	if ((lock = open(c->cfg.work_lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0 &&
+	    (errno != ENOENT || (lock = new_lock(c->cfg.work_lock)) < 0))
 		return;
-	if (flock(lock, LOCK_EX | LOCK_NB) != 0 || pipe2(p, O_CLOEXEC) != 0) {
+	/*
+	 * One helper at a time, and one attempt per NOTIFY_DUE_S at most (the
+	 * lock file's time): a run that keeps failing (a file it cannot open)
+	 * records nothing, and must not cost every request a fork.
+	 */
+	if (flock(lock, LOCK_EX | LOCK_NB) != 0 || fstat(lock, &st) != 0 ||
+	    c->now_ms - (int64_t)st.st_mtime * 1000 < (int64_t)NOTIFY_DUE_S * 1000 ||
+	    futimens(lock, NULL) != 0 || pipe2(p, O_CLOEXEC) != 0) {
 		close(lock);
 		return;
 	}
