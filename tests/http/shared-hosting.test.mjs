@@ -108,6 +108,7 @@ for (const kind of ['owner', 'shared']) {
 				for (const f of ['burnlink-cleanup', 'burnlink-notify']) fs.rmSync(path.join(tree, 'var', f), { force: true });
 				assert.equal((await api(srv, 'GET', `${prefix}/api/config`)).status, 200);
 				await until(() => fs.existsSync(path.join(tree, 'var', 'burnlink-cleanup')), 'the cleanup record');
+				await until(() => fs.existsSync(path.join(tree, 'var', 'burnlink-notify')), 'the notify record (the helper\'s last file)');
 				const m = await api(srv, 'GET', `${prefix}/api/secrets/${c.body.metadata.key}`);
 				assert.equal(m.status, 404, 'removed, not only expired');
 				assert.equal((await api(srv, 'GET', `${prefix}/api/health`)).body.checks.cleanup.ok, true);

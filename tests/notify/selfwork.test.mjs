@@ -103,9 +103,12 @@ describe('no cron: the programs do the work themselves', () => {
 		recordRun(ctx, 'notify', 80e3);		// the last delivery run, 80 s ago,
 		const then = new Date(Date.now() - 80e3);	// and the last attempt too
 		fs.utimesSync(`${stem(ctx)}-work`, then, then);
+		const t0 = Date.now();
 		await b.me();
 		await until(() => list().some((m) => /^Subject: Your secret was viewed for the last time$/m.test(m)), 'the read receipt');
 		assert.equal(list().length, 2, 'the verification mail and the receipt, each once');
+		// The helper's last file: the run's record (then it exits).
+		await until(() => Number(fs.readFileSync(stamp(ctx, 'notify'), 'utf8')) >= t0, 'the notify record');
 		ctx.remove();
 	});
 });
