@@ -143,14 +143,6 @@ $(BIN)cron/%: cron/%.c $(LIBA)
 	@mkdir -p $(@D)
 	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
-# cron/notify posts webhooks through libcurl (docs/NOTIFY.md): linked
-# dynamically (Debian ships libcurl's many dependencies as shared objects),
-# and it is the only program that links it; it runs once a minute, not per
-# request.
-$(BIN)cron/notify: cron/notify.c $(LIBA)
-	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(GCSECTIONS) $(LIBS) -lcurl
-
 $(BIN)tools/%: tools/%.c $(LIBA)
 	@mkdir -p $(@D)
 	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)

@@ -31,6 +31,8 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
+	if (exists)
+		bl_config_guard(&ctx.cfg);	/* installations older than the guard get it */
 	if (exists && bl_cleanup(&ctx, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;

@@ -45,6 +45,9 @@ main(int argc, char *argv[])
 		fprintf(stderr, "notify: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;
 	}
+	/* The record that tells the web programs a cron job delivers (lib/work.c). */
+	if (exists && bl_run_record(&ctx, ctx.cfg.notify_stamp, err, sizeof(err)) != 0)
+		fprintf(stderr, "notify: %s\n", err);
 	printf("notify: %s: sent %lld, to retry %lld, dropped %lld\n",
 	    bl_config_db_name(&ctx.cfg), (long long)st.sent, (long long)st.retried,
 	    (long long)st.dropped);

@@ -75,6 +75,7 @@ enum bl_err {
 	BL_ERR_INVALID_TOKEN,
 	BL_ERR_REQUEST_NOT_FOUND,	/* 404 NOT_FOUND of a secret request */
 	BL_ERR_ENDPOINT_NOT_FOUND,	/* 404 NOT_FOUND of a path under /api/ that is no endpoint */
+	BL_ERR_SCHEMA_TOO_NEW,		/* the database is newer than the programs */
 	BL_ERR__MAX
 };
 
@@ -234,6 +235,7 @@ struct bl_policy {
 	char	 logo[BL_URL_MAX + 1];
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
+	char	 site_url[BL_URL_MAX + 1];	/* {site_url} when BURNLINK_SITE_URL is unset */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -247,6 +249,9 @@ struct bl_config {
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
 	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
 	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
+	char	*notify_stamp;		/* ... cron/notify; "-cleanup" -> "-notify" */
+	char	*work_lock;		/* held by the work the programs run themselves (lib/work.c) */
+	int	 self_work;		/* BURNLINK_SELF_WORK is not "off" */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
@@ -277,6 +282,8 @@ struct bl_ctx {
 	int			 have_install_key;
 	int64_t			 now_ms;	/* fixed when it is set up */
 	char			 log_id[25];	/* the request id of log lines; "" outside one */
+	enum bl_err		 hint_err;	/* the error hint is for (bl_ctx_store() ...) */
+	char			 hint[512];	/* what the operator must do, when the stores fail */
 };
 
 /* getenv NULL: the process environment. 0 on success, -1 out of memory. */
@@ -285,6 +292,8 @@ int		 bl_ctx_init(struct bl_ctx *, const char *(*getenv)(void *, const char *),
 void		 bl_ctx_free(struct bl_ctx *);
 void		 bl_ctx_exit(struct bl_ctx *);
 enum bl_err	 bl_ctx_store(struct bl_ctx *);
+void		 bl_ctx_hint(struct bl_ctx *, enum bl_err, const char *);
+enum bl_err	 bl_ctx_unreachable(struct bl_ctx *, enum bl_err);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 
@@ -320,6 +329,8 @@ int		 bl_serve(const struct bl_route *);
 json_object	*bl_config_json(const struct bl_config *);
 json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
 int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
+int		 bl_run_record(const struct bl_ctx *, const char *stamp, char *err, size_t);
+int64_t		 bl_run_last(const char *stamp);
 
 /* log.c: one line to stderr, with the request id ("-" outside a request). */
 void		 bl_log_id(const char *id, const char *fmt, ...)
@@ -524,6 +535,9 @@ int		 bl_config_is_pg(const char *db);
 int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+void		 bl_config_data_dir(const struct bl_config *, char *dir, size_t);
+void		 bl_config_guard(const struct bl_config *);
+int		 bl_config_data_unreachable(const struct bl_config *, char *hint, size_t);
 int		 bl_config_become_owner(const struct bl_config *, int *exists,
 		    char *err, size_t errlen);
 

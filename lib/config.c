@@ -73,6 +73,20 @@ beside(const char *path, const char *name)
 	return s;
 }
 
+/* The stamp "...cleanup" with name in place of "cleanup" ("...-notify"), or NULL. */
+static char *
+stamp_sibling(const char *stamp, const char *name)
+{
+	size_t	 n = strlen(stamp), k = strlen("cleanup"), m = strlen(name);
+	char	*s;
+
+	if (n < k || (s = malloc(n - k + m + 1)) == NULL)
+		return NULL;
+	memcpy(s, stamp, n - k);
+	memcpy(s + n - k, name, m + 1);
+	return s;
+}
+
 /*
  * The settings file (BURNLINK_CONFIG, else burnlink.conf beside the SQLite
  * database or, with PostgreSQL, beside the install secret), and where
@@ -99,10 +113,17 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 		memcpy(cfg->cleanup_stamp, cfg->limits_path, n - 9);
 		memcpy(cfg->cleanup_stamp + n - 9, "-cleanup", sizeof("-cleanup"));
 	}
-	if (cfg->cleanup_stamp == NULL)
+	if (cfg->cleanup_stamp == NULL ||
+	    (cfg->notify_stamp = stamp_sibling(cfg->cleanup_stamp, "notify")) == NULL ||
+	    (cfg->work_lock = stamp_sibling(cfg->cleanup_stamp, "work")) == NULL)
 		return -1;
+	v = get != NULL ? get(arg, "BURNLINK_SELF_WORK") : getenv("BURNLINK_SELF_WORK");
+	cfg->self_work = v == NULL || strcmp(v, "off") != 0;
 	bl_settings_load(cfg, explicit);
 	/* The environment overrides the file. */
+	if (cfg->site_url == NULL && cfg->policy.site_url[0] != '\0' &&
+	    (cfg->site_url = strdup(cfg->policy.site_url)) == NULL)
+		return -1;
 	v = get != NULL ? get(arg, "BURNLINK_SIGNUP") : getenv("BURNLINK_SIGNUP");
 	if (v != NULL && *v != '\0')
 		cfg->policy.signup = strcmp(v, "open") == 0;
@@ -260,6 +281,124 @@ bl_config_db_name(const struct bl_config *cfg)
 }
 
 /*
+ * "uid N (name)" for uid, the name from /etc/passwd when it has one (read by
+ * hand: a static program has no NSS), into buf.
+ */
+static const char *
+user_name(uid_t uid, char *buf, size_t len)
+{
+	char	 line[512], *name, *f;
+	FILE	*fp;
+	int	 found = 0;
+
+	if ((fp = fopen("/etc/passwd", "re")) != NULL) {
+		while (!found && fgets(line, sizeof(line), fp) != NULL) {
+			name = line;
+			if ((f = strchr(name, ':')) == NULL || (f = strchr(f + 1, ':')) == NULL)
+				continue;
+			*strchr(name, ':') = '\0';
+			if (strtoul(f + 1, NULL, 10) == (unsigned long)uid && f[1] >= '0' &&
+			    f[1] <= '9' && bl_text_valid(name, strlen(name)) &&
+			    strlen(name) < 64) {
+				snprintf(buf, len, "uid %lu (%s)", (unsigned long)uid, name);
+				found = 1;
+			}
+		}
+		fclose(fp);
+	}
+	if (!found)
+		snprintf(buf, len, "uid %lu", (unsigned long)uid);
+	return buf;
+}
+
+/*
+ * The data directory's files the programs must read and write (SQLite: the
+ * database, its WAL and the counters; the install secret, which they only
+ * read once it exists).
+ */
+static int
+file_unreachable(const char *path, const char *suffix, int mode, char *hint, size_t len)
+{
+	char		 p[PATH_MAX], me[96], owner[96];
+	struct stat	 st;
+
+	if (snprintf(p, sizeof(p), "%s%s", path, suffix) >= (int)sizeof(p) ||
+	    lstat(p, &st) != 0 || S_ISLNK(st.st_mode) || access(p, mode) == 0)
+		return 0;
+	snprintf(hint, len, "The programs run as %s and cannot %s the file %s, which "
+	    "belongs to %s (mode %04o): it was made by another user (a cron job, an "
+	    "upload or a copy). Give it to %s (or remove it if it is a stray copy), then "
+	    "try again; INSTALL section 6 has the modes for each kind of host.",
+	    user_name(geteuid(), me, sizeof(me)), mode & W_OK ? "write" : "read", p,
+	    user_name(st.st_uid, owner, sizeof(owner)), (unsigned)(st.st_mode & 07777),
+	    me);
+	return 1;
+}
+
+/* The data directory: the SQLite database's, or with PostgreSQL the install secret's. */
+void
+bl_config_data_dir(const struct bl_config *cfg, char *dir, size_t len)
+{
+	const char	*data = bl_config_is_pg(cfg->db_path) ? cfg->secret_file : cfg->db_path;
+	const char	*slash;
+
+	if (data == NULL || (slash = strrchr(data, '/')) == NULL)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == data ? 1 : (int)(slash - data), data);
+}
+
+/*
+ * Why the data directory (the SQLite database's, or with PostgreSQL the
+ * install secret's) or a file in it is out of the programs' reach: it does
+ * not exist, cannot be reached, cannot be written, or a file in it belongs to
+ * another user. 1 with a hint for the operator (the directory, the user the
+ * programs run as and its owner: docs/API.md, STORE_UNAVAILABLE), 2 when
+ * only the counters file is the cause (RATE_LIMIT_UNAVAILABLE), 0 when none
+ * of these is the case.
+ */
+int
+bl_config_data_unreachable(const struct bl_config *cfg, char *hint, size_t len)
+{
+	char		 dir[PATH_MAX], me[96], owner[96];
+	struct stat	 st;
+
+	bl_config_data_dir(cfg, dir, sizeof(dir));
+	user_name(geteuid(), me, sizeof(me));
+	if (stat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			snprintf(hint, len, "The data directory %s does not exist: create it "
+			    "beside cgi-bin/ (INSTALL section 6 has its modes) or set BURNLINK_DB "
+			    "to a file in an existing directory.", dir);
+		else
+			snprintf(hint, len, "The programs run as %s and cannot reach the data "
+			    "directory %s (%s): a directory above it is closed to that user. "
+			    "INSTALL section 6 has the modes for each kind of host.", me, dir,
+			    strerror(errno));
+		return 1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(hint, len, "The programs run as %s and cannot write the data directory "
+		    "%s, which belongs to %s (mode %04o). %s", me, dir,
+		    user_name(st.st_uid, owner, sizeof(owner)), (unsigned)(st.st_mode & 07777),
+		    st.st_uid == geteuid() ? "Give its owner write access: chmod 700." :
+		    "On a host that runs CGI as the customer (suEXEC) the programs run as the "
+		    "directory's owner; here they do not, so the host runs them as a web-server "
+		    "user shared with its other customers: INSTALL section 6 says what that "
+		    "exposes and which mode it needs.");
+		return 1;
+	}
+	if (bl_config_is_pg(cfg->db_path))
+		return file_unreachable(cfg->secret_file, "", R_OK, hint, len);
+	if (file_unreachable(cfg->db_path, "", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->db_path, "-wal", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->db_path, "-shm", R_OK | W_OK, hint, len) ||
+	    file_unreachable(cfg->secret_file, "", R_OK, hint, len))
+		return 1;
+	return file_unreachable(cfg->limits_path, "", R_OK | W_OK, hint, len) ? 2 : 0;
+}
+
+/*
  * Refuses a file of the data directory that is a symbolic link (an operator
  * program must not follow one as root); 0 if path is absent or no link.
  */
@@ -362,6 +501,8 @@ bl_config_free(struct bl_config *cfg)
 	free(cfg->secret_file);
 	free(cfg->settings_path);
 	free(cfg->cleanup_stamp);
+	free(cfg->notify_stamp);
+	free(cfg->work_lock);
 	free(cfg->site_url);
 	free(cfg->trusted_proxies);
 	memset(cfg, 0, sizeof(*cfg));
@@ -378,6 +519,36 @@ read_key(const char *path, unsigned char key[32])
 	n = read(fd, key, 32);
 	close(fd);
 	return n == 32 ? 0 : -2;
+}
+
+/*
+ * Writes a deny-all .htaccess into the data directory when it has none:
+ * should the directory lie under a document root (a host that put it there,
+ * a copy left behind), Apache refuses every file in it, whatever it is called
+ * (docs/SECURITY.md). Written when the install secret is made (the first
+ * request) and by cron/cleanup; a file the operator put there is kept.
+ */
+void
+bl_config_guard(const struct bl_config *cfg)
+{
+	static const char guard[] = "# Written by burnlink: nothing in this directory is "
+	    "ever served (docs/SECURITY.md).\nRequire all denied\n";
+	char	 path[PATH_MAX];
+	size_t	 n;
+	int	 fd;
+
+	bl_config_data_dir(cfg, path, sizeof(path));
+	n = strlen(path);
+	if (n + sizeof("/.htaccess") > sizeof(path))
+		return;
+	memcpy(path + n, "/.htaccess", sizeof("/.htaccess"));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		return;
+	/* Readable by the web server, whoever it runs as (the umask is the programs' 077). */
+	if (fchmod(fd, 0644) != 0 || write(fd, guard, sizeof(guard) - 1) !=
+	    (ssize_t)(sizeof(guard) - 1))
+		unlink(path);
+	close(fd);
 }
 
 /*
@@ -427,6 +598,7 @@ bl_config_install_key(const struct bl_config *cfg, unsigned char out[32], char *
 		snprintf(err, errlen, "cannot read the install secret %s", path);
 		goto out;
 	}
+	bl_config_guard(cfg);
 	e = BL_OK;
 out:
 	bl_wipe(key, sizeof(key));

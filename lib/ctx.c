@@ -1,4 +1,5 @@
 /* ctx.c (layer: domain): the context a request borrows: configuration, stores, install secret, clock. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,6 +63,48 @@ bl_ctx_exit(struct bl_ctx *c)
 	bl_ctx_free(c);
 }
 
+/*
+ * Records the hint of e, the error the context's stores failed with: the
+ * answer's hint when the request fails with e (lib/http.c), for the cases the
+ * table's general hint would leave an operator guessing.
+ */
+void
+bl_ctx_hint(struct bl_ctx *c, enum bl_err e, const char *hint)
+{
+	c->hint_err = e;
+	snprintf(c->hint, sizeof(c->hint), "%s", hint);
+}
+
+/*
+ * The error of a store that could not be opened or used, or of a settings
+ * file that could not be read (e): when the data
+ * directory or a file in it is out of the programs' reach, that is the cause,
+ * whichever store noticed it first: STORE_UNAVAILABLE with a hint naming the
+ * directory, the programs' user and the owner (docs/API.md); a counters file
+ * of another user keeps the rate limiter's RATE_LIMIT_UNAVAILABLE, with that
+ * hint. Else e.
+ */
+enum bl_err
+bl_ctx_unreachable(struct bl_ctx *c, enum bl_err e)
+{
+	char		 hint[sizeof(c->hint)];
+	enum bl_err	 cause;
+	int		 why;
+
+	if (e != BL_ERR_STORE_UNAVAILABLE && e != BL_ERR_RATE_LIMIT_UNAVAILABLE &&
+	    e != BL_ERR_CONFIG_INVALID)
+		return e;
+	if ((why = bl_config_data_unreachable(&c->cfg, hint, sizeof(hint))) == 0)
+		return e;
+	/* Only the counters file: the rate limiter's failure alone (docs/API.md). */
+	cause = why == 2 ? BL_ERR_RATE_LIMIT_UNAVAILABLE : BL_ERR_STORE_UNAVAILABLE;
+	if (why == 2 && e != cause)
+		return e;
+	bl_log_id(c->log_id, "%s", hint);
+	bl_ctx_hint(c, cause, hint);
+	return cause;
+}
+
 /* Opens the secrets store on first use, logging why it could not. */
 enum bl_err
 bl_ctx_store(struct bl_ctx *c)
@@ -73,7 +116,9 @@ bl_ctx_store(struct bl_ctx *c)
 		return BL_OK;
 	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) != BL_OK)
 		bl_log_id(c->log_id, "cannot open %s: %s", bl_config_db_name(&c->cfg), err);
-	return e;
+	if (e == BL_ERR_SCHEMA_TOO_NEW)
+		bl_ctx_hint(c, e, err);
+	return bl_config_is_pg(c->cfg.db_path) ? e : bl_ctx_unreachable(c, e);
 }
 
 /* Opens the rate limiter's counters store on first use. */
@@ -82,7 +127,7 @@ bl_ctx_counters(struct bl_ctx *c)
 {
 	if (c->counters != NULL)
 		return BL_OK;
-	return bl_store_open_counters(&c->counters, &c->cfg);
+	return bl_ctx_unreachable(c, bl_store_open_counters(&c->counters, &c->cfg));
 }
 
 /* Loads the install secret on first use, logging why it could not. */
@@ -97,7 +142,7 @@ bl_ctx_install_key(struct bl_ctx *c)
 	if ((e = bl_config_install_key(&c->cfg, c->install_key, err, sizeof(err))) != BL_OK) {
 		if (e != BL_ERR_INTERNAL)
 			bl_log_id(c->log_id, "%s", err);
-		return e;
+		return bl_ctx_unreachable(c, e);
 	}
 	c->have_install_key = 1;
 	return BL_OK;

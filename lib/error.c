@@ -185,6 +185,9 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_ENDPOINT_NOT_FOUND] = {404, "NOT_FOUND",
 	    "No such API endpoint.",
 	    "The API's paths are listed in GET /api/openapi.yaml; none ends in a slash."},
+	[BL_ERR_SCHEMA_TOO_NEW] = {503, "SCHEMA_TOO_NEW",
+	    "The database was made by a newer release of burnlink, so nothing is served.",
+	    "Nothing was changed; the operator should install that release again or restore the backup made before the upgrade (INSTALL section 12, Upgrades)."},
 };
 
 /* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */

@@ -385,7 +385,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
 			flushes = bl_store_batch_durable();
-			bl_serve_one(rt, &io, keep, 1);
+			bl_serve_one(rt, &io, keep, NULL);
 			/*
 			 * A flush during this request (a passphrase's scrypt)
 			 * made the writes of the ones before it durable; its

@@ -97,15 +97,14 @@ fail:
 }
 
 /*
- * Records that cleanup finished now: its time in ms, written to a new file
- * renamed over cfg.cleanup_stamp. 0, or -1 with err set.
+ * Records that a run (cron/cleanup, cron/notify) finished now: its time in
+ * ms, written to a new file renamed over stamp. 0, or -1 with err set.
  */
 int
-bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
+bl_run_record(const struct bl_ctx *c, const char *path, char *err, size_t errlen)
 {
-	const char	*path = c->cfg.cleanup_stamp;
-	char		 tmp[4096], line[32];
-	int		 fd, n, rc = -1;
+	char	 tmp[4096], line[32];
+	int	 fd, n, rc = -1;
 
 	/* A name of its own: cleanups of several hosts may record at once. */
 	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
@@ -130,16 +129,23 @@ bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
-/* When cleanup last finished (ms), or -1 when it never did (or the record is unreadable). */
-static int64_t
-cleanup_last(const struct bl_config *cfg)
+/* Records that cleanup finished now (cfg.cleanup_stamp). */
+int
+bl_cleanup_record(const struct bl_ctx *c, char *err, size_t errlen)
+{
+	return bl_run_record(c, c->cfg.cleanup_stamp, err, errlen);
+}
+
+/* When the run stamp records last finished (ms), or -1 when it never did (or the record is unreadable). */
+int64_t
+bl_run_last(const char *stamp)
 {
 	char	 buf[32];
 	ssize_t	 n;
 	int64_t	 v = 0;
 	int	 fd;
 
-	if ((fd = open(cfg->cleanup_stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+	if ((fd = open(stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -164,6 +170,37 @@ new_install(const struct bl_config *cfg, int64_t now_ms)
 
 	return cfg->secret_file != NULL && stat(cfg->secret_file, &st) == 0 &&
 	    now_ms - (int64_t)st.st_mtime * 1000 < (int64_t)BL_CLEANUP_STALE * 1000;
+}
+
+/*
+ * Which kind of host the programs run on (docs/API.md, GET /health): as the
+ * owner of their files (suEXEC or similar, or a server of their own: the
+ * programs are root's or the user's own, and the data directory is the
+ * user's), or as a web-server user that owns neither, which a host shares
+ * with its other customers' programs. dataPrivate: no other user's programs
+ * can read the data (the programs run as the owner and the directory is
+ * closed to others). NULL when out of memory.
+ */
+static json_object *
+host_json(const struct bl_config *cfg)
+{
+	struct stat	 dir, exe;
+	char		 path[4096];
+	json_object	*o = json_object_new_object();
+	uid_t		 me = geteuid();
+	int		 owner;
+
+	bl_config_data_dir(cfg, path, sizeof(path));
+	owner = stat(path, &dir) == 0 && dir.st_uid == me &&
+	    (stat("/proc/self/exe", &exe) != 0 || exe.st_uid == me || exe.st_uid == 0);
+	if (o == NULL || bl_json_add(o, "runsAs", json_object_new_string(owner ? "owner" :
+	    "shared")) ||
+	    bl_json_add(o, "dataPrivate", json_object_new_boolean(owner &&
+	    (dir.st_mode & 0007) == 0))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* Adds the check k: {ok} or {ok: false, error}. Nonzero when out of memory. */
@@ -225,7 +262,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 		db = err_text(e, dberr, sizeof(dberr));
 	if (counters != BL_OK)
 		cn = err_text(counters, cnerr, sizeof(cnerr));
-	last = cleanup_last(&c->cfg);
+	last = bl_run_last(c->cfg.cleanup_stamp);
 	if (last < 0) {
 		if (!new_install(&c->cfg, c->now_ms))
 			cu = "cleanup has not run (or its record is unreadable): run cron/cleanup hourly";
@@ -266,7 +303,8 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	    NULL) ||
 	    add_check(checks, failed, "files", c->cfg.exposed != NULL ? fierr : NULL, NULL) ||
 	    add_check(checks, failed, "cleanup", cu, &cl) ||
-	    bl_json_add_time(cl, "lastRun", last)) {
+	    bl_json_add_time(cl, "lastRun", last) ||
+	    bl_json_add(o, "host", host_json(&c->cfg))) {
 		json_object_put(o);
 		*healthy = 0;
 		return NULL;

@@ -695,6 +695,7 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
 	    json_object_object_add(o, "hint",
 	    json_object_new_string(r->hint[0] != '\0' ? r->hint :
+	    r->ctx != NULL && r->ctx->hint[0] != '\0' && r->ctx->hint_err == e ? r->ctx->hint :
 	    bl_error_hint(e, r->ctx != NULL ? &r->ctx->cfg.limits : NULL,
 	    hint, sizeof(hint)))) ||
 	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {

@@ -428,7 +428,7 @@ struct bl_req {
 	struct bl_ratelimit	 rl;
 	long			 retry_after;	/* seconds, 0 for none */
 	const char		*allow;		/* Allow header on 405 */
-	char			 hint[256];	/* overrides the table's hint */
+	char			 hint[512];	/* overrides the table's hint */
 	int			 responded;
 	const char		*cache_control;	/* NULL: no-store */
 	struct bl_store		*store;		/* the context's, once bl_req_store() opened it */
@@ -599,7 +599,8 @@ struct bl_keep {
 	int		 batch_failed;	/* the batch's store was lost before it */
 };
 void		 bl_serve_one(const struct bl_route *, const struct bl_io *,
-		    struct bl_keep *, int confined);
+		    struct bl_keep *, int (*confine)(struct bl_ctx *));
+void		 bl_work_start(const struct bl_ctx *);
 void		 bl_keep_free(struct bl_keep *);
 int		 bl_fcgi_listening(void);
 int		 bl_fcgi_serve(const struct bl_route *);
@@ -621,5 +622,20 @@ void		 bl_prefault(void);
 int		 bl_sandbox(void);
 int		 bl_sandbox_fcgi(void);	/* also accept on fd 0 and talk over it */
 int		 bl_sandbox_enabled(void);
+
+/* webpost.c: one HTTP(S) POST for cron/notify's webhooks (docs/NOTIFY.md). */
+struct sockaddr;
+struct bl_webpost {
+	const char	 *url;
+	const char	**headers;	/* "Name: value" each */
+	size_t		  nheaders;
+	const char	 *body;
+	const char	 *ca;		/* a CA file, or NULL: the system's authorities */
+	int		  allow_http;
+	long		  timeout_s;	/* of each read and write */
+	const char	*(*refuse)(void *, const struct sockaddr *);	/* NULL: allowed */
+	void		 *arg;
+};
+const char	*bl_webpost(const struct bl_webpost *, long *status, char *why, size_t);
 
 #endif /* BL_INTERNAL_H */

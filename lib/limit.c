@@ -253,11 +253,13 @@ bucket(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
 	const char	*name = limits[which].name;
 	size_t		 nlen = strlen(name) + 1;
 	unsigned char	 msg[64 + BL_HASH_BYTES + BL_IP_TEXT];
+	enum bl_err	 e;
 
 	if (len > sizeof(msg) - nlen)
 		return BL_ERR_INTERNAL;
-	if (bl_ctx_install_key(c) != BL_OK)
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	if ((e = bl_ctx_install_key(c)) != BL_OK)
+		return e == BL_ERR_STORE_UNAVAILABLE && c->hint_err == e ? e :
+		    BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	memcpy(msg, name, nlen);
 	memcpy(msg + nlen, subject, len);
 	if (bl_hmac_sha256(c->install_key, sizeof(c->install_key), msg, nlen + len, out) != 0)
@@ -313,8 +315,14 @@ counter(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t len,
 		e = bl_counter_set(c->counters, b, start, end, u->count);
 	if (e != BL_OK) {
 		bl_log_id(c->log_id, "rate limiter: %s", bl_store_error(c->counters));
+		if (e == BL_ERR_SCHEMA_TOO_NEW) {
+			bl_ctx_hint(c, e, bl_store_error(c->counters));
+			return e;
+		}
 		/* PostgreSQL out of reach is the database's failure (lib/store_pg.c, ctr_run()). */
-		return e == BL_ERR_STORE_UNAVAILABLE ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		if (e == BL_ERR_STORE_UNAVAILABLE)
+			return e;
+		return bl_ctx_unreachable(c, BL_ERR_RATE_LIMIT_UNAVAILABLE);
 	}
 	return BL_OK;
 }

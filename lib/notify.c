@@ -1,4 +1,4 @@
-/* notify.c (layer: domain): what cron/notify does: claims the outbox's due rows and delivers them, by webhook (libcurl) or e-mail (a sendmail command) (docs/NOTIFY.md). */
+/* notify.c (layer: domain): what cron/notify does: claims the outbox's due rows and delivers them, by webhook (lib/webpost.c) or e-mail (a sendmail command) (docs/NOTIFY.md). */
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -11,8 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <curl/curl.h>
 
 #include "internal.h"
 
@@ -82,7 +80,7 @@ struct run {
 		int	 hooks;				/* webhook POSTs this run */
 	}				*per;
 	size_t				 nper;		/* of RUN_MAX */
-	char				 refused[256];	/* why opensocket() refused */
+	char				 refused[256];	/* why refuse_cb() refused */
 };
 
 /* Parses BURNLINK_NOTIFY_ALLOW: "http", addresses and CIDR networks, by spaces or commas. */
@@ -159,27 +157,17 @@ refuse_addr(const struct run *r, const struct sockaddr *sa, char *why, size_t le
 	return bl_net_refused(family, a, why, len);
 }
 
-/* libcurl's socket callback: every address it connects to is checked again here. */
-static curl_socket_t
-open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *sa)
+/* bl_webpost()'s check of each address the host has. */
+static const char *
+refuse_cb(void *arg, const struct sockaddr *sa)
 {
 	struct run	*r = arg;
 	char		 why[160];
 
-	(void)purpose;
-	if (refuse_addr(r, &sa->addr, why, sizeof(why)) != 0) {
-		snprintf(r->refused, sizeof(r->refused), "address not allowed (%s)", why);
-		return CURL_SOCKET_BAD;
-	}
-	return socket(sa->family, sa->socktype, sa->protocol);
-}
-
-static size_t
-discard(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return size * n;
+	if (refuse_addr(r, sa, why, sizeof(why)) == 0)
+		return NULL;
+	snprintf(r->refused, sizeof(r->refused), "address not allowed (%s)", why);
+	return r->refused;
 }
 
 /* The JSON body of a webhook: the event, its times, views left, the receipt's id. */
@@ -238,140 +226,43 @@ signature(const char *secret, const char *body, int64_t now_ms, char *out, size_
 	return 0;
 }
 
-/*
- * Resolves the URL's host once and checks every address it has (after DNS,
- * at delivery); the connection is pinned to the first (CURLOPT_RESOLVE), and
- * open_socket() checks the address again. NULL on success, else why not.
- */
-static const char *
-resolve(struct run *r, CURLU *u, struct curl_slist **pin, char *why, size_t len)
-{
-	struct addrinfo	 hints, *res = NULL, *ai;
-	char		*scheme = NULL, *host = NULL, *port = NULL, addr[INET6_ADDRSTRLEN];
-	char		*entry = NULL, h[256];
-	const char	*bad = NULL;
-	char		 w[160];
-	size_t		 hl;
-	unsigned char	 lit[16];
-
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
-		bad = "not a URL";
-		goto out;
-	}
-	if (strcmp(scheme, "https") != 0 && !(r->http && strcmp(scheme, "http") == 0)) {
-		bad = "not https";
-		goto out;
-	}
-	hl = strlen(host);
-	if (hl >= sizeof(h)) {
-		bad = "host name too long";
-		goto out;
-	}
-	if (host[0] == '[' && hl > 2) {		/* an IPv6 literal */
-		memcpy(h, host + 1, hl - 2);
-		h[hl - 2] = '\0';
-	} else
-		memcpy(h, host, hl + 1);
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(h, port, &hints, &res) != 0 || res == NULL) {
-		bad = "host name not found";
-		goto out;
-	}
-	for (ai = res; ai != NULL; ai = ai->ai_next)
-		if (refuse_addr(r, ai->ai_addr, w, sizeof(w)) != 0) {
-			snprintf(why, len, "address not allowed (%s)", w);
-			bad = why;
-			goto out;
-		}
-	/* a literal needs no pinning: there is no second lookup */
-	if (inet_pton(AF_INET, h, lit) == 1 || inet_pton(AF_INET6, h, lit) == 1)
-		goto out;
-	if (getnameinfo(res->ai_addr, res->ai_addrlen, addr, sizeof(addr), NULL, 0,
-	    NI_NUMERICHOST) != 0 ||
-	    asprintf(&entry, res->ai_family == AF_INET6 ? "%s:%s:[%s]" : "%s:%s:%s", h, port,
-	    addr) < 0 || (*pin = curl_slist_append(NULL, entry)) == NULL)
-		bad = "out of memory";
-out:
-	if (res != NULL)
-		freeaddrinfo(res);
-	free(entry);
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	return bad;
-}
-
 /* POSTs one event; sets *status (HTTP, or -1) and returns NULL for a 2xx, else why not. */
 static const char *
 post(struct run *r, const struct bl_outbox_item *it, int64_t *status, char *why, size_t len)
 {
-	CURL			*h = NULL;
-	CURLU			*u = NULL;
-	CURLcode		 rc;
-	struct curl_slist	*hdrs = NULL, *pin = NULL;
+	struct bl_webpost	 p;
+	const char		*hdrs[5];
 	char			*body = NULL, sig[128], idh[64];
 	const char		*bad = NULL;
-	long			 code = 0;
+	long			 code = -1;
 
 	*status = -1;
-	r->refused[0] = '\0';
-	if ((u = curl_url()) == NULL || (h = curl_easy_init()) == NULL) {
-		bad = "out of memory";
-		goto out;
-	}
-	if (curl_url_set(u, CURLUPART_URL, it->url, 0) != CURLUE_OK) {
-		bad = "not a URL";
-		goto out;
-	}
-	if ((bad = resolve(r, u, &pin, why, len)) != NULL)
-		goto out;
 	snprintf(idh, sizeof(idh), "Burnlink-Event-Id: evt_%lld", (long long)it->id);
 	if ((body = webhook_body(it)) == NULL ||
-	    signature(it->secret, body, r->c->now_ms, sig, sizeof(sig)) != 0 ||
-	    (hdrs = curl_slist_append(hdrs, "Content-Type: application/json")) == NULL ||
-	    (hdrs = curl_slist_append(hdrs, "User-Agent: burnlink-notify")) == NULL ||
-	    (hdrs = curl_slist_append(hdrs, "Expect:")) == NULL ||
-	    (hdrs = curl_slist_append(hdrs, idh)) == NULL ||
-	    (hdrs = curl_slist_append(hdrs, sig)) == NULL) {
-		bad = "out of memory";
-		goto out;
+	    signature(it->secret, body, r->c->now_ms, sig, sizeof(sig)) != 0) {
+		free(body);
+		return "out of memory";
 	}
-	curl_easy_setopt(h, CURLOPT_CURLU, u);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, r->http ? "http,https" : "https");
-	curl_easy_setopt(h, CURLOPT_PROXY, "");		/* no proxy from the environment */
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, HTTP_TIMEOUT);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(h, CURLOPT_RESOLVE, pin);
-	curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, r);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
-	if (r->o->ca != NULL && r->o->ca[0] != '\0')
-		curl_easy_setopt(h, CURLOPT_CAINFO, r->o->ca);
-	if ((rc = curl_easy_perform(h)) != CURLE_OK) {
-		snprintf(why, len, "%s", r->refused[0] != '\0' ? r->refused :
-		    curl_easy_strerror(rc));
-		bad = why;
-		goto out;
-	}
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	hdrs[0] = "Content-Type: application/json";
+	hdrs[1] = "User-Agent: burnlink-notify";
+	hdrs[2] = idh;
+	hdrs[3] = sig;
+	memset(&p, 0, sizeof(p));
+	p.url = it->url;
+	p.headers = hdrs;
+	p.nheaders = 4;
+	p.body = body;
+	p.ca = r->o->ca;
+	p.allow_http = r->http;
+	p.timeout_s = HTTP_TIMEOUT;
+	p.refuse = refuse_cb;
+	p.arg = r;
+	bad = bl_webpost(&p, &code, why, len);
 	*status = code;
-	if (code < 200 || code > 299) {
+	if (bad == NULL && (code < 200 || code > 299)) {
 		snprintf(why, len, "HTTP status %ld", code);
 		bad = why;
 	}
-out:
-	curl_easy_cleanup(h);
-	curl_url_cleanup(u);
-	curl_slist_free_all(hdrs);
-	curl_slist_free_all(pin);
 	free(body);
 	return bad;
 }
@@ -808,25 +699,21 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 	r.claim.max = BATCH;
 	r.mail.max = MAIL_BATCH;
 	r.mail.mail_only = 1;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(err, errlen, "cannot set up libcurl");
-		goto out;
-	}
 	if (bl_ctx_store(c) != BL_OK) {
 		snprintf(err, errlen, "cannot open the database");
-		goto done;
+		goto out;
 	}
 	while (total < RUN_MAX) {
 		if ((e = bl_store_outbox_claim(c->store, c->now_ms, LEASE_MS, &r.claim)) != BL_OK) {
 			snprintf(err, errlen, "%s: %s", bl_error_info(e)->code,
 			    bl_store_error(c->store));
-			goto done;
+			goto out;
 		}
 		if (r.claim.n == 0)
 			break;
 		for (i = 0; i < r.claim.n; i++) {
 			if (r.claim.items[i].channel == 2 && account_mail(&r, err, errlen) != 0)
-				goto done;
+				goto out;
 			deliver(&r, &r.claim, &r.claim.items[i]);
 		}
 		total += r.claim.n;
@@ -834,8 +721,6 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 		c->now_ms = bl_now_ms();
 	}
 	rc = 0;
-done:
-	curl_global_cleanup();
 out:
 	if (r.claim.items != NULL)
 		bl_wipe(r.claim.items, BATCH * sizeof(*r.claim.items));

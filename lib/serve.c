@@ -40,7 +40,8 @@ run(const struct bl_route *rt, struct bl_req *r)
 	/* Not half a policy: nothing is served while the settings file is invalid. */
 	if (r->ctx->cfg.policy.err[0] != '\0' && !(rt->flags & BL_ROUTE_PROBE)) {
 		bl_log(r, "settings: %s", r->ctx->cfg.policy.err);
-		return BL_ERR_CONFIG_INVALID;
+		/* A settings file the programs cannot read in their data directory: the directory's fault. */
+		return bl_ctx_unreachable(r->ctx, BL_ERR_CONFIG_INVALID);
 	}
 	/*
 	 * Nor while a data file lies under the document root (lib/config.c):
@@ -205,18 +206,20 @@ answer_write(void *arg, const void *buf, size_t len)
  */
 void
 bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *keep,
-    int confined)
+    int (*confine)(struct bl_ctx *))
 {
 	struct bl_ctx		 ctx;
 	struct bl_req		 r;
 	struct answer		 ans = { io, &ctx, 0 };
 	const struct bl_io	 unheld = { answer_getenv, answer_read, answer_write, &ans };
 	enum bl_err		 e = BL_OK;
+	int			 confined;
 
 	if (keep == NULL)
 		io = &unheld;
 	if (bl_ctx_init(&ctx, io->getenv, io->ctx) != 0)
 		e = BL_ERR_INTERNAL;
+	confined = confine == NULL || (e == BL_OK && confine(&ctx) == 0);
 	bl_req_init(&r, io, &ctx);
 	if (e == BL_OK && !confined)
 		e = bl_req_fail(&r, BL_ERR_INTERNAL,
@@ -237,6 +240,19 @@ bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *
 		bl_ctx_free(&ctx);
 	else
 		bl_ctx_exit(&ctx);	/* CGI: the process ends next */
+}
+
+/*
+ * The confinement of a CGI request, once its context is set up and before
+ * its request is read: the helper that does the cron jobs' due work after
+ * the answer (lib/work.c) is forked first, then the sandbox is installed.
+ * 0, or -1 when the sandbox could not be.
+ */
+static int
+cgi_confine(struct bl_ctx *c)
+{
+	bl_work_start(c);
+	return bl_sandbox();
 }
 
 /*
@@ -263,7 +279,7 @@ bl_serve(const struct bl_route *rt)
 	if (bl_fcgi_listening())
 		return bl_fcgi_serve(rt);
 	bl_prefault();
-	bl_serve_one(rt, &bl_cgi_io, NULL, bl_sandbox() == 0);
+	bl_serve_one(rt, &bl_cgi_io, NULL, cgi_confine);
 #ifdef BL_SANITIZED
 	return 0;
 #else

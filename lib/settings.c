@@ -44,6 +44,7 @@ enum key {
 	K_LOGO_URL,
 	K_IMPRINT_URL,
 	K_FOOTER_TEXT,
+	K_SITE_URL,
 	/*
 	 * The page's languages are not settings: the page chooses one before
 	 * any request, from assets/i18n/index.json (INSTALL, section 8).
@@ -75,6 +76,7 @@ static const struct {
 	[K_LOGO_URL] = {"logo_url", "a path on this site, e.g. /assets/logo.svg (up to 255 bytes of URL characters)"},
 	[K_IMPRINT_URL] = {"imprint_url", "an https:// or http:// address, a mailto: link or a path on this site (up to 255 bytes of URL characters)"},
 	[K_FOOTER_TEXT] = {"footer_text", "1 to 255 bytes of text without control characters"},
+	[K_SITE_URL] = {"site_url", "the site's https:// or http:// address with its sub-path, e.g. https://example.org/burnlink (up to 255 bytes, no ? or #)"},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -346,6 +348,12 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 		break;
 	case K_LOGO_URL:
 		rc = parse_url(v, len, 0, pol->logo);
+		break;
+	case K_SITE_URL:
+		if (((len > 8 && strncmp(v, "https://", 8) == 0) ||
+		    (len > 7 && strncmp(v, "http://", 7) == 0)) &&
+		    memchr(v, '?', len) == NULL && memchr(v, '#', len) == NULL)
+			rc = parse_url(v, len, 1, pol->site_url);
 		break;
 	case K_IMPRINT_URL:
 		rc = parse_url(v, len, 1, pol->imprint);

@@ -160,6 +160,20 @@ bl_store_idle(struct bl_store *s)
 	return s->ops != NULL ? s->ops->idle(s->db) : s->cops->idle(s->counters);
 }
 
+/*
+ * The error text of a database whose schema is newer than the programs' (a
+ * rollback after an upgrade): both versions and the way out. It is the hint
+ * of the 503 SCHEMA_TOO_NEW answer (docs/API.md), so it names no path.
+ */
+void
+bl_schema_newer(char *err, size_t len, int found, int known)
+{
+	snprintf(err, len, "The database's schema is version %d, newer than the version %d "
+	    "these programs know: they were replaced by an older release. Install the "
+	    "release that upgraded the database again, or restore the backup made "
+	    "before the upgrade (INSTALL section 12, Upgrades).", found, known);
+}
+
 const char *
 bl_store_error(const struct bl_store *s)
 {

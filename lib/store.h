@@ -245,6 +245,7 @@ enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
 enum bl_err	 bl_st_refuse(struct bl_store *, enum bl_err, int changed);
 enum bl_err	 bl_st_purge(struct bl_store *);
 int		 bl_st_deferrable(const struct bl_store *);
+void		 bl_schema_newer(char *, size_t, int found, int known);
 void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),
 		    void (*)(void *), void *);
 int64_t		 bl_col_int(const struct bl_row *, int, int64_t null);

@@ -778,6 +778,12 @@ connect_db(struct pg_store *s)
 	PQsetNoticeReceiver(c->conn, on_notice, c);
 	if ((e = session(s, &version)) != BL_OK)
 		goto fail;
+	/* Never served by programs older than it (a rollback): docs/API.md, Upgrades. */
+	if (version > SCHEMA_VERSION) {
+		bl_schema_newer(s->err, sizeof(s->err), version, SCHEMA_VERSION);
+		e = BL_ERR_SCHEMA_TOO_NEW;
+		goto fail;
+	}
 	if (version < SCHEMA_VERSION &&
 	    ((e = apply_schema(s)) != BL_OK || (e = session(s, &version)) != BL_OK))
 		goto fail;
@@ -926,9 +932,11 @@ ctr_run(struct pg_store *s, enum ctr_stmt id, const struct bl_parm *p, int n, in
 
 	if (count != NULL)
 		*count = 0;
+	/* A database newer than the programs is that, not a limiter out of order. */
 	if ((e = q(s, ST__MAX + (int)id, ctr_sql[id], p, n, &res)) != BL_OK)
-		return e == BL_ERR_STORE_UNAVAILABLE && (s->c == NULL ? s->unreachable :
-		    PQstatus(s->c->conn) != CONNECTION_OK) ? e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		return e == BL_ERR_SCHEMA_TOO_NEW || (e == BL_ERR_STORE_UNAVAILABLE &&
+		    (s->c == NULL ? s->unreachable : PQstatus(s->c->conn) != CONNECTION_OK)) ?
+		    e : BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	row.h = res;
 	if (id == CT_CLEAN)
 		*count = strtoll(PQcmdTuples(res), NULL, 10);

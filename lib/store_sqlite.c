@@ -469,6 +469,12 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 		e = fail(s, db, sqlite3_errcode(db), path);
 		goto err;
 	}
+	/* Never served by programs older than it (a rollback): docs/API.md, Upgrades. */
+	if (v > SCHEMA_VERSION) {
+		bl_schema_newer(s->err, sizeof(s->err), v, SCHEMA_VERSION);
+		e = BL_ERR_SCHEMA_TOO_NEW;
+		goto err;
+	}
 	if (v < SCHEMA_VERSION) {
 		if ((e = exec(s, db, "PRAGMA journal_mode=WAL")) != BL_OK ||
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)

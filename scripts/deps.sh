@@ -5,8 +5,7 @@ set -eu
 
 pkgs_for() {
 	case "$1" in
-	# libcurl4-openssl-dev: the webhook client of cron/notify (docs/NOTIFY.md).
-	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev libcurl4-openssl-dev nodejs npm" ;;
+	build)   echo "make gcc pkg-config libssl-dev libsqlite3-dev libjson-c-dev libfcgi-dev libseccomp-dev nodejs npm" ;;
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
 	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)

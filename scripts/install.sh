@@ -125,6 +125,14 @@ if [ -x "$crondir/notify" ]; then
 	chmod 755 "$root/bin/.notify.new"
 	mv -f "$root/bin/.notify.new" "$root/bin/notify"
 fi
+# The operator's command (docs/ADMIN.md), beside the cron programs.
+admin=$crondir/../tools/burnlink-admin
+[ -x "$admin" ] || admin=$top/tools/burnlink-admin
+if [ -x "$admin" ]; then
+	copy "$admin" "$root/bin/.burnlink-admin.new"
+	chmod 755 "$root/bin/.burnlink-admin.new"
+	mv -f "$root/bin/.burnlink-admin.new" "$root/bin/burnlink-admin"
+fi
 
 # The data directory: outside the document root, private to the programs' user.
 if [ ! -d "$root/var" ]; then

@@ -46,7 +46,8 @@ static const char usage_text[] =
 "  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
 "                                 burnlink.conf beside the database); names file and line\n"
 "  config show                    the limits and choices in force (as GET /api/config)\n"
-"  health                         database, counters, settings, files, last cleanup (as GET /api/health)\n"
+"  health                         database, counters, settings, files, last cleanup, kind of\n"
+"                                 host (as GET /api/health)\n"
 "\n"
 "ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
 "install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
@@ -691,6 +692,13 @@ cmd_health(struct bl_ctx *c)
 				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
 			printf("\n");
 		}
+		if (json_object_object_get_ex(o, "host", &checks) &&
+		    json_object_object_get_ex(checks, "runsAs", &v))
+			printf("host      runs as %s; data private: %s\n",
+			    strcmp(json_object_get_string(v), "owner") == 0 ?
+			    "the owner of its files" : "a web-server user shared with other sites",
+			    json_object_object_get_ex(checks, "dataPrivate", &v) &&
+			    json_object_get_boolean(v) ? "yes" : "no");
 		json_object_put(o);
 	} else
 		print_json(o);

@@ -222,3 +222,32 @@ test('burnlink-admin config check: 0 for a valid file, 1 naming file and line', 
 	assert.equal(show.code, 0, show.stderr);
 	assert.deepEqual(show.json.limits.ttl.choices, [3600, 86400]);
 });
+
+// The kind of host (docs/API.md, host): the programs as the owner of their
+// files (suEXEC), or as a web-server user that owns neither them nor the data.
+test('host: runsAs owner and dataPrivate when the programs run as the owner of a closed data directory', async () => {
+	const ctx = await cleaned();
+	const res = await health(ctx);
+	assert.deepEqual(res.json.host, { runsAs: 'owner', dataPrivate: true });
+	fs.chmodSync(ctx.dir, 0o755);
+	assert.deepEqual((await health(ctx)).json.host, { runsAs: 'owner', dataPrivate: false }, 'a directory others can read');
+	ctx.remove();
+});
+
+test('host: runsAs shared when a web-server user runs the customer\'s programs over the customer\'s data directory', { skip: process.getuid() !== 0 && 'needs root (runs the programs as nobody)' }, async () => {
+	// The customer (uid 1000 stands for it) owns a copy of the program and var/, mode 0777 (INSTALL 6b, shared host).
+	const ctx = newContext();
+	const CUSTOMER = 1000, NOBODY = 65534;
+	const bin = path.join(ctx.dir, 'cgi-bin');
+	fs.mkdirSync(bin);
+	fs.copyFileSync(path.join(ROOT, process.env.BURNLINK_BIN || '.', 'cgi-bin', 'health'), path.join(bin, 'health'));
+	fs.chmodSync(bin, 0o755);
+	fs.chmodSync(path.join(bin, 'health'), 0o755);
+	fs.chownSync(path.join(bin, 'health'), CUSTOMER, CUSTOMER);
+	fs.chmodSync(ctx.dir, 0o777);
+	fs.chownSync(ctx.dir, CUSTOMER, CUSTOMER);
+	const { runCgi } = await import('../lib/cgi.mjs');
+	const res = await runCgi('health', { path: path.join(bin, 'health'), method: 'GET', env: ctx.env, uid: NOBODY, gid: NOBODY });
+	assert.deepEqual(res.json.host, { runsAs: 'shared', dataPrivate: false }, res.body.toString());
+	ctx.remove();
+});

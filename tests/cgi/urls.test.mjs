@@ -55,6 +55,17 @@ describe('site URL', () => {
 		const j = (await createWith({ HTTP_HOST: 'h.test', REQUEST_URI: '/a"b<c>/api/secrets' })).json;
 		assert.equal(j.metadataUrl, `http://h.test/receipt/${j.metadata.key}`);
 	});
+	test('the settings file\'s site_url (var/burnlink.conf, which an upload never overwrites) when BURNLINK_SITE_URL is unset; the variable wins', async () => {
+		const c = newContext();
+		fs.writeFileSync(path.join(c.dir, 'burnlink.conf'), 'site_url = https://example.org/burnlink\n');
+		const j = (await c.create({ text: 'x' }, { env: { HTTP_HOST: 'ignored.test' } })).json;
+		assert.equal(j.metadataUrl, `https://example.org/burnlink/receipt/${j.metadata.key}`);
+		const k = (await c.create({ text: 'x' }, { env: { BURNLINK_SITE_URL: 'https://env.example' } })).json;
+		assert.equal(k.metadataUrl, `https://env.example/receipt/${k.metadata.key}`);
+		fs.writeFileSync(path.join(c.dir, 'burnlink.conf'), 'site_url = https://example.org/x?y\n');
+		assert.equal((await c.create({ text: 'x' })).json.code, 'CONFIG_INVALID');
+		c.remove();
+	});
 	test('no HTTP_HOST still gives a well-formed absolute URL', async () => {
 		const j = (await createWith({ HTTP_HOST: null })).json;
 		assert.match(j.metadataUrl, /^https?:\/\/[^/\s]+\/receipt\/[A-Za-z0-9_-]{22}$/);

@@ -16,8 +16,7 @@ CC_FUZZ=${CC_FUZZ:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # The library without seccomp (the harnesses never call bl_serve).
 CFL="-O1 -g -D_GNU_SOURCE -DBL_NO_SECCOMP -Ilib -I$out -Itests/fuzz $SAN"
-# -lcurl: lib/notify.c (cron/notify's webhook client) is linked in with the rest.
-LIBS="-lfcgi -lssl -lcrypto -lsqlite3 -ljson-c -lcurl -lm"
+LIBS="-lfcgi -lssl -lcrypto -lsqlite3 -ljson-c -lm"
 
 names() {
 	if [ -n "${FUZZERS:-}" ]; then

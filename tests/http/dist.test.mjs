@@ -26,6 +26,19 @@ test(`${KIND}: the make dist tree serves through its .htaccess files with no set
 		execFileSync('tar', ['-xzf', path.join(tmp, tarball), '-C', tmp]);
 		const tree = path.join(tmp, tarball.replace(/\.tar\.gz$/, ''));
 		for (const d of ['htdocs', 'cgi-bin', 'var', 'bin']) assert.ok(fs.existsSync(path.join(tree, d)), d);
+		// Complete: a versioned name, checksums, every program static and stripped, the operator's tools.
+		assert.match(tarball, /^burnlink-\d+\.\d+\.\d+(-g[0-9a-f]+(-dirty)?)?\.tar\.gz$/);
+		execFileSync('sha256sum', ['-c', `${tarball}.sha256`], { cwd: tmp, stdio: 'ignore' });
+		execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: tree, stdio: 'ignore' });
+		assert.ok(fs.existsSync(path.join(tree, 'etc', 'burnlink.conf.example')));
+		const programs = [...fs.readdirSync(path.join(tree, 'cgi-bin')).filter((f) => !f.startsWith('.')).map((f) => `cgi-bin/${f}`),
+			...fs.readdirSync(path.join(tree, 'bin')).map((f) => `bin/${f}`)];
+		for (const p of ['bin/cleanup', 'bin/notify', 'bin/burnlink-admin', 'cgi-bin/create']) assert.ok(programs.includes(p), p);
+		for (const p of programs) {
+			const elf = execFileSync('readelf', ['-lS', path.join(tree, p)], { encoding: 'utf8' });
+			assert.doesNotMatch(elf, /INTERP|\.dynamic /, `${p} is static`);
+			assert.doesNotMatch(elf, /\.symtab|\.debug_info/, `${p} is stripped`);
+		}
 		assert.equal(fs.statSync(path.join(tree, 'var')).mode & 0o777, 0o700);
 		assert.equal(fs.statSync(path.join(tree, 'cgi-bin', 'create')).mode & 0o777, 0o755);
 		const ht = fs.readFileSync(path.join(tree, 'cgi-bin', '.htaccess'), 'utf8');
@@ -46,6 +59,31 @@ test(`${KIND}: the make dist tree serves through its .htaccess files with no set
 		assert.equal(page.headers.get('cache-control'), 'no-store');
 	} finally {
 		await srv?.stop();
+		fs.rmSync(tmp, { recursive: true, force: true });
+	}
+});
+
+test('dist.sh fails on a dynamically linked program', async () => {
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-dist-dyn-'));
+	try {
+		// A build whose create is a dynamically linked program (the system's true).
+		for (const d of ['cgi-bin', 'cron', 'tools']) fs.mkdirSync(path.join(tmp, 'build', d), { recursive: true });
+		for (const p of fs.readdirSync(path.join(ROOT, 'cgi-bin')).filter((f) => !f.includes('.')))
+			fs.copyFileSync(path.join(ROOT, 'cgi-bin', p), path.join(tmp, 'build', 'cgi-bin', p));
+		fs.copyFileSync('/bin/true', path.join(tmp, 'build', 'cgi-bin', 'create'));
+		for (const p of ['cleanup', 'notify']) fs.copyFileSync(path.join(ROOT, 'cron', p), path.join(tmp, 'build', 'cron', p));
+		fs.copyFileSync(path.join(ROOT, 'tools', 'burnlink-admin'), path.join(tmp, 'build', 'tools', 'burnlink-admin'));
+		for (const d of ['cgi-bin', 'cron', 'tools'])
+			for (const p of fs.readdirSync(path.join(tmp, 'build', d))) fs.chmodSync(path.join(tmp, 'build', d, p), 0o755);
+		const { spawnSync } = await import('node:child_process');
+		const r = spawnSync('sh', [path.join(ROOT, 'scripts/dist.sh')], {
+			cwd: ROOT, encoding: 'utf8',
+			env: { ...process.env, BURNLINK_BIN: path.join(tmp, 'build'), BURNLINK_DIST_DIR: path.join(tmp, 'out'), BURNLINK_QUIET: '1' },
+		});
+		assert.notEqual(r.status, 0, 'dist.sh failed');
+		assert.match(r.stderr, /cgi-bin\/create is dynamically linked/);
+		assert.ok(!fs.existsSync(path.join(tmp, 'out')) || fs.readdirSync(path.join(tmp, 'out')).length === 0, 'no tarball');
+	} finally {
 		fs.rmSync(tmp, { recursive: true, force: true });
 	}
 });

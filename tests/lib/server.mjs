@@ -304,7 +304,8 @@ export async function startServer(opts = {}) {
 	own(uploadDir);
 
 	// The program environment.
-	const progEnv = {};
+	// The programs' own cron work (lib/work.c): off unless a test turns it on (opts.env).
+	const progEnv = { BURNLINK_SELF_WORK: 'off' };
 	for (const k of PASS_THROUGH) if (process.env[k] !== undefined) progEnv[k] = process.env[k];
 
 	let docroot, cgiBin, db, siteTemplate;

@@ -505,6 +505,24 @@ describe('schema version 4 (key commitment)', () => {
 	});
 });
 
+describe('a schema newer than the programs (a rollback)', () => {
+	test('is refused: 503 SCHEMA_TOO_NEW naming both versions, nothing read or changed', async () => {
+		const { db, env } = freshEnv();
+		const made = await create(env, { text: 'before the rollback' });
+		assert.equal(made.status, 200, made.stderr);
+		const current = Number(pgSql(db, 'SELECT version FROM burnlink_schema'));
+		pgSql(db, `UPDATE burnlink_schema SET version = ${current + 1}`);
+		const res = await retrieve(env, made.json.metadata.secretKey);
+		const j = checkError(assert, res, 503, 'SCHEMA_TOO_NEW');
+		assert.match(j.hint, new RegExp(`version ${current + 1}\\b.*version ${current}\\b`), j.hint);
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), String(current + 1));
+		assert.equal(pgSql(db, 'SELECT view_count FROM secrets'), '0');
+		const c = await runProgram('cleanup', { env });
+		assert.notEqual(c.code, 0);
+		assert.match(c.stderr, new RegExp(`version ${current + 1}\\b`));
+	});
+});
+
 // Shortcuts the describes above share (hoisted function declarations).
 function create(env, body) {
 	return runCgi('create', { method: 'POST', body, env: { REMOTE_ADDR: '192.0.2.7', ...env } });

@@ -78,3 +78,38 @@ for (const kind of SERVERS) {
 		});
 	});
 }
+
+// The guard the programs write into their data directory (lib/config.c,
+// bl_config_guard): a data directory that a host put under the document root
+// is refused whole by Apache, whatever its files are called (a backup copy
+// burnlink.db.bak, notes, anything).
+if (SERVERS.includes('htaccess')) {
+	describe('htaccess: a data directory under the document root is refused whatever its files are called', () => {
+		let srv, data;
+		const marker = `guard-marker-${crypto.randomBytes(9).toString('hex')}`;
+		const NAMES = ['burnlink.db.bak', 'burnlink.db', 'copy-of-db.sqlite', 'notes.txt', 'index.html', 'x.json'];
+		before(async () => {
+			srv = await startServer({ server: 'htaccess' });
+			data = path.join(srv.docroot, 'burnlink-data');
+			fs.mkdirSync(data, { mode: 0o777 });
+			fs.chmodSync(data, 0o777);
+			// The programs' first request makes the install secret and the guard there.
+			const { runCgi } = await import('../lib/cgi.mjs');
+			const res = await runCgi('create', { body: { text: 'x' }, env: { BURNLINK_DB: path.join(data, 'burnlink.db') } });
+			assert.equal(res.status, 200, res.body.toString());
+			for (const f of NAMES) fs.writeFileSync(path.join(data, f), `${marker} ${f}\n`, { mode: 0o644 });
+		});
+		after(async () => { if (srv) await srv.stop(); });
+
+		test('the programs wrote the guard', () => {
+			assert.match(fs.readFileSync(path.join(data, '.htaccess'), 'utf8'), /^Require all denied$/m);
+		});
+		for (const f of [...NAMES, '.htaccess', '']) {
+			test(`/burnlink-data/${f} is refused`, async () => {
+				const r = await rawRequest(srv.base, { path: `/burnlink-data/${f}` });
+				assert.equal(r.status, 403, `${f}: ${r.status}`);
+				assert.ok(!r.text.includes(marker), 'the content was not served');
+			});
+		}
+	});
+}
