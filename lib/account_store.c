@@ -270,14 +270,14 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 	return bl_st_end(s, e);
 }
 
-/* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
+/* Stores a new session (by the SHA-256 of its id) for an account, seen now, signed in by via (BL_VIA_*). */
 enum bl_err
 bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t account_id, int64_t now, int64_t *id)
+    int64_t account_id, int64_t now, int via, int64_t *id)
 {
 	*id = 0;
 	return bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
-	    P_INT(account_id), P_INT(now)), bl_row_id, id, NULL);
+	    P_INT(account_id), P_INT(now), P_INT(via)), bl_row_id, id, NULL);
 }
 
 static int
@@ -290,6 +290,7 @@ session_row(void *arg, const struct bl_row *row)
 
 	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
 		*col[i] = bl_col_int(row, (int)i, 0);
+	out->via = (int)bl_col_int(row, 4, BL_VIA_PASSWORD);
 	return 0;
 }
 

@@ -54,6 +54,8 @@ enum bl_err {
 	BL_ERR_NOT_SIGNED_IN,
 	BL_ERR_CSRF_REJECTED,
 	BL_ERR_SIGNUP_CLOSED,
+	BL_ERR_SIGNIN_OFF,		/* web-server sign-in (docs/ACCOUNTS.md) */
+	BL_ERR_SIGNIN_REFUSED,
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
@@ -219,6 +221,8 @@ struct bl_io {
 #define BL_SITE_NAME_MAX	64
 #define BL_FOOTER_MAX		255
 #define BL_URL_MAX		255
+#define BL_VAR_MAX		64	/* the name of a CGI variable (webserver_email_var) */
+#define BL_LIST_MAX		1023	/* a list setting (allowed_groups), as written */
 
 struct bl_policy {
 	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
@@ -234,6 +238,15 @@ struct bl_policy {
 	char	 logo[BL_URL_MAX + 1];
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
+	/* sign-in (docs/ACCOUNTS.md, "Sign-in through the web server") */
+	int	 signin_password;	/* e-mail and password sign-in and sign-up (default 1) */
+	int	 signin_webserver;	/* the web server's REMOTE_USER signs people in */
+	int	 webserver_create;	/* its first sign-in creates the account */
+	char	 email_var[BL_VAR_MAX + 1];	/* CGI variable holding the e-mail address */
+	char	 groups_var[BL_VAR_MAX + 1];	/* CGI variable holding the groups */
+	char	 groups[BL_LIST_MAX + 1];	/* allowed groups, "a,b" ("": any) */
+	char	 domains[BL_LIST_MAX + 1];	/* allowed e-mail domains, "a,b" ("": any) */
+	char	 logout[BL_URL_MAX + 1];	/* the module's logout address */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -310,6 +323,7 @@ int		 bl_serve(const struct bl_route *);
 #define BL_API_VERSION		1	/* docs/API.md */
 #define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
 json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_signin_json(const struct bl_policy *);
 json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
 int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
 

@@ -222,7 +222,10 @@ struct bl_session {
 	int64_t		 account_id;
 	int64_t		 created_ms;	/* sign-in */
 	int64_t		 seen_ms;	/* last request */
+	int		 via;		/* how it was signed in: BL_VIA_* */
 };
+#define BL_VIA_PASSWORD		0	/* e-mail and password (and a second factor) */
+#define BL_VIA_WEBSERVER	1	/* the web server's REMOTE_USER (docs/ACCOUNTS.md) */
 enum bl_err	 bl_store_account_signup(struct bl_store *, const char *name,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
 		    int64_t *id);
@@ -234,7 +237,7 @@ enum bl_err	 bl_store_password_set(struct bl_store *, int64_t account_id,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
 enum bl_err	 bl_store_session_insert(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
-		    int64_t now_ms, int64_t *id);
+		    int64_t now_ms, int via, int64_t *id);
 enum bl_err	 bl_store_session_find(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
 enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_ms);
@@ -358,7 +361,7 @@ void		 bl_create_free(struct bl_create *);
  *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
  *            outbox.c notify.c (cron/notify's deliveries)
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c accmail.c webhook.c status.c request_ops.c route.c
+ *   handlers ops.c account.c websignin.c accmail.c webhook.c status.c request_ops.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
@@ -542,6 +545,12 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+enum bl_err	 bl_session_webserver(struct bl_req *, const struct bl_account *);
+
+/* websignin.c: sign-in through the web server's REMOTE_USER (docs/ACCOUNTS.md). */
+enum bl_err	 bl_op_sign_in_webserver(struct bl_req *);	/* POST /api/session {webServer} */
+const char	*bl_webserver_user(const struct bl_req *);
+int		 bl_webserver_is(const struct bl_req *, const struct bl_account *);
 
 /* status.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */

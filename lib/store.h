@@ -42,8 +42,8 @@ enum bl_stmt {
 	ST_KEY_DELETE,		/* id, account_id: a key never used */
 	ST_PASSWORD_GET,	/* account_id -> pass_hash */
 	ST_PASSWORD_SET,	/* account_id, pass_hash, now */
-	ST_SESSION_INSERT,	/* hash, account_id, now -> id */
-	ST_SESSION_FIND,	/* hash -> id, account_id, created, seen */
+	ST_SESSION_INSERT,	/* hash, account_id, now, via -> id */
+	ST_SESSION_FIND,	/* hash -> id, account_id, created, seen, via */
 	ST_SESSION_TOUCH,	/* id, now */
 	ST_SESSION_DELETE,	/* id */
 	ST_SESSION_END_ALL,	/* account_id */

@@ -72,8 +72,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "changed_at) VALUES ($1,$2,$3) ON CONFLICT (account_id) DO UPDATE SET "
 	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at",
 	[ST_SESSION_INSERT] = "INSERT INTO sessions (session_hash, account_id, "
-	    "created_at, seen_at) VALUES ($1,$2,$3,$3) RETURNING id",
-	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at FROM sessions "
+	    "created_at, seen_at, via) VALUES ($1,$2,$3,$3,$4) RETURNING id",
+	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at, via FROM sessions "
 	    "WHERE session_hash = $1",
 	[ST_SESSION_TOUCH] = "UPDATE sessions SET seen_at = $2 WHERE id = $1",
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",

@@ -27,6 +27,7 @@
 //   environment selects the event MPM with mod_cgid instead.)
 //   tree    with 'htaccess': serve this tree (laid out like `make install`, e.g.
 //           an unpacked `make dist` tarball) instead of installing a fresh one.
+//   lighttpdExtra  lighttpd: configuration text appended to the site's.
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
@@ -378,6 +379,8 @@ export async function startServer(opts = {}) {
 			text = text.replace('\t"mod_cgi",', '\t"mod_fastcgi",\n\t"mod_cgi",');
 			fs.writeFileSync(conf, `${text}\nfastcgi.server = (\n${fcgi}\n)\n`);
 		}
+		// More configuration after the site's (a test's conf/lighttpd-signin.conf.in).
+		if (opts.lighttpdExtra) fs.appendFileSync(conf, `\n${opts.lighttpdExtra}\n`);
 		bin = findBinary(['lighttpd']);
 		argv = ['-D', '-f', conf];
 	} else if (kind === 'nginx') {

@@ -364,7 +364,7 @@ accounts(struct bl_store *s)
 	CHECK(bl_store_account_list(s, count_account, &count) == BL_OK && count == 2);
 
 	memset(h, 0x44, sizeof(h));
-	CHECK(bl_store_session_insert(s, h, id2, 3000, &id) == BL_OK && id > 0);
+	CHECK(bl_store_session_insert(s, h, id2, 3000, BL_VIA_PASSWORD, &id) == BL_OK && id > 0);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_OK && ss.id == id && ss.account_id == id2 &&
 	    ss.created_ms == 3000 && ss.seen_ms == 3000);
 	CHECK(bl_store_session_touch(s, ss.id, 3500) == BL_OK);
@@ -375,12 +375,12 @@ accounts(struct bl_store *s)
 	CHECK(bl_store_password_set(s, id2, ph, 4000) == BL_OK);	/* ends the sessions */
 	CHECK(bl_store_password_get(s, id2, got) == BL_OK && memcmp(got, ph, sizeof(ph)) == 0);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
-	CHECK(bl_store_session_insert(s, h, id2, 5000, &id) == BL_OK);
+	CHECK(bl_store_session_insert(s, h, id2, 5000, BL_VIA_PASSWORD, &id) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_OK && ss.id == id);
 	CHECK(bl_store_session_delete(s, ss.id) == BL_OK);
 	CHECK(bl_store_session_delete(s, ss.id) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
-	CHECK(bl_store_session_insert(s, h, id2, 6000, &id) == BL_OK);
+	CHECK(bl_store_session_insert(s, h, id2, 6000, BL_VIA_PASSWORD, &id) == BL_OK);
 	CHECK(bl_store_session_prune(s, 6000, 0) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
 

@@ -1,0 +1,135 @@
+// signin.test.mjs: "sign in to create, anyone can read" with lighttpd's
+// mod_auth and a user file (conf/lighttpd-signin.conf.in; INSTALL, "Sign-in
+// through the web server"). The web server asks for the password on the
+// create page, the dashboard and /api/session; burnlink turns its REMOTE_USER
+// into a session of its own; recipients read without any sign-in; a client
+// that claims a user by a header, a parameter or a cookie stays anonymous.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { KIND, start, rawRequest, decrypt, b64urlDecode } from './helpers.mjs';
+import { ROOT } from '../lib/server.mjs';
+
+const skip = KIND !== 'lighttpd' && 'lighttpd only (mod_auth); Apache: tests/browser/oidc.test.mjs';
+const ALICE = 'Basic ' + Buffer.from('alice@example.org:alice password').toString('base64');
+const WRONG = 'Basic ' + Buffer.from('alice@example.org:not it').toString('base64');
+
+let srv, dir;
+before(async () => {
+	if (skip) return;
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-signin-'));
+	fs.chmodSync(dir, 0o755);
+	const users = path.join(dir, 'users');
+	fs.writeFileSync(users, 'alice@example.org:alice password\nbob:bob password\n', { mode: 0o644 });
+	const settings = path.join(dir, 'burnlink.conf');
+	fs.writeFileSync(settings, 'signin_webserver = yes\nwebserver_create = yes\ncreate = accounts\nsignin_password = no\n', { mode: 0o644 });
+	const extra = execFileSync('sh', [path.join(ROOT, 'scripts/genconf.sh'), path.join(ROOT, 'conf/lighttpd-signin.conf.in')],
+		{ env: { ...process.env, BL_USERFILE: users } }).toString();
+	srv = await start({ lighttpdExtra: extra, env: { BURNLINK_CONFIG: settings } });
+});
+after(async () => {
+	await srv?.stop();
+	if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// A request as a page of the site sends it; {status, headers, json, text}.
+async function req(method, p, { auth, cookie, csrf, body, headers = {}, spec = true } = {}) {
+	const h = { ...headers };
+	if (auth) h.Authorization = auth;
+	if (cookie) h.Cookie = cookie;
+	if (csrf) h['X-CSRF-Token'] = csrf;
+	if (body !== undefined) {
+		h['Content-Type'] = 'application/json';
+		h.Origin = srv.base;
+	}
+	const r = await rawRequest(srv.base, { method, path: p, headers: h, body: body === undefined ? undefined : JSON.stringify(body), noSpecCheck: !spec });
+	let json = null;
+	try { json = r.json(); } catch { /* a page, or the server's own 401 */ }
+	return { ...r, json };
+}
+
+function sessionCookie(r) {
+	const sc = [].concat(r.headers['set-cookie'] || []).find((c) => /burnlink_session=/.test(c));
+	assert.ok(sc, 'a session cookie');
+	return sc.split(';')[0];
+}
+
+test('the pages that create, the dashboard and /api/session ask the web server\'s password; the rest is open', { skip }, async () => {
+	for (const p of ['/', '/dashboard', '/ask', '/api/session'])
+		assert.equal((await req('GET', p, { spec: false })).status, 401, p);
+	assert.equal((await req('GET', '/dashboard', { auth: WRONG, spec: false })).status, 401);
+	assert.equal((await req('GET', '/dashboard', { auth: ALICE, spec: false })).status, 200);
+	for (const p of ['/secret/AAAAAAAAAAAAAAAAAAAAAA', '/receipt/AAAAAAAAAAAAAAAAAAAAAA', '/assets/burnlink.css', '/api/config'])
+		assert.equal((await req('GET', p, { spec: false })).status, 200, p);
+	const cfg = await req('GET', '/api/config');
+	assert.deepEqual(cfg.json.signIn, { password: false, webServer: true, logoutUrl: null });
+});
+
+test('signed in by the web server: create as the account; anyone reads the link; spoofing stays anonymous', { skip }, async () => {
+	const me = await req('GET', '/api/session', { auth: ALICE });
+	assert.equal(me.json.signedIn, false);
+	assert.equal(me.json.webServerUser, true);
+	const signin = await req('POST', '/api/session', { auth: ALICE, body: { webServer: true } });
+	assert.equal(signin.status, 200, signin.text);
+	assert.equal(signin.json.via, 'webServer');
+	assert.equal(signin.json.account.email, 'alice@example.org');
+	const cookie = sessionCookie(signin);
+	const csrf = signin.json.csrfToken;
+
+	// the page's creation: the session's cookie and token (the browser also sends the Basic credentials)
+	const made = await req('POST', '/api/secrets', { auth: ALICE, cookie, csrf, body: { text: 'for the team', maxViews: 2 } });
+	assert.equal(made.status, 200, made.text);
+	const mine = await req('GET', '/api/my/secrets', { cookie });
+	assert.equal(mine.json.secrets.length, 1);
+	const key = await req('POST', '/api/keys', { cookie, csrf, body: { name: 'ci' } });
+	assert.equal(key.status, 200, key.text);
+
+	// anyone reads, without signing in
+	const url = new URL(made.json.secretUrl);
+	const read = await req('POST', url.pathname.replace('/secret/', '/api/secrets/'), { body: {} });
+	assert.equal(read.status, 200, read.text);
+	assert.equal(await decrypt(read.json.text, b64urlDecode(url.hash.replace('#key=', ''))), 'for the team');
+
+	// an API key creates without any sign-in of the web server
+	const withKey = await req('POST', '/api/secrets', { body: { text: 'from ci' }, headers: { Authorization: `Bearer ${key.json.key}` } });
+	assert.equal(withKey.status, 200, withKey.text);
+
+	// anonymous, and every claim of a user a client can make: 401 NOT_SIGNED_IN
+	const claims = [
+		{},
+		{ headers: { 'Remote-User': 'alice@example.org' } },
+		{ headers: { 'X-Remote-User': 'alice@example.org' } },
+		{ headers: { 'X-Forwarded-User': 'alice@example.org', 'OIDC_CLAIM_email': 'alice@example.org' } },
+		{ cookie: 'REMOTE_USER=alice@example.org' },
+	];
+	for (const c of claims) {
+		const r = await req('POST', '/api/secrets', { ...c, body: { text: 'x' } });
+		assert.equal(r.status, 401, JSON.stringify(c));
+		assert.equal(r.json.code, 'NOT_SIGNED_IN');
+	}
+	const q = await req('POST', '/api/secrets?REMOTE_USER=alice%40example.org', { body: { text: 'x' } });
+	assert.equal(q.json.code, 'NOT_SIGNED_IN');
+	// /api/session is behind mod_auth: a header there is the server's 401, no session
+	const spoofed = await req('POST', '/api/session', { headers: { 'Remote-User': 'alice@example.org' }, body: { webServer: true }, spec: false });
+	assert.equal(spoofed.status, 401);
+	assert.equal(spoofed.headers['set-cookie'], undefined);
+	assert.equal((await req('GET', '/api/my/secrets', { cookie })).json.secrets.length, 2, 'only alice\'s two');
+
+	// sign-out ends burnlink's session (Basic credentials end with the browser)
+	const out = await req('DELETE', '/api/session', { auth: ALICE, cookie, csrf, body: {} });
+	assert.equal(out.status, 200, out.text);
+	assert.equal((await req('GET', '/api/my/secrets', { cookie })).json.code, 'NOT_SIGNED_IN');
+});
+
+test('another user of the file gets an account of their own, and does not see alice\'s', { skip }, async () => {
+	const bob = 'Basic ' + Buffer.from('bob:bob password').toString('base64');
+	const signin = await req('POST', '/api/session', { auth: bob, body: { webServer: true } });
+	assert.equal(signin.status, 200, signin.text);
+	assert.equal(signin.json.account.email, 'bob');
+	const list = await req('GET', '/api/my/secrets', { cookie: sessionCookie(signin) });
+	assert.deepEqual(list.json.secrets, []);
+});
