@@ -216,9 +216,14 @@ async function changePassword(e) {
 }
 
 async function signOut() {
+	// Signed in by the web server: its module's session ends too, at its logout address.
+	const s = await session();
+	const logout = s.via === 'webServer' && s.signIn && s.signIn.logoutUrl;
 	const res = await call('DELETE', 'session');
 	if (!res.ok && res.data.code !== 'NOT_SIGNED_IN')
 		return setMessage($('error-message'), 'error', explain(res).title, explain(res).detail);
+	if (logout)
+		return location.assign(logout);
 	$('new-key').hidden = true;
 	$('new-key-value').value = '';
 	announce(msg('dash.signedOut'));
@@ -227,6 +232,8 @@ async function signOut() {
 
 async function showDashboard(s) {
 	$('account-email').textContent = s.account.email;
+	// signed in by the web server: the password, if any, is not how this person signs in
+	$('password-box').hidden = s.via === 'webServer';
 	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
 	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail)]);
 	showView('dashboard-view');
@@ -247,8 +254,19 @@ async function start() {
 		return;
 	}
 	if (!s.signedIn) {
-		$('signup-part').hidden = s.signup !== 'open';
-		$('signup-closed').hidden = s.signup === 'open';
+		// Password sign-in may be off where the web server signs people in.
+		const password = !s.signIn || s.signIn.password;
+		$('signin-form').hidden = !password;
+		$('forgot-box').hidden = !password;
+		$('signup-part').hidden = !password || s.signup !== 'open';
+		$('signup-closed').hidden = !password || s.signup === 'open';
+		const box = $('webserver-message');
+		if (s.refused)	// the hint says why (a group, a domain, no account)
+			setMessage(box, 'error', msg('error.webServerRefused.title'), s.refused.hint || '');
+		else if (!password)
+			setMessage(box, '', msg('dash.webServerOnly'), '');
+		else
+			setMessage(box, '', '', '');
 		showView('signin-view');
 		return;
 	}
