@@ -523,6 +523,9 @@ bl_op_sign_in(struct bl_req *r)
 		return e;
 	if (!ok)
 		return BL_ERR_INVALID_CREDENTIALS;
+	/* and the second factor, if the account has one (lib/totp.c) */
+	if ((e = bl_totp_signin(r, &a)) != BL_OK)
+		return e;
 	/* A session the browser still had is replaced, never reused. */
 	if ((e = bl_session_load(r, &old)) != BL_OK)
 		return e;
@@ -977,4 +980,24 @@ bl_req_creator(struct bl_req *r)
 		}
 	}
 	return bl_limit_creator(r, r->account_id, r->api_key_id != 0);
+}
+
+/* Counts a check of the account's password or second factor as a sign-in attempt (lib/totp.c). */
+enum bl_err
+bl_count_signin(struct bl_req *r, const char *name)
+{
+	return count_attempt(r, name);
+}
+
+/* Checks the password of a signed-in account (lib/totp.c): *ok 1 if it is the account's. */
+enum bl_err
+bl_password_verify(struct bl_req *r, const struct bl_account *a, const char *pw, size_t len,
+    int *ok)
+{
+	enum bl_err	 e;
+
+	*ok = 0;
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	return password_check(r, a->id, pw, len, ok);
 }

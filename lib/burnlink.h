@@ -56,6 +56,10 @@ enum bl_err {
 	BL_ERR_SIGNUP_CLOSED,
 	BL_ERR_SIGNIN_OFF,		/* web-server sign-in (docs/ACCOUNTS.md) */
 	BL_ERR_SIGNIN_REFUSED,
+	BL_ERR_TOTP_REQUIRED,		/* the second factor (lib/totp.c) */
+	BL_ERR_INVALID_CODE,
+	BL_ERR_TOTP_ENABLED,
+	BL_ERR_TOTP_NOT_ENABLED,
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
@@ -314,6 +318,7 @@ extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */
 extern const struct bl_route bl_route_token;		/* POST /api/token */
+extern const struct bl_route bl_route_totp;		/* GET, POST, DELETE /api/totp */
 int		 bl_serve(const struct bl_route *);
 
 /*
@@ -450,6 +455,7 @@ enum bl_err	 bl_account_list(struct bl_ctx *,
 		    int (*cb)(void *, const struct bl_account *), void *);
 enum bl_err	 bl_account_set_password(struct bl_ctx *, int64_t account_id,
 		    const char *password, size_t len);
+enum bl_err	 bl_account_totp_reset(struct bl_ctx *, int64_t account_id);
 enum bl_err	 bl_key_issue(struct bl_ctx *, int64_t account_id, const char *label,
 		    char key[BL_API_KEY_LEN + 1], struct bl_api_key *);
 enum bl_err	 bl_key_find(struct bl_ctx *, const char *id_or_key, struct bl_api_key *);
@@ -514,6 +520,8 @@ int		 bl_sha256(const void *, size_t, unsigned char out[BL_HASH_BYTES]);
 int		 bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES]);
 int		 bl_hmac_sha256(const unsigned char *key, size_t keylen,
 		    const void *, size_t, unsigned char out[BL_HASH_BYTES]);
+int64_t		 bl_hotp(const unsigned char *key, size_t keylen, uint64_t counter, int digits);
+size_t		 bl_base32_encode(const unsigned char *, size_t, char *out);
 int		 bl_aes_gcm_encrypt(const unsigned char key[32],
 		    const unsigned char iv[BL_IV_BYTES], const unsigned char *pt,
 		    size_t ptlen, unsigned char *out /* ptlen + BL_TAG_BYTES */);

@@ -26,6 +26,7 @@ static const char usage_text[] =
 "  account show ACCOUNT           one account and its usage (same as: usage ACCOUNT)\n"
 "  account password ACCOUNT       set the dashboard sign-in password (8-256 characters,\n"
 "                                 one line on standard input); ends the account's sessions\n"
+"  account 2fa-reset ACCOUNT      remove the account's second factor and recovery codes\n"
 "  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
 "  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
 "  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
@@ -336,7 +337,7 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 	enum bl_err		 e;
 
 	if (argc < 1)
-		return usage_error("account: expected create, list, show or password");
+		return usage_error("account: expected create, list, show, password or 2fa-reset");
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
@@ -368,6 +369,19 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 		if (argc != 2)
 			return usage_error("account show: expected one ACCOUNT");
 		return cmd_account_show(c, argv[1]);
+	}
+	if (strcmp(argv[0], "2fa-reset") == 0) {
+		if (argc != 2)
+			return usage_error("account 2fa-reset: expected one ACCOUNT");
+		if ((e = bl_account_find(c, argv[1], &a)) != BL_OK)
+			return failed(e, argv[1]);
+		if ((e = bl_account_totp_reset(c, a.id)) != BL_OK)
+			return failed(e, argv[1]);
+		if (json_out)
+			print_json(account_json(&a));
+		else
+			printf("second factor removed for account %lld: %s\n", (long long)a.id, a.name);
+		return EX_OK;
 	}
 	if (strcmp(argv[0], "password") == 0) {
 		if (argc != 2)
