@@ -9,6 +9,7 @@ import {
 import { value, date, rel, seconds } from './i18n.js';
 import { call, session, showAccount } from './account.js';
 import { notifyCard, lastEventText, mailLink, useMailLink, forgotPassword } from './notify.js';
+import { totpCard } from './totp.js';
 
 // Plain words for the account error codes; the rest as the other pages say them.
 function explain(res) {
@@ -16,6 +17,10 @@ function explain(res) {
 	switch (d.code) {
 	case 'INVALID_CREDENTIALS':
 		return { title: msg('error.credentials.title'), detail: msg('error.credentials.detail') };
+	case 'INVALID_CODE':
+		return { title: msg('error.totpCode.title'), detail: msg('error.totpCode.detail') };
+	case 'TOTP_REQUIRED':
+		return { title: msg('totp.signinCode'), detail: '' };
 	case 'NOT_SIGNED_IN':
 		return { title: msg('error.signedOut.title'), detail: msg('error.signedOut.detail') };
 	case 'CSRF_REJECTED':
@@ -71,10 +76,21 @@ async function submitAuth(e, path, box, button) {
 	const form = e.target;
 	const v = formValues(form);
 	button.disabled = true;
-	const res = await call('POST', path, { email: v.email || '', password: v.password || '' });
+	const body = { email: v.email || '', password: v.password || '' };
+	// an account with a second factor: the code too, once the server asked for it
+	if (path === 'session' && !$('signin-code-field').hidden)
+		body.code = (v.code || '').trim();
+	const res = await call('POST', path, body);
 	button.disabled = false;
+	if (!res.ok && res.data.code === 'TOTP_REQUIRED') {
+		$('signin-code-field').hidden = false;
+		setMessage(box, '', '');
+		announce(msg('totp.signinCode'));
+		return $('signin-code').focus();
+	}
 	if (!res.ok)
 		return fail(box, res);
+	$('signin-code-field').hidden = true;
 	form.reset();
 	setMessage(box, '', '');
 	announce(msg(path === 'signup' ? 'dash.accountCreated' : 'dash.signedIn'));
@@ -235,7 +251,8 @@ async function showDashboard(s) {
 	// signed in by the web server: the password, if any, is not how this person signs in
 	$('password-box').hidden = s.via === 'webServer';
 	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
-	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail)]);
+	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail),
+		totpCard($('totp-card'), call, fail, s)]);
 	showView('dashboard-view');
 	$('dash-title').focus();
 }
