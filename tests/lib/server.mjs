@@ -28,6 +28,8 @@
 //   tree    with 'htaccess': serve this tree (laid out like `make install`, e.g.
 //           an unpacked `make dist` tarball) instead of installing a fresh one.
 //   lighttpdExtra  lighttpd: configuration text appended to the site's.
+//   apacheExtra    Apache: configuration text appended to httpd.conf (server
+//           level: it applies to the site too); @APACHE_MODDIR@ is the modules' directory.
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
@@ -417,6 +419,8 @@ export async function startServer(opts = {}) {
 			BL_APACHE_MPM: cgid ? 'event' : 'prefork',
 			BL_APACHE_CGI: cgid ? 'cgid' : 'cgi',
 		}, conf);
+		// More server configuration (a test's modules and conf/apache-signin-openidc.conf.in).
+		if (opts.apacheExtra) fs.appendFileSync(conf, `\n${opts.apacheExtra.replaceAll('@APACHE_MODDIR@', findApacheModDir())}\n`);
 		bin = findBinary(['apache2', 'httpd']);
 		argv = ['-d', runDir, '-f', conf, '-DFOREGROUND'];
 	}
