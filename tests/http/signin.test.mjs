@@ -133,3 +133,41 @@ test('another user of the file gets an account of their own, and does not see al
 	const list = await req('GET', '/api/my/secrets', { cookie: sessionCookie(signin) });
 	assert.deepEqual(list.json.secrets, []);
 });
+
+// Every server of the suite, with no authentication module: web-server
+// sign-in on, and every claim of a user a client can make. A Basic
+// Authorization header is the trap nginx sets for a stock fastcgi_params
+// ($remote_user is the name in any Basic header, checked or not): the
+// shipped configuration never passes REMOTE_USER (INSTALL, section 16).
+test(`${KIND}: without an authentication module, no header, parameter or cookie signs anyone in`, async () => {
+	const d = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-spoof-'));
+	fs.chmodSync(d, 0o755);
+	const settings = path.join(d, 'burnlink.conf');
+	fs.writeFileSync(settings, 'signin_webserver = yes\nwebserver_create = yes\ncreate = accounts\n', { mode: 0o644 });
+	const s = await start({ env: { BURNLINK_CONFIG: settings } });
+	try {
+		const claims = [
+			{ 'Remote-User': 'alice@example.org' },
+			{ 'X-Remote-User': 'alice@example.org' },
+			{ 'X-Forwarded-User': 'alice@example.org', 'X-Auth-Request-User': 'alice@example.org' },
+			{ Authorization: 'Basic ' + Buffer.from('alice@example.org:anything').toString('base64') },
+			{ Cookie: 'REMOTE_USER=alice@example.org' },
+		];
+		const send = (p, headers, body) => rawRequest(s.base, { method: 'POST', path: p,
+			headers: { 'Content-Type': 'application/json', Origin: s.base, ...headers }, body: JSON.stringify(body) });
+		for (const h of claims) {
+			for (const p of ['/api/session', '/api/session?REMOTE_USER=alice%40example.org']) {
+				const r = await send(p, h, { webServer: true });
+				assert.equal(r.status, 401, `${p} ${JSON.stringify(h)}: ${r.text}`);
+				assert.equal(r.json().code, 'NOT_SIGNED_IN');
+				assert.equal(r.headers['set-cookie'], undefined);
+			}
+			const c = await send('/api/secrets', h, { text: 'x' });
+			assert.equal(c.status, 401, JSON.stringify(h));
+			assert.equal(c.json().code, 'NOT_SIGNED_IN');
+		}
+	} finally {
+		await s.stop();
+		fs.rmSync(d, { recursive: true, force: true });
+	}
+});
