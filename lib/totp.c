@@ -110,15 +110,20 @@ recovery_hash(struct bl_req *r, int64_t account_id, const char *s,
 	return rc;
 }
 
-/* The time step a code of raw matches (now, or DRIFT steps either side), or -1. */
+/*
+ * The time step a code of raw matches (now, or DRIFT steps either side), or
+ * -1. Every step is computed and compared in constant time.
+ */
 static int64_t
 matching_step(struct bl_req *r, const unsigned char raw[BL_TOTP_KEY_BYTES], int64_t code)
 {
-	int64_t	 now = r->now_ms / 1000 / STEP, step, found = -1;
+	int64_t	 now = r->now_ms / 1000 / STEP, step, found = -1, want;
 
-	for (step = now - DRIFT; step <= now + DRIFT; step++)
-		if (bl_hotp(raw, BL_TOTP_KEY_BYTES, (uint64_t)step, DIGITS) == code)
+	for (step = now - DRIFT; step <= now + DRIFT; step++) {
+		want = bl_hotp(raw, BL_TOTP_KEY_BYTES, (uint64_t)step, DIGITS);
+		if (bl_ct_equal(&want, &code, sizeof(want)))
 			found = step;
+	}
 	return found;
 }
 
