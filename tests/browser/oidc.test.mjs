@@ -155,6 +155,16 @@ describe('sign-in with an OpenID provider through mod_auth_openidc', { skip: ski
 			body: JSON.stringify({ text: 'x' }) });
 		assert.equal(anon.status, 401);
 		assert.equal((await anon.json()).code, 'NOT_SIGNED_IN');
+		// nor does a claimed user sign in: without the module's session REMOTE_USER is empty
+		for (const q of ['', '?REMOTE_USER=alice%40example.org']) {
+			const spoof = await fetch(`${srv.base}/api/session${q}`, { method: 'POST',
+				headers: { 'Content-Type': 'application/json', Origin: srv.base, 'Remote-User': 'alice@example.org',
+					'X-Remote-User': 'alice@example.org', Cookie: 'REMOTE_USER=alice@example.org' },
+				body: JSON.stringify({ webServer: true }) });
+			assert.equal(spoof.status, 401);
+			assert.equal((await spoof.json()).code, 'NOT_SIGNED_IN');
+			assert.equal(spoof.headers.get('set-cookie'), null);
+		}
 
 		// sign-out: burnlink's session, then the module's logout, then the provider's
 		await page.click('#signout-button');
