@@ -12,32 +12,7 @@ import path from 'node:path';
 
 import { checkError } from '../lib/cgi.mjs';
 import { accountsContext, Browser, signedUp, admin, PASSWORD } from './helpers.mjs';
-
-function base32Decode(s) {
-	const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-	let bits = 0, v = 0;
-	const out = [];
-	for (const c of s) {
-		v = (v << 5) | abc.indexOf(c);
-		bits += 5;
-		if (bits >= 8) {
-			out.push((v >>> (bits - 8)) & 255);
-			bits -= 8;
-		}
-	}
-	return Buffer.from(out);
-}
-
-// The code of secret (base32) for time step `step` (RFC 4226 truncation).
-function code(secret, step) {
-	const msg = Buffer.alloc(8);
-	msg.writeBigUInt64BE(BigInt(step));
-	const mac = crypto.createHmac('sha1', base32Decode(secret)).update(msg).digest();
-	const off = mac[19] & 15;
-	return String((mac.readUInt32BE(off) & 0x7fffffff) % 1e6).padStart(6, '0');
-}
-
-const nowStep = () => Math.floor(Date.now() / 30000);
+import { base32Decode, totpCode as code, nowStep } from '../lib/totp.mjs';
 
 // alice, signed up, with the second factor on; {ctx, b, secret, codes, step0}.
 async function enrolled(ctx = accountsContext(), email = 'alice@example.org', ip) {

@@ -6,35 +6,13 @@
 
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 
 import { missing, serverAndBrowser, newContext, shown, axeViolations } from './helpers.mjs';
+import { totpCode as code } from '../lib/totp.mjs';
 
 const skip = missing();
 const EMAIL = 'tess@example.org';
 const PASSWORD = 'a long enough password';
-
-function base32Decode(s) {
-	const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-	let bits = 0, v = 0;
-	const out = [];
-	for (const c of s.replace(/ /g, '')) {
-		v = (v << 5) | abc.indexOf(c);
-		bits += 5;
-		if (bits >= 8) {
-			out.push((v >>> (bits - 8)) & 255);
-			bits -= 8;
-		}
-	}
-	return Buffer.from(out);
-}
-
-function code(secret, step) {
-	const msg = Buffer.alloc(8);
-	msg.writeBigUInt64BE(BigInt(step));
-	const mac = crypto.createHmac('sha1', base32Decode(secret)).update(msg).digest();
-	return String((mac.readUInt32BE(mac[19] & 15) & 0x7fffffff) % 1e6).padStart(6, '0');
-}
 
 describe('two-step sign-in in the browser', { skip: skip || false }, () => {
 	let srv, browser;

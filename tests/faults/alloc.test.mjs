@@ -7,7 +7,6 @@
 
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { sqlite, sha256hex, decryptItem, fragmentKey, encryptItem, newKey } from
 import { buildShim, runDyn, outcomeProblems, failPoints, integrity, ipFor } from './helpers.mjs';
 import { accountsContext, signedUp, PASSWORD } from '../accounts/helpers.mjs';
 import { wire } from '../requests/helpers.mjs';
+import { totpCode, nowStep } from '../lib/totp.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-faults-'));
 process.on('exit', () => { if (!process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -388,27 +388,13 @@ describe('allocation failure', { concurrency: 3 }, () => {
 	test('second factor: on exactly when 200, or the 5xx says so', async (t) => {
 		const ctx = accountsContext();
 		const q = (sql) => sqlite(ctx.db, sql).trim();
-		const hotp = (secret, step) => {
-			const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-			let bits = 0, v = 0;
-			const key = [];
-			for (const c of secret) {
-				v = (v << 5) | abc.indexOf(c);
-				bits += 5;
-				if (bits >= 8) { key.push((v >>> (bits - 8)) & 255); bits -= 8; }
-			}
-			const msg = Buffer.alloc(8);
-			msg.writeBigUInt64BE(BigInt(step));
-			const mac = crypto.createHmac('sha1', Buffer.from(key)).update(msg).digest();
-			return String((mac.readUInt32BE(mac[19] & 15) & 0x7fffffff) % 1e6).padStart(6, '0');
-		};
 		let id = 0;
 		const late = [];
 		await sweep(t, 'second factor', async (at) => {
 			const b = await signedUp(ctx, `t${at}@example.org`, { ip: `192.0.2.${(at % 250) + 1}` });
 			const begin = await b.req('totp', { method: 'POST', body: { password: PASSWORD } });
 			id = q(`SELECT id FROM accounts WHERE name = 't${at}@example.org'`);
-			return runDyn('totp', { method: 'POST', body: { code: hotp(begin.json.secret, Math.floor(Date.now() / 30000)) },
+			return runDyn('totp', { method: 'POST', body: { code: totpCode(begin.json.secret, nowStep()) },
 				failAt: at, ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_COOKIE: b.cookieHeader(),
 					HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: '/api/totp' } });
 		}, async (r) => {

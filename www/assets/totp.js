@@ -4,34 +4,10 @@
 // once; turned off with a code. Not for sessions the web server signed in
 // (their identity provider asks for the second factor).
 
-import { el, announce, setMessage, msg, copyText } from './common.js';
+import { el, announce, setMessage, msg, copyText, drawQR } from './common.js';
 
 function field(id, label, input) {
 	return el('div', { class: 'field' }, el('label', { for: id, text: label }), input);
-}
-
-// Draws text as a QR code on canvas (the vendored qrcode-generator, as the create page does).
-function drawQR(canvas, text) {
-	if (typeof window.qrcode !== 'function')
-		return false;
-	const qr = window.qrcode(0, 'M');
-	qr.addData(text, 'Byte');
-	qr.make();
-	const n = qr.getModuleCount();
-	const quiet = 4;
-	const scale = Math.max(2, Math.floor(240 / (n + 2 * quiet)));
-	const size = (n + 2 * quiet) * scale;
-	canvas.width = size;
-	canvas.height = size;
-	const ctx = canvas.getContext('2d');
-	ctx.fillStyle = '#ffffff';
-	ctx.fillRect(0, 0, size, size);
-	ctx.fillStyle = '#000000';
-	for (let r = 0; r < n; r++)
-		for (let c = 0; c < n; c++)
-			if (qr.isDark(r, c))
-				ctx.fillRect((c + quiet) * scale, (r + quiet) * scale, scale, scale);
-	return true;
 }
 
 function codeInput(id) {
@@ -106,7 +82,7 @@ function showEnrolment(card, enrol, call, fail, box, data) {
 	const form = el('form', { id: 'totp-confirm', novalidate: true },
 		field('totp-code', msg('totp.code'), el('div', { class: 'with-button' }, code, button)));
 	enrol.replaceChildren(el('p', { text: msg('totp.scan') }), fig, field('totp-secret', msg('totp.secretLabel'), secret), form);
-	fig.hidden = !drawQR(canvas, data.otpauthUrl);
+	fig.hidden = !drawQR(canvas, data.otpauthUrl, 240);
 	enrol.hidden = false;
 	code.focus();
 	form.addEventListener('submit', async (e) => {
