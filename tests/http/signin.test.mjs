@@ -171,3 +171,51 @@ test(`${KIND}: without an authentication module, no header, parameter or cookie 
 		fs.rmSync(d, { recursive: true, force: true });
 	}
 });
+
+// Shared hosting (.htaccess only; INSTALL, section 16): HTTP Basic from the
+// .htaccess files, around the pages that create and the session program.
+// Signed-in create, anonymous read; a claimed user is not signed in.
+test('htaccess: Basic authentication from .htaccess alone signs in to create; anyone reads', { skip: KIND !== 'htaccess' && 'the .htaccess tree only' }, async () => {
+	const d = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-htauth-'));
+	fs.chmodSync(d, 0o755);
+	const users = path.join(d, 'users');
+	const hash = execFileSync('openssl', ['passwd', '-apr1', 'carol password']).toString().trim();
+	fs.writeFileSync(users, `carol@example.org:${hash}\n`, { mode: 0o644 });
+	const settings = path.join(d, 'burnlink.conf');
+	fs.writeFileSync(settings, 'signin_webserver = yes\nwebserver_create = yes\ncreate = accounts\n', { mode: 0o644 });
+	const modules = ['auth_basic', 'authn_file', 'authn_core', 'authz_user']
+		.map((m) => `LoadModule ${m}_module @APACHE_MODDIR@/mod_${m}.so`).join('\n');
+	const s = await start({ apacheExtra: modules, env: { BURNLINK_CONFIG: settings } });
+	const basic = () => `AuthType Basic\n\tAuthName "burnlink"\n\tAuthUserFile ${users}\n\tRequire valid-user`;
+	fs.appendFileSync(path.join(s.docroot, '.htaccess'), `\n<FilesMatch "^(index|ask|dashboard)\\.html$">\n\t${basic()}\n</FilesMatch>\n`);
+	fs.appendFileSync(path.join(s.cgiBin, '.htaccess'), `\n<Files "session">\n\t${basic()}\n</Files>\n`);
+	const CAROL = 'Basic ' + Buffer.from('carol@example.org:carol password').toString('base64');
+	const send = (method, p, { headers = {}, body, spec = true } = {}) => rawRequest(s.base, { method, path: p,
+		headers: { ...(body !== undefined ? { 'Content-Type': 'application/json', Origin: s.base } : {}), ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body), noSpecCheck: !spec });
+	try {
+		assert.equal((await send('GET', '/', { spec: false })).status, 401);
+		assert.equal((await send('GET', '/dashboard', { spec: false })).status, 401);
+		assert.equal((await send('GET', '/dashboard', { headers: { Authorization: CAROL }, spec: false })).status, 200);
+		assert.equal((await send('GET', '/secret/AAAAAAAAAAAAAAAAAAAAAA', { spec: false })).status, 200, 'the reveal page is open');
+		const spoof = await send('POST', '/api/session', { headers: { 'Remote-User': 'carol@example.org' }, body: { webServer: true }, spec: false });
+		assert.equal(spoof.status, 401);
+		assert.equal(spoof.headers['set-cookie'], undefined);
+		const signin = await send('POST', '/api/session', { headers: { Authorization: CAROL }, body: { webServer: true } });
+		assert.equal(signin.status, 200, signin.text);
+		assert.equal(signin.json().via, 'webServer');
+		assert.equal(signin.json().account.email, 'carol@example.org');
+		const cookie = [].concat(signin.headers['set-cookie'])[0].split(';')[0];
+		const made = await send('POST', '/api/secrets', { headers: { Cookie: cookie, 'X-CSRF-Token': signin.json().csrfToken }, body: { text: 'shared hosting' } });
+		assert.equal(made.status, 200, made.text);
+		const url = new URL(made.json().secretUrl);
+		const read = await send('POST', url.pathname.replace('/secret/', '/api/secrets/'), { body: {} });
+		assert.equal(await decrypt(read.json().text, b64urlDecode(url.hash.replace('#key=', ''))), 'shared hosting');
+		const anon = await send('POST', '/api/secrets', { headers: { 'Remote-User': 'carol@example.org' }, body: { text: 'x' } });
+		assert.equal(anon.status, 401);
+		assert.equal(anon.json().code, 'NOT_SIGNED_IN');
+	} finally {
+		await s.stop();
+		fs.rmSync(d, { recursive: true, force: true });
+	}
+});
