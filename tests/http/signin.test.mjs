@@ -219,3 +219,49 @@ test('htaccess: Basic authentication from .htaccess alone signs in to create; an
 		fs.rmSync(d, { recursive: true, force: true });
 	}
 });
+
+// Under FastCGI REMOTE_USER is a parameter of each request: the session
+// program as a FastCGI responder (one process, so the requests follow each
+// other through it) signs in the person of a checked request, and the next
+// request, which the web server did not authenticate, is nobody: nothing of
+// the previous request's parameters is left.
+// The session program of the build under test (BURNLINK_BIN: a build tree or a program directory).
+function sessionProgram() {
+	let d = path.resolve(ROOT, process.env.BURNLINK_BIN || 'cgi-bin');
+	if (fs.existsSync(path.join(d, 'cgi-bin', 'session'))) d = path.join(d, 'cgi-bin');
+	return path.join(d, 'session');
+}
+
+test('FastCGI: REMOTE_USER is the request\'s own parameter, never the previous request\'s', { skip }, async () => {
+	const sock = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fcgi-signin-'));
+	fs.chmodSync(sock, 0o777);
+	const users = path.join(dir, 'users');
+	const settings = path.join(dir, 'burnlink.conf');
+	const extra = `server.modules += ( "mod_auth", "mod_authn_file" )
+auth.backend = "plain"
+auth.backend.plain.userfile = "${users}"
+$REQUEST_HEADER["X-Test-Auth"] == "1" {
+	auth.require = ( "" => ( "method" => "basic", "realm" => "burnlink", "require" => "valid-user" ) )
+}
+fastcgi.server += ( "/cgi-bin/session" => (( "socket" => "${sock}/session.sock",
+	"bin-path" => "${sessionProgram()}",
+	"max-procs" => 1, "check-local" => "disable" )) )`;
+	const s = await start({ server: 'lighttpd-fastcgi', lighttpdExtra: extra, env: { BURNLINK_CONFIG: settings } });
+	const send = (headers) => rawRequest(s.base, { method: 'POST', path: '/api/session',
+		headers: { 'Content-Type': 'application/json', Origin: s.base, ...headers }, body: JSON.stringify({ webServer: true }) });
+	try {
+		for (let i = 0; i < 3; i++) {
+			const alice = await send({ 'X-Test-Auth': '1', Authorization: ALICE });
+			assert.equal(alice.status, 200, alice.text);
+			assert.equal(alice.json().account.email, 'alice@example.org');
+			const next = await send({ 'Remote-User': 'alice@example.org' });
+			assert.equal(next.status, 401, next.text);
+			assert.equal(next.json().code, 'NOT_SIGNED_IN');
+			assert.equal(next.headers['set-cookie'], undefined);
+		}
+		assert.match(fs.readdirSync(sock).join(' '), /session\.sock/, 'the session program ran as a FastCGI responder');
+	} finally {
+		await s.stop();
+		fs.rmSync(sock, { recursive: true, force: true });
+	}
+});
