@@ -103,7 +103,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 	session_hash	bytea NOT NULL UNIQUE,		-- SHA-256 of the session id
 	account_id	bigint NOT NULL REFERENCES accounts(id),
 	created_at	bigint NOT NULL,
-	seen_at		bigint NOT NULL			-- last request
+	seen_at		bigint NOT NULL,		-- last request
+	via		smallint NOT NULL DEFAULT 0	-- version 6: 0 password, 1 the web server
 );
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
@@ -198,5 +199,23 @@ CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channe
 	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
 
 
-INSERT INTO burnlink_schema (id, version) VALUES (1, 5)
+-- Version 6: web-server sign-in and a second factor; as in schema.sql.
+ALTER TABLE sessions ADD COLUMN IF NOT EXISTS via smallint NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS account_totp (
+	account_id	bigint PRIMARY KEY REFERENCES accounts(id),
+	secret_ct	bytea NOT NULL,			-- AES-256-GCM ciphertext || tag
+	secret_iv	bytea NOT NULL,
+	created_at	bigint NOT NULL,
+	confirmed_at	bigint,				-- NULL: enrolment pending
+	last_step	bigint NOT NULL DEFAULT -1	-- unix time / 30 of the last code used
+);
+CREATE TABLE IF NOT EXISTS account_recovery (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	account_id	bigint NOT NULL REFERENCES accounts(id),
+	code_hash	bytea NOT NULL,
+	used_at		bigint
+);
+CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
+
+INSERT INTO burnlink_schema (id, version) VALUES (1, 6)
 	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

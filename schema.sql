@@ -79,7 +79,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 	session_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the session id
 	account_id	INTEGER NOT NULL REFERENCES accounts(id),
 	created_at	INTEGER NOT NULL,		-- ms since the epoch
-	seen_at		INTEGER NOT NULL		-- last request, ms since the epoch
+	seen_at		INTEGER NOT NULL,		-- last request, ms since the epoch
+	via		INTEGER NOT NULL DEFAULT 0	-- version 6: 0 password, 1 the web server (REMOTE_USER)
 );
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions(account_id);
 CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
@@ -180,4 +181,28 @@ CREATE INDEX IF NOT EXISTS outbox_account ON outbox(account_id, done_at);
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channel,
 	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
 
-PRAGMA user_version = 5;
+-- Version 6: web-server sign-in and a second factor (docs/ACCOUNTS.md).
+-- sessions.via says how a session was signed in (lib/store_sqlite.c adds the
+-- column to an older database). A password account's TOTP secret is kept
+-- encrypted under the install secret (AES-256-GCM), so a copy of the database
+-- alone yields no codes; last_step is the newest time step a code was
+-- accepted for (a code is refused when replayed). confirmed_at NULL: an
+-- enrolment not yet confirmed by a code, not asked at sign-in.
+CREATE TABLE IF NOT EXISTS account_totp (
+	account_id	INTEGER PRIMARY KEY REFERENCES accounts(id),
+	secret_ct	BLOB NOT NULL,			-- AES-256-GCM ciphertext || tag
+	secret_iv	BLOB NOT NULL,
+	created_at	INTEGER NOT NULL,		-- ms since the epoch
+	confirmed_at	INTEGER,			-- NULL: enrolment pending
+	last_step	INTEGER NOT NULL DEFAULT -1	-- unix time / 30 of the last code used
+);
+-- Recovery codes: only SHA-256 of each; used_at once it was used.
+CREATE TABLE IF NOT EXISTS account_recovery (
+	id		INTEGER PRIMARY KEY,
+	account_id	INTEGER NOT NULL REFERENCES accounts(id),
+	code_hash	BLOB NOT NULL,
+	used_at		INTEGER
+);
+CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
+
+PRAGMA user_version = 6;

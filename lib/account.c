@@ -169,6 +169,12 @@ bl_session_load(struct bl_req *r, struct bl_sess *ss)
 	}
 	if (e != BL_OK)
 		return bl_req_logged(r, e);
+	/* The web server now says someone else: that session is over. */
+	if (ss->s.via == BL_VIA_WEBSERVER && bl_webserver_user(r) != NULL &&
+	    !bl_webserver_is(r, &ss->account)) {
+		set_cookie(r, NULL);
+		return bl_req_logged(r, bl_store_session_delete(r->store, ss->s.id));
+	}
 	if (r->now_ms - ss->s.seen_ms >= TOUCH_MS) {
 		if ((e = bl_store_session_touch(r->store, ss->s.id, r->now_ms)) != BL_OK)
 			return bl_req_logged(r, e);
@@ -179,11 +185,12 @@ bl_session_load(struct bl_req *r, struct bl_sess *ss)
 }
 
 /*
- * Starts a new session for an account: 32 random bytes as the cookie's id,
- * only their SHA-256 stored. Ended sessions of every account are pruned first.
+ * Starts a new session for an account, signed in by via (BL_VIA_*): 32 random
+ * bytes as the cookie's id, only their SHA-256 stored. Ended sessions of
+ * every account are pruned first.
  */
 static enum bl_err
-session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
+session_open(struct bl_req *r, const struct bl_account *a, int via, struct bl_sess *ss)
 {
 	unsigned char	 raw[32];
 	char		*sid = NULL;
@@ -203,10 +210,11 @@ session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
 	    bl_sha256(sid, SID_LEN, ss->hash) != 0)
 		goto out;
 	if ((e = bl_req_logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
-	    r->now_ms, &ss->s.id))) != BL_OK)
+	    r->now_ms, via, &ss->s.id))) != BL_OK)
 		goto out;
 	set_cookie(r, sid);
 	ss->found = 1;
+	ss->s.via = via;
 	ss->s.account_id = a->id;
 	ss->s.created_ms = r->now_ms;
 	ss->s.seen_ms = r->now_ms;
@@ -216,6 +224,13 @@ out:
 	if (sid != NULL)
 		bl_free_wipe(sid, len);
 	return e;
+}
+
+/* A session signed in with a password. */
+static enum bl_err
+session_start(struct bl_req *r, const struct bl_account *a, struct bl_sess *ss)
+{
+	return session_open(r, a, BL_VIA_PASSWORD, ss);
 }
 
 /* The CSRF token of a session: HMAC-SHA-256(install secret, "csrf" NUL session hash), url-safe base64. */
@@ -465,7 +480,11 @@ respond_session(struct bl_req *r, const struct bl_sess *ss, int success)
 
 	failed = o == NULL || (success && bl_json_add(o, "success", json_object_new_boolean(1))) ||
 	    bl_json_add(o, "signedIn", json_object_new_boolean(ss->found)) ||
-	    bl_json_add(o, "signup", json_object_new_string(bl_signup_open(r) ? "open" : "closed"));
+	    bl_json_add(o, "signup", json_object_new_string(bl_signup_open(r) ? "open" : "closed")) ||
+	    bl_json_add(o, "signIn", bl_signin_json(&r->ctx->cfg.policy)) ||
+	    (ss->found ? bl_json_add(o, "via", json_object_new_string(ss->s.via ==
+	    BL_VIA_WEBSERVER ? "webServer" : "password")) :
+	    bl_json_add(o, "webServerUser", json_object_new_boolean(bl_webserver_user(r) != NULL)));
 	if (!failed && ss->found)
 		failed = (e = csrf_token(r, ss, token)) != BL_OK ||
 		    bl_json_add(o, "account", account_json(&ss->account)) ||
@@ -507,6 +526,12 @@ bl_op_sign_in(struct bl_req *r)
 	int			 ok;
 	static const char	 hint[] = "Send {\"email\": \"...\", \"password\": \"...\"}, both strings.";
 
+	/* {"webServer": true}: the web server's REMOTE_USER (lib/websignin.c) */
+	if (r->json != NULL && json_object_object_get_ex(r->json, "webServer", NULL))
+		return bl_op_sign_in_webserver(r);
+	if (!r->ctx->cfg.policy.signin_password)
+		return bl_req_fail(r, BL_ERR_SIGNIN_OFF, "Password sign-in is off here: "
+		    "sign in through the web server (POST {\"webServer\": true}).");
 	if ((e = body_string(r, "email", &email, &elen, BL_ERR_INVALID_JSON, hint)) != BL_OK ||
 	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_JSON, hint)) != BL_OK)
 		return e;
@@ -529,6 +554,9 @@ bl_op_sign_in(struct bl_req *r)
 		return e;
 	if (!ok)
 		return BL_ERR_INVALID_CREDENTIALS;
+	/* and the second factor, if the account has one (lib/totp.c) */
+	if ((e = bl_totp_signin(r, &a)) != BL_OK)
+		return e;
 	/* A session the browser still had is replaced, never reused. */
 	if ((e = bl_session_load(r, &old)) != BL_OK)
 		return e;
@@ -559,11 +587,41 @@ bl_op_sign_out(struct bl_req *r)
 	    bl_json_add(o, "signedIn", json_object_new_boolean(0)));
 }
 
-/* GET /api/session: who is signed in, and the CSRF token. */
+/*
+ * GET /api/session: who is signed in, and the CSRF token. A session the web
+ * server signed in ends here when the web server no longer says that person
+ * (signed out at the module, or another one): this is the request every page
+ * makes first, and the shipped configurations put it behind the module.
+ */
 enum bl_err
 bl_op_session_get(struct bl_req *r)
 {
-	return respond_session(r, &r->session, 0);
+	struct bl_sess	*ss = &r->session;
+	enum bl_err	 e;
+
+	if (ss->found && ss->s.via == BL_VIA_WEBSERVER && !bl_webserver_is(r, &ss->account)) {
+		if ((e = bl_req_logged(r, bl_store_session_delete(r->store, ss->s.id))) != BL_OK)
+			return e;
+		set_cookie(r, NULL);
+		memset(ss, 0, sizeof(*ss));
+	}
+	return respond_session(r, ss, 0);
+}
+
+/* A new session the web server signed in (lib/websignin.c), answered as sign-in is. */
+enum bl_err
+bl_session_webserver(struct bl_req *r, const struct bl_account *a)
+{
+	struct bl_sess	 old, ss;
+	enum bl_err	 e;
+
+	if ((e = bl_session_load(r, &old)) != BL_OK)
+		return e;
+	if (old.found && (e = bl_req_logged(r, bl_store_session_delete(r->store, old.s.id))) != BL_OK)
+		return e;
+	if ((e = session_open(r, a, BL_VIA_WEBSERVER, &ss)) != BL_OK)
+		return e;
+	return answer_session(r, &ss);
 }
 
 /* POST /api/signup: creates an account {email, password} and signs it in (the route is closed unless sign-up is open). */
@@ -949,4 +1007,24 @@ bl_req_creator(struct bl_req *r)
 		}
 	}
 	return bl_limit_creator(r, r->account_id, r->api_key_id != 0);
+}
+
+/* Counts a check of the account's password or second factor as a sign-in attempt (lib/totp.c). */
+enum bl_err
+bl_count_signin(struct bl_req *r, const char *name)
+{
+	return count_attempt(r, name);
+}
+
+/* Checks the password of a signed-in account (lib/totp.c): *ok 1 if it is the account's. */
+enum bl_err
+bl_password_verify(struct bl_req *r, const struct bl_account *a, const char *pw, size_t len,
+    int *ok)
+{
+	enum bl_err	 e;
+
+	*ok = 0;
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	return password_check(r, a->id, pw, len, ok);
 }

@@ -270,14 +270,14 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 	return bl_st_end(s, e);
 }
 
-/* Stores a new session (by the SHA-256 of its id) for an account, seen now. */
+/* Stores a new session (by the SHA-256 of its id) for an account, seen now, signed in by via (BL_VIA_*). */
 enum bl_err
 bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t account_id, int64_t now, int64_t *id)
+    int64_t account_id, int64_t now, int via, int64_t *id)
 {
 	*id = 0;
 	return bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
-	    P_INT(account_id), P_INT(now)), bl_row_id, id, NULL);
+	    P_INT(account_id), P_INT(now), P_INT(via)), bl_row_id, id, NULL);
 }
 
 static int
@@ -290,6 +290,7 @@ session_row(void *arg, const struct bl_row *row)
 
 	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
 		*col[i] = bl_col_int(row, (int)i, 0);
+	out->via = (int)bl_col_int(row, 4, BL_VIA_PASSWORD);
 	return 0;
 }
 
@@ -322,4 +323,117 @@ bl_store_session_prune(struct bl_store *s, int64_t seen_before, int64_t created_
 {
 	return bl_st_run(s, ST_SESSION_PRUNE, PARMS(P_INT(seen_before), P_INT(created_before)),
 	    NULL, NULL, NULL);
+}
+
+/*
+ * The second factor (docs/ACCOUNTS.md, "A second factor"): an account's TOTP
+ * secret, sealed by the caller under the install secret, and its recovery
+ * codes, kept as keyed hashes.
+ */
+static int
+totp_row(void *arg, const struct bl_row *row)
+{
+	struct bl_totp	*t = arg;
+	const void	*p;
+	size_t		 n;
+
+	if (bl_col_blob(row, 0, &p, &n) != 0 || p == NULL || n > sizeof(t->ct))
+		return -1;
+	memcpy(t->ct, p, n);
+	t->ctlen = n;
+	if (bl_col_blob(row, 1, &p, &n) != 0 || p == NULL || n != BL_IV_BYTES)
+		return -1;
+	memcpy(t->iv, p, n);
+	t->confirmed_ms = bl_col_int(row, 2, -1);
+	t->last_step = bl_col_int(row, 3, -1);
+	return 0;
+}
+
+/* The account's TOTP secret (sealed); NOT_FOUND when it has none. */
+enum bl_err
+bl_store_totp_get(struct bl_store *s, int64_t account_id, struct bl_totp *t)
+{
+	memset(t, 0, sizeof(*t));
+	return bl_st_one(s, ST_TOTP_GET, PARMS(P_INT(account_id)), totp_row, t);
+}
+
+/* Stores a new, unconfirmed TOTP secret (replacing an unconfirmed one). */
+enum bl_err
+bl_store_totp_put(struct bl_store *s, int64_t account_id, const struct bl_totp *t, int64_t now)
+{
+	return bl_st_run(s, ST_TOTP_PUT, PARMS(P_INT(account_id), P_BLOB(t->ct, t->ctlen),
+	    P_BLOB(t->iv, BL_IV_BYTES), P_INT(now)), NULL, NULL, NULL);
+}
+
+/*
+ * Confirms the pending TOTP secret at time step, and replaces the recovery
+ * codes with these n hashes, in one transaction; NOT_FOUND when there is no
+ * pending one (confirmed meanwhile).
+ */
+enum bl_err
+bl_store_totp_confirm(struct bl_store *s, int64_t account_id, int64_t step, int64_t now,
+    const unsigned char (*codes)[BL_HASH_BYTES], size_t n)
+{
+	int64_t		 got = 0;
+	size_t		 i;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_run(s, ST_TOTP_CONFIRM, PARMS(P_INT(account_id), P_INT(now), P_INT(step)),
+	    bl_row_id, &got, NULL);
+	if (e == BL_OK && got == 0)
+		e = BL_ERR_NOT_FOUND;
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_RECOVERY_DELETE, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	for (i = 0; e == BL_OK && i < n; i++)
+		e = bl_st_run(s, ST_RECOVERY_INSERT, PARMS(P_INT(account_id),
+		    P_BLOB(codes[i], BL_HASH_BYTES)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/* Records that a code of time step was used; NOT_FOUND if that step or a later one was (a replay). */
+enum bl_err
+bl_store_totp_step(struct bl_store *s, int64_t account_id, int64_t step)
+{
+	int64_t		 got = 0;
+	enum bl_err	 e;
+
+	e = bl_st_run(s, ST_TOTP_STEP, PARMS(P_INT(account_id), P_INT(step)), bl_row_id, &got,
+	    NULL);
+	return e == BL_OK && got == 0 ? BL_ERR_NOT_FOUND : e;
+}
+
+/* Uses a recovery code (by its hash) once; NOT_FOUND if unknown or used. */
+enum bl_err
+bl_store_recovery_use(struct bl_store *s, int64_t account_id,
+    const unsigned char hash[BL_HASH_BYTES], int64_t now)
+{
+	int64_t		 got = 0;
+	enum bl_err	 e;
+
+	e = bl_st_run(s, ST_RECOVERY_USE, PARMS(P_INT(account_id), P_BLOB(hash, BL_HASH_BYTES),
+	    P_INT(now)), bl_row_id, &got, NULL);
+	return e == BL_OK && got == 0 ? BL_ERR_NOT_FOUND : e;
+}
+
+/* How many recovery codes the account has left. */
+enum bl_err
+bl_store_recovery_left(struct bl_store *s, int64_t account_id, int64_t *n)
+{
+	*n = 0;
+	return bl_st_run(s, ST_RECOVERY_LEFT, PARMS(P_INT(account_id)), bl_row_id, n, NULL);
+}
+
+/* Removes the second factor and its recovery codes (the owner, or burnlink-admin account 2fa-reset). */
+enum bl_err
+bl_store_totp_delete(struct bl_store *s, int64_t account_id)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_TOTP_DELETE, PARMS(P_INT(account_id)), NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_RECOVERY_DELETE, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
 }

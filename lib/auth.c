@@ -298,3 +298,17 @@ bl_account_set_password(struct bl_ctx *c, int64_t account_id, const char *pw, si
 	bl_wipe(hash, sizeof(hash));
 	return logged(c, e);
 }
+
+/*
+ * Removes an account's second factor and its recovery codes (burnlink-admin
+ * account 2fa-reset, for a person who lost both); its sessions stay.
+ */
+enum bl_err
+bl_account_totp_reset(struct bl_ctx *c, int64_t account_id)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_ctx_store(c)) != BL_OK)
+		return e;
+	return logged(c, bl_store_totp_delete(c->store, account_id));
+}

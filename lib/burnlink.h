@@ -54,6 +54,12 @@ enum bl_err {
 	BL_ERR_NOT_SIGNED_IN,
 	BL_ERR_CSRF_REJECTED,
 	BL_ERR_SIGNUP_CLOSED,
+	BL_ERR_SIGNIN_OFF,		/* web-server sign-in (docs/ACCOUNTS.md) */
+	BL_ERR_SIGNIN_REFUSED,
+	BL_ERR_TOTP_REQUIRED,		/* the second factor (lib/totp.c) */
+	BL_ERR_INVALID_CODE,
+	BL_ERR_TOTP_ENABLED,
+	BL_ERR_TOTP_NOT_ENABLED,
 	BL_ERR_ACCOUNT_EXISTS,
 	BL_ERR_KEY_NOT_FOUND,
 	BL_ERR_KEY_LIMIT,
@@ -220,6 +226,8 @@ struct bl_io {
 #define BL_SITE_NAME_MAX	64
 #define BL_FOOTER_MAX		255
 #define BL_URL_MAX		255
+#define BL_VAR_MAX		64	/* the name of a CGI variable (webserver_email_var) */
+#define BL_LIST_MAX		1023	/* a list setting (allowed_groups), as written */
 
 struct bl_policy {
 	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
@@ -236,6 +244,15 @@ struct bl_policy {
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
 	char	 site_url[BL_URL_MAX + 1];	/* {site_url} when BURNLINK_SITE_URL is unset */
+	/* sign-in (docs/ACCOUNTS.md, "Sign-in through the web server") */
+	int	 signin_password;	/* e-mail and password sign-in and sign-up (default 1) */
+	int	 signin_webserver;	/* the web server's REMOTE_USER signs people in */
+	int	 webserver_create;	/* its first sign-in creates the account */
+	char	 email_var[BL_VAR_MAX + 1];	/* CGI variable holding the e-mail address */
+	char	 groups_var[BL_VAR_MAX + 1];	/* CGI variable holding the groups */
+	char	 groups[BL_LIST_MAX + 1];	/* allowed groups, "a,b" ("": any) */
+	char	 domains[BL_LIST_MAX + 1];	/* allowed e-mail domains, "a,b" ("": any) */
+	char	 logout[BL_URL_MAX + 1];	/* the module's logout address */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -318,6 +335,7 @@ extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */
 extern const struct bl_route bl_route_token;		/* POST /api/token */
+extern const struct bl_route bl_route_totp;		/* GET, POST, DELETE /api/totp */
 int		 bl_serve(const struct bl_route *);
 
 /*
@@ -327,6 +345,7 @@ int		 bl_serve(const struct bl_route *);
 #define BL_API_VERSION		1	/* docs/API.md */
 #define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
 json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_signin_json(const struct bl_policy *);
 json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
 int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
 int		 bl_run_record(const struct bl_ctx *, const char *stamp, char *err, size_t);
@@ -487,6 +506,7 @@ enum bl_err	 bl_account_list(struct bl_ctx *,
 enum bl_err	 bl_account_set_email(struct bl_ctx *, int64_t account_id, const char *email);
 enum bl_err	 bl_account_set_password(struct bl_ctx *, int64_t account_id,
 		    const char *password, size_t len);
+enum bl_err	 bl_account_totp_reset(struct bl_ctx *, int64_t account_id);
 enum bl_err	 bl_key_issue(struct bl_ctx *, int64_t account_id, const char *label,
 		    char key[BL_API_KEY_LEN + 1], struct bl_api_key *);
 enum bl_err	 bl_key_find(struct bl_ctx *, const char *id_or_key, struct bl_api_key *);
@@ -554,6 +574,8 @@ int		 bl_sha256(const void *, size_t, unsigned char out[BL_HASH_BYTES]);
 int		 bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES]);
 int		 bl_hmac_sha256(const unsigned char *key, size_t keylen,
 		    const void *, size_t, unsigned char out[BL_HASH_BYTES]);
+int64_t		 bl_hotp(const unsigned char *key, size_t keylen, uint64_t counter, int digits);
+size_t		 bl_base32_encode(const unsigned char *, size_t, char *out);
 int		 bl_aes_gcm_encrypt(const unsigned char key[32],
 		    const unsigned char iv[BL_IV_BYTES], const unsigned char *pt,
 		    size_t ptlen, unsigned char *out /* ptlen + BL_TAG_BYTES */);

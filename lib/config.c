@@ -129,6 +129,8 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 		cfg->policy.signup = strcmp(v, "open") == 0;
 	else if (cfg->policy.signup < 0)
 		cfg->policy.signup = 0;		/* closed by default */
+	if (!cfg->policy.signin_password)
+		cfg->policy.signup = 0;		/* sign-up makes password accounts */
 	return 0;
 }
 

@@ -285,6 +285,94 @@ out:
 	return rc;
 }
 
+/* HMAC-SHA-1 (RFC 2104) over the low-level SHA-1, for HOTP; 0 on success. */
+static int
+hmac_sha1(const unsigned char *key, size_t keylen, const void *buf, size_t len,
+    unsigned char out[SHA_DIGEST_LENGTH])
+{
+	unsigned char	 k[SHA_CBLOCK], pad[SHA_CBLOCK], inner[SHA_DIGEST_LENGTH];
+	SHA_CTX		 c;
+	size_t		 i;
+	int		 rc = -1;
+
+	memset(k, 0, sizeof(k));
+	if (keylen > sizeof(k)) {
+		if (!SHA1(key, keylen, k))
+			goto out;
+	} else if (keylen > 0)
+		memcpy(k, key, keylen);
+	for (i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x36;
+	if (!SHA1_Init(&c) || !SHA1_Update(&c, pad, sizeof(pad)) ||
+	    !SHA1_Update(&c, buf, len) || !SHA1_Final(inner, &c))
+		goto out;
+	for (i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x5c;
+	if (!SHA1_Init(&c) || !SHA1_Update(&c, pad, sizeof(pad)) ||
+	    !SHA1_Update(&c, inner, sizeof(inner)) || !SHA1_Final(out, &c))
+		goto out;
+	rc = 0;
+out:
+	OPENSSL_cleanse(k, sizeof(k));
+	OPENSSL_cleanse(pad, sizeof(pad));
+	OPENSSL_cleanse(inner, sizeof(inner));
+	OPENSSL_cleanse(&c, sizeof(c));
+	return rc;
+}
+
+/*
+ * HOTP (RFC 4226, 5.3): HMAC-SHA-1 of the counter as 8 big-endian bytes,
+ * dynamically truncated to 31 bits, modulo 10^digits (6 to 8). TOTP (RFC
+ * 6238) is this with the counter floor(unix time / 30). -1 on failure.
+ */
+int64_t
+bl_hotp(const unsigned char *key, size_t keylen, uint64_t counter, int digits)
+{
+	unsigned char	 msg[8], mac[SHA_DIGEST_LENGTH];
+	uint32_t	 bin, mod = 1;
+	int		 i, off;
+
+	if (digits < 6 || digits > 8)
+		return -1;
+	for (i = 7; i >= 0; i--) {
+		msg[i] = (unsigned char)(counter & 0xff);
+		counter >>= 8;
+	}
+	if (hmac_sha1(key, keylen, msg, sizeof(msg), mac) != 0)
+		return -1;
+	off = mac[SHA_DIGEST_LENGTH - 1] & 0x0f;
+	bin = (uint32_t)(mac[off] & 0x7f) << 24 | (uint32_t)mac[off + 1] << 16 |
+	    (uint32_t)mac[off + 2] << 8 | mac[off + 3];
+	OPENSSL_cleanse(mac, sizeof(mac));
+	for (i = 0; i < digits; i++)
+		mod *= 10;
+	return (int64_t)(bin % mod);
+}
+
+/* RFC 4648 base32 of len bytes, upper case, no padding, into out (8 * ceil(len / 5) + 1 bytes); its length. */
+size_t
+bl_base32_encode(const unsigned char *in, size_t len, char *out)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+	uint32_t	 buf = 0;
+	size_t		 i, n = 0;
+	int		 bits = 0;
+
+	for (i = 0; i < len; i++) {
+		buf = (buf << 8) | in[i];
+		bits += 8;
+		while (bits >= 5) {
+			out[n++] = abc[(buf >> (bits - 5)) & 31];
+			bits -= 5;
+		}
+	}
+	if (bits > 0)
+		out[n++] = abc[(buf << (5 - bits)) & 31];
+	out[n] = '\0';
+	buf = 0;
+	return n;
+}
+
 /*
  * Loads OpenSSL without reading openssl.cnf (nothing in it applies here) and
  * without filling the legacy name tables: the first fetch would otherwise copy

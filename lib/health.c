@@ -63,6 +63,24 @@ fail:
 }
 
 /*
+ * The sign-in methods that are on: {password, webServer, logoutUrl} (the web
+ * server's logout address, null when unset); NULL when out of memory.
+ */
+json_object *
+bl_signin_json(const struct bl_policy *pol)
+{
+	json_object	*o = json_object_new_object();
+
+	if (o == NULL || bl_json_add(o, "password", json_object_new_boolean(pol->signin_password)) ||
+	    bl_json_add(o, "webServer", json_object_new_boolean(pol->signin_webserver)) ||
+	    add_text(o, "logoutUrl", pol->logout)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
  * The body of GET /api/config: the limits and choices in force, the API
  * version, the features (read receipts by e-mail and webhook, and secret
  * requests, are always built and on: docs/API.md), the page's branding. Nothing
@@ -83,6 +101,7 @@ bl_config_json(const struct bl_config *cfg)
 	    bl_json_add(f, "signup", json_object_new_boolean(pol->signup == 1)) ||
 	    bl_json_add(f, "notifications", json_object_new_boolean(1)) ||
 	    bl_json_add(f, "requests", json_object_new_boolean(1)) ||
+	    bl_json_add(o, "signIn", bl_signin_json(pol)) ||
 	    bl_json_add(o, "branding", b = json_object_new_object()) ||
 	    add_text(b, "siteName", pol->site_name) ||
 	    add_text(b, "accentColor", pol->accent) ||

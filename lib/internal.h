@@ -222,7 +222,10 @@ struct bl_session {
 	int64_t		 account_id;
 	int64_t		 created_ms;	/* sign-in */
 	int64_t		 seen_ms;	/* last request */
+	int		 via;		/* how it was signed in: BL_VIA_* */
 };
+#define BL_VIA_PASSWORD		0	/* e-mail and password (and a second factor) */
+#define BL_VIA_WEBSERVER	1	/* the web server's REMOTE_USER (docs/ACCOUNTS.md) */
 enum bl_err	 bl_store_account_signup(struct bl_store *, const char *name,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
 		    int64_t *id);
@@ -234,13 +237,34 @@ enum bl_err	 bl_store_password_set(struct bl_store *, int64_t account_id,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms);
 enum bl_err	 bl_store_session_insert(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t account_id,
-		    int64_t now_ms, int64_t *id);
+		    int64_t now_ms, int via, int64_t *id);
 enum bl_err	 bl_store_session_find(struct bl_store *,
 		    const unsigned char hash[BL_HASH_BYTES], struct bl_session *);
 enum bl_err	 bl_store_session_touch(struct bl_store *, int64_t id, int64_t now_ms);
 enum bl_err	 bl_store_session_delete(struct bl_store *, int64_t id);
 enum bl_err	 bl_store_session_prune(struct bl_store *, int64_t seen_before_ms,
 		    int64_t created_before_ms);
+
+/* The second factor of a password account (account_store.c; lib/totp.c). */
+#define BL_TOTP_KEY_BYTES	20	/* RFC 4226's recommended 160 bits */
+#define BL_RECOVERY_CODES	10
+struct bl_totp {
+	unsigned char	 ct[BL_TOTP_KEY_BYTES + BL_TAG_BYTES];	/* AES-256-GCM || tag */
+	size_t		 ctlen;
+	unsigned char	 iv[BL_IV_BYTES];
+	int64_t		 confirmed_ms;	/* -1: enrolment pending */
+	int64_t		 last_step;	/* -1: no code used yet */
+};
+enum bl_err	 bl_store_totp_get(struct bl_store *, int64_t account_id, struct bl_totp *);
+enum bl_err	 bl_store_totp_put(struct bl_store *, int64_t account_id, const struct bl_totp *,
+		    int64_t now_ms);
+enum bl_err	 bl_store_totp_confirm(struct bl_store *, int64_t account_id, int64_t step,
+		    int64_t now_ms, const unsigned char (*codes)[BL_HASH_BYTES], size_t n);
+enum bl_err	 bl_store_totp_step(struct bl_store *, int64_t account_id, int64_t step);
+enum bl_err	 bl_store_recovery_use(struct bl_store *, int64_t account_id,
+		    const unsigned char hash[BL_HASH_BYTES], int64_t now_ms);
+enum bl_err	 bl_store_recovery_left(struct bl_store *, int64_t account_id, int64_t *n);
+enum bl_err	 bl_store_totp_delete(struct bl_store *, int64_t account_id);
 
 /*
  * outbox.c: notifications (docs/NOTIFY.md). Events are written by secret.c in
@@ -367,7 +391,7 @@ void		 bl_create_free(struct bl_create *);
  *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
  *            outbox.c notify.c (cron/notify's deliveries)
  *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c accmail.c webhook.c status.c request_ops.c route.c
+ *   handlers ops.c account.c websignin.c totp.c accmail.c webhook.c status.c request_ops.c route.c
  *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
  */
 
@@ -551,6 +575,22 @@ enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
+enum bl_err	 bl_session_webserver(struct bl_req *, const struct bl_account *);
+
+enum bl_err	 bl_count_signin(struct bl_req *, const char *name);
+enum bl_err	 bl_password_verify(struct bl_req *, const struct bl_account *, const char *,
+		    size_t, int *ok);
+
+/* totp.c: the second factor of password accounts (docs/ACCOUNTS.md). */
+enum bl_err	 bl_totp_signin(struct bl_req *, const struct bl_account *);
+enum bl_err	 bl_op_totp_get(struct bl_req *);	/* GET /api/totp */
+enum bl_err	 bl_op_totp_post(struct bl_req *);	/* POST /api/totp: enrol, confirm */
+enum bl_err	 bl_op_totp_delete(struct bl_req *);	/* DELETE /api/totp */
+
+/* websignin.c: sign-in through the web server's REMOTE_USER (docs/ACCOUNTS.md). */
+enum bl_err	 bl_op_sign_in_webserver(struct bl_req *);	/* POST /api/session {webServer} */
+const char	*bl_webserver_user(const struct bl_req *);
+int		 bl_webserver_is(const struct bl_req *, const struct bl_account *);
 
 /* status.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */

@@ -103,6 +103,19 @@ const struct bl_route bl_route_email = {
 	},
 };
 
+/* The second factor (docs/ACCOUNTS.md): GET its state, POST to enrol and confirm, DELETE to turn it off. */
+const struct bl_route bl_route_totp = {
+	.name = "totp", .limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE,
+	.allow = "GET, HEAD, POST, DELETE",
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_totp_get },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_totp_post },
+		{ BL_MASK(BL_M_DELETE), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
+		    bl_op_totp_delete },
+	},
+};
+
 /* The links of the account mails: ask for a reset, verify, reset (no session). */
 const struct bl_route bl_route_token = {
 	.name = "token", .limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "POST",

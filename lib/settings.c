@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -45,6 +46,14 @@ enum key {
 	K_IMPRINT_URL,
 	K_FOOTER_TEXT,
 	K_SITE_URL,
+	K_SIGNIN_PASSWORD,
+	K_SIGNIN_WEBSERVER,
+	K_WEBSERVER_CREATE,
+	K_WEBSERVER_EMAIL_VAR,
+	K_WEBSERVER_GROUPS_VAR,
+	K_ALLOWED_GROUPS,
+	K_ALLOWED_DOMAINS,
+	K_WEBSERVER_LOGOUT,
 	/*
 	 * The page's languages are not settings: the page chooses one before
 	 * any request, from assets/i18n/index.json (INSTALL, section 8).
@@ -77,6 +86,14 @@ static const struct {
 	[K_IMPRINT_URL] = {"imprint_url", "an https:// or http:// address, a mailto: link or a path on this site (up to 255 bytes of URL characters)"},
 	[K_FOOTER_TEXT] = {"footer_text", "1 to 255 bytes of text without control characters"},
 	[K_SITE_URL] = {"site_url", "the site's https:// or http:// address with its sub-path, e.g. https://example.org/burnlink (up to 255 bytes, no ? or #)"},
+	[K_SIGNIN_PASSWORD] = {"signin_password", "yes or no"},
+	[K_SIGNIN_WEBSERVER] = {"signin_webserver", "yes or no"},
+	[K_WEBSERVER_CREATE] = {"webserver_create", "yes or no"},
+	[K_WEBSERVER_EMAIL_VAR] = {"webserver_email_var", "the name of a variable the web server's authentication module sets, e.g. OIDC_CLAIM_email (letters, digits, _; not HTTP_..., nor one the request sets)"},
+	[K_WEBSERVER_GROUPS_VAR] = {"webserver_groups_var", "the name of a variable the web server's authentication module sets, e.g. OIDC_CLAIM_groups (letters, digits, _; not HTTP_..., nor one the request sets)"},
+	[K_ALLOWED_GROUPS] = {"allowed_groups", "a comma-separated list of up to 32 group names (no control characters), at most 1023 bytes"},
+	[K_ALLOWED_DOMAINS] = {"allowed_domains", "a comma-separated list of up to 32 domains, e.g. example.org, example.com"},
+	[K_WEBSERVER_LOGOUT] = {"webserver_logout", "a path on this site or an https:// or http:// address, e.g. /oidc/redirect?logout=https%3A%2F%2Fsecrets.example.org%2F"},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -239,6 +256,35 @@ parse_url(const char *v, size_t len, int external, char *out)
 	return 0;
 }
 
+/*
+ * The name of a CGI variable that the web server's authentication module sets
+ * (mod_auth_openidc's OIDC_CLAIM_email, mod_auth_mellon's MELLON_mail).
+ * Refused: a name the client controls. Every request header reaches the
+ * program as HTTP_<NAME>, and the request line and body make the others
+ * (RFC 3875, 4.1): a client could claim to be anyone through them.
+ */
+static int
+parse_var(const char *v, size_t len, char *out)
+{
+	static const char *const client[] = {"HTTP_", "CONTENT_", "QUERY_STRING",
+	    "PATH_", "REQUEST_", "SCRIPT_", "SERVER_", "DOCUMENT_", "GATEWAY_",
+	    "REMOTE_ADDR", "REMOTE_PORT", "REMOTE_HOST", "HTTPS"};
+	size_t	 i;
+
+	if (len == 0 || len > BL_VAR_MAX || (v[0] >= '0' && v[0] <= '9'))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (!((v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') ||
+		    (v[i] >= '0' && v[i] <= '9') || v[i] == '_'))
+			return -1;
+	for (i = 0; i < sizeof(client) / sizeof(client[0]); i++)
+		if (len >= strlen(client[i]) && strncasecmp(v, client[i], strlen(client[i])) == 0)
+			return -1;
+	memcpy(out, v, len);
+	out[len] = '\0';
+	return 0;
+}
+
 /* Trims blanks at both ends of [*v, *v + *len). */
 static void
 trim(const char **v, size_t *len)
@@ -290,6 +336,47 @@ expiry_item(struct parse *p, const char *v, size_t len, size_t i)
 	return 0;
 }
 
+/* Appends an item of a list setting to out ("a,b"): text without control characters or commas. */
+static int
+list_add(char *out, const char *v, size_t len)
+{
+	size_t	 at = strlen(out);
+
+	if (!bl_text_valid(v, len) || at + (at > 0) + len > BL_LIST_MAX)
+		return -1;
+	if (at > 0)
+		out[at++] = ',';
+	memcpy(out + at, v, len);
+	out[at + len] = '\0';
+	return 0;
+}
+
+static int
+group_item(struct parse *p, const char *v, size_t len, size_t i)
+{
+	(void)i;
+	return list_add(p->cfg->policy.groups, v, len);
+}
+
+/* A domain: letters, digits, '-' and '.', stored lower-cased. */
+static int
+domain_item(struct parse *p, const char *v, size_t len, size_t i)
+{
+	char	 d[BL_LIST_MAX + 1];
+	size_t	 j;
+
+	(void)i;
+	if (len > 253 || v[0] == '.' || v[0] == '-')
+		return -1;
+	for (j = 0; j < len; j++) {
+		if (!((v[j] >= 'a' && v[j] <= 'z') || (v[j] >= 'A' && v[j] <= 'Z') ||
+		    (v[j] >= '0' && v[j] <= '9') || v[j] == '-' || v[j] == '.'))
+			return -1;
+		d[j] = (v[j] >= 'A' && v[j] <= 'Z') ? (char)(v[j] - 'A' + 'a') : v[j];
+	}
+	return list_add(p->cfg->policy.domains, d, len);
+}
+
 /* Reads the value of key k into the policy (or p->num); -1 when it is not allowed. */
 static int
 set_value(struct parse *p, enum key k, const char *v, size_t len)
@@ -322,7 +409,25 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 	case K_VIEWS_UNLIMITED:
 	case K_PASSPHRASE_REQUIRED:
 	case K_FILES_ALLOWED:
+	case K_SIGNIN_PASSWORD:
+	case K_SIGNIN_WEBSERVER:
+	case K_WEBSERVER_CREATE:
 		rc = parse_bool(v, len, n);
+		break;
+	case K_WEBSERVER_EMAIL_VAR:
+		rc = parse_var(v, len, pol->email_var);
+		break;
+	case K_WEBSERVER_GROUPS_VAR:
+		rc = parse_var(v, len, pol->groups_var);
+		break;
+	case K_ALLOWED_GROUPS:
+		return each_item(p, k, v, len, 32, group_item);
+	case K_ALLOWED_DOMAINS:
+		return each_item(p, k, v, len, 32, domain_item);
+	case K_WEBSERVER_LOGOUT:
+		rc = parse_url(v, len, 1, pol->logout);
+		if (rc == 0 && strncmp(pol->logout, "mailto:", 7) == 0)
+			rc = -1;
 		break;
 	case K_CREATE:
 		rc = (len == 6 && strncmp(v, "anyone", 6) == 0) ? (*n = 0) :
@@ -496,6 +601,41 @@ apply_views(struct parse *p)
 	return bl_limits_tighten(&p->cfg->limits, BL_F_MAX_VIEWS, &b);
 }
 
+/*
+ * The sign-in settings, checked together: at least one way in; the web
+ * server's settings only with signin_webserver; allowed groups only with the
+ * variable that holds them. Sign-up makes password accounts: it is closed
+ * while password sign-in is off.
+ */
+static int
+apply_signin(struct parse *p)
+{
+	struct bl_policy	*pol = &p->cfg->policy;
+	static const enum key	 ws[] = {K_WEBSERVER_CREATE, K_WEBSERVER_EMAIL_VAR,
+				    K_WEBSERVER_GROUPS_VAR, K_ALLOWED_GROUPS, K_ALLOWED_DOMAINS,
+				    K_WEBSERVER_LOGOUT};
+	size_t			 i;
+
+	pol->signin_password = !p->seen_line[K_SIGNIN_PASSWORD] || p->num[K_SIGNIN_PASSWORD];
+	pol->signin_webserver = (int)p->num[K_SIGNIN_WEBSERVER];
+	pol->webserver_create = (int)p->num[K_WEBSERVER_CREATE];
+	if (!pol->signin_password && !pol->signin_webserver)
+		return conflict(p, K_SIGNIN_PASSWORD, "signin_password: with signin_webserver "
+		    "off too, nobody could sign in; set signin_webserver = yes or leave "
+		    "signin_password on");
+	for (i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
+		if (p->seen_line[ws[i]] && !pol->signin_webserver)
+			return conflict(p, ws[i], "%s: set signin_webserver = yes for the web "
+			    "server's sign-in settings to count", keys[ws[i]].name);
+	if (pol->groups[0] != '\0' && pol->groups_var[0] == '\0')
+		return conflict(p, K_ALLOWED_GROUPS, "allowed_groups: name the variable that "
+		    "holds the groups too (webserver_groups_var, e.g. OIDC_CLAIM_groups)");
+	if (!pol->signin_password && pol->signup == 1)
+		return conflict(p, K_SIGNUP, "signup: sign-up makes password accounts; "
+		    "leave it closed while signin_password = no");
+	return 0;
+}
+
 /* Everything the lines set, checked together, into the limits and the policy. */
 static int
 apply(struct parse *p)
@@ -531,7 +671,7 @@ apply(struct parse *p)
 	}
 	pol->create_accounts = (int)p->num[K_CREATE];
 	pol->signup = p->seen_line[K_SIGNUP] ? (int)p->num[K_SIGNUP] : -1;
-	return 0;
+	return apply_signin(p);
 }
 
 /*

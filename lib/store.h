@@ -42,8 +42,8 @@ enum bl_stmt {
 	ST_KEY_DELETE,		/* id, account_id: a key never used */
 	ST_PASSWORD_GET,	/* account_id -> pass_hash */
 	ST_PASSWORD_SET,	/* account_id, pass_hash, now */
-	ST_SESSION_INSERT,	/* hash, account_id, now -> id */
-	ST_SESSION_FIND,	/* hash -> id, account_id, created, seen */
+	ST_SESSION_INSERT,	/* hash, account_id, now, via -> id */
+	ST_SESSION_FIND,	/* hash -> id, account_id, created, seen, via */
 	ST_SESSION_TOUCH,	/* id, now */
 	ST_SESSION_DELETE,	/* id */
 	ST_SESSION_END_ALL,	/* account_id */
@@ -90,6 +90,15 @@ enum bl_stmt {
 				   is still valid (changes 0) */
 	ST_EMAIL_FIND,		/* lower-cased email -> account_id (verified addresses) */
 	ST_RESET_END,		/* account_id: a pending password reset is void */
+	ST_TOTP_GET,		/* account_id -> secret_ct, secret_iv, confirmed_at, last_step */
+	ST_TOTP_PUT,		/* account_id, secret_ct, secret_iv, now: a new, unconfirmed one */
+	ST_TOTP_CONFIRM,	/* account_id, now, step -> account_id (if unconfirmed) */
+	ST_TOTP_STEP,		/* account_id, step -> account_id (if step is newer) */
+	ST_TOTP_DELETE,		/* account_id */
+	ST_RECOVERY_DELETE,	/* account_id */
+	ST_RECOVERY_INSERT,	/* account_id, code_hash */
+	ST_RECOVERY_USE,	/* account_id, code_hash, now -> id (if unused) */
+	ST_RECOVERY_LEFT,	/* account_id -> count of unused codes */
 	ST__MAX
 };
 

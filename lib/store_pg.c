@@ -26,7 +26,7 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	5		/* the version schema-pg.sql writes */
+#define SCHEMA_VERSION	6		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
 #define MAX_ARGS	12		/* the most a statement takes (ST_INSERT_SECRET) */
 

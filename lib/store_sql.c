@@ -72,8 +72,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "changed_at) VALUES ($1,$2,$3) ON CONFLICT (account_id) DO UPDATE SET "
 	    "pass_hash = excluded.pass_hash, changed_at = excluded.changed_at",
 	[ST_SESSION_INSERT] = "INSERT INTO sessions (session_hash, account_id, "
-	    "created_at, seen_at) VALUES ($1,$2,$3,$3) RETURNING id",
-	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at FROM sessions "
+	    "created_at, seen_at, via) VALUES ($1,$2,$3,$3,$4) RETURNING id",
+	[ST_SESSION_FIND] = "SELECT id, account_id, created_at, seen_at, via FROM sessions "
 	    "WHERE session_hash = $1",
 	[ST_SESSION_TOUCH] = "UPDATE sessions SET seen_at = $2 WHERE id = $1",
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = $1",
@@ -175,6 +175,23 @@ const char *const bl_sql[ST__MAX] = {
 	    "(coalesce(token_kind, 0) = 2 AND coalesce(token_expires, 0) > $4)",
 	[ST_RESET_END] = "UPDATE account_emails SET token_hash = NULL, token_kind = NULL, "
 	    "token_expires = NULL WHERE account_id = $1 AND token_kind = 2",
+	[ST_TOTP_GET] = "SELECT secret_ct, secret_iv, confirmed_at, last_step FROM account_totp "
+	    "WHERE account_id = $1",
+	[ST_TOTP_PUT] = "INSERT INTO account_totp (account_id, secret_ct, secret_iv, created_at) "
+	    "VALUES ($1,$2,$3,$4) ON CONFLICT (account_id) DO UPDATE SET secret_ct = "
+	    "excluded.secret_ct, secret_iv = excluded.secret_iv, created_at = excluded.created_at, "
+	    "confirmed_at = NULL, last_step = -1",
+	[ST_TOTP_CONFIRM] = "UPDATE account_totp SET confirmed_at = $2, last_step = $3 WHERE "
+	    "account_id = $1 AND confirmed_at IS NULL RETURNING account_id",
+	[ST_TOTP_STEP] = "UPDATE account_totp SET last_step = $2 WHERE account_id = $1 AND "
+	    "last_step < $2 RETURNING account_id",
+	[ST_TOTP_DELETE] = "DELETE FROM account_totp WHERE account_id = $1",
+	[ST_RECOVERY_DELETE] = "DELETE FROM account_recovery WHERE account_id = $1",
+	[ST_RECOVERY_INSERT] = "INSERT INTO account_recovery (account_id, code_hash) VALUES ($1,$2)",
+	[ST_RECOVERY_USE] = "UPDATE account_recovery SET used_at = $3 WHERE account_id = $1 AND "
+	    "code_hash = $2 AND used_at IS NULL RETURNING id",
+	[ST_RECOVERY_LEFT] = "SELECT count(*) FROM account_recovery WHERE account_id = $1 AND "
+	    "used_at IS NULL",
 	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "
 	    "verified_at IS NOT NULL ORDER BY account_id LIMIT 1",
 };

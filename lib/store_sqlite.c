@@ -12,7 +12,7 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		5
+#define SCHEMA_VERSION		6
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not
@@ -387,6 +387,7 @@ static const struct {
 	const char	*alter;
 } added_columns[] = {
 	{ "secrets", "key_commit", "ALTER TABLE secrets ADD COLUMN key_commit BLOB" },
+	{ "sessions", "via", "ALTER TABLE sessions ADD COLUMN via INTEGER NOT NULL DEFAULT 0" },
 };
 
 /* Sets *found to whether table has column. */

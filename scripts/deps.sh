@@ -12,7 +12,9 @@ pkgs_for() {
 	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
-	browser) echo "chromium fonts-noto-cjk fonts-noto-core" ;;
+	# libapache2-mod-auth-openidc: sign-in through the web server against a
+	# real OpenID provider (tests/browser/oidc.test.mjs)
+	browser) echo "chromium fonts-noto-cjk fonts-noto-core libapache2-mod-auth-openidc" ;;
 	# PrivateBin, the peer of the benchmark (bench/privatebin.sh), runs on
 	# php-cgi (opcache comes with it); php-gd draws its comment icons.
 	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).

@@ -28,6 +28,7 @@ static const char usage_text[] =
 "                                 one line on standard input); ends the account's sessions\n"
 "  account email ACCOUNT ADDRESS  set the account's e-mail address, verified (mail\n"
 "                                 receipts and password resets go to it)\n"
+"  account 2fa-reset ACCOUNT      remove the account's second factor and recovery codes\n"
 "  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
 "  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
 "  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
@@ -367,7 +368,7 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 	enum bl_err		 e;
 
 	if (argc < 1)
-		return usage_error("account: expected create, list, show, password or email");
+		return usage_error("account: expected create, list, show, password, email or 2fa-reset");
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
@@ -399,6 +400,19 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 		if (argc != 2)
 			return usage_error("account show: expected one ACCOUNT");
 		return cmd_account_show(c, argv[1]);
+	}
+	if (strcmp(argv[0], "2fa-reset") == 0) {
+		if (argc != 2)
+			return usage_error("account 2fa-reset: expected one ACCOUNT");
+		if ((e = bl_account_find(c, argv[1], &a)) != BL_OK)
+			return failed(e, argv[1]);
+		if ((e = bl_account_totp_reset(c, a.id)) != BL_OK)
+			return failed(e, argv[1]);
+		if (json_out)
+			print_json(account_json(&a));
+		else
+			printf("second factor removed for account %lld: %s\n", (long long)a.id, a.name);
+		return EX_OK;
 	}
 	if (strcmp(argv[0], "password") == 0) {
 		if (argc != 2)

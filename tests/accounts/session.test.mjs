@@ -120,7 +120,8 @@ test('GET /api/session without a cookie, with an unknown or malformed one: signe
 	const res = await b.me();
 	assert.equal(res.status, 200);
 	checkCommonHeaders(assert, res);
-	assert.deepEqual(res.json, { signedIn: false, signup: 'open' });
+	assert.deepEqual(res.json, { signedIn: false, signup: 'open', webServerUser: false,
+		signIn: { password: true, webServer: false, logoutUrl: null } });
 	assert.match(res.headers['x-ratelimit-limit'], /^\d+$/);
 	b.cookies.set('__Host-burnlink_session', 'A'.repeat(43));
 	const unknown = await b.me();

@@ -20,7 +20,8 @@ test('sign-up is closed by default: 403 SIGNUP_CLOSED, nothing created', async (
 		checkError(assert, await b.signup('alice@example.org', PASSWORD, { env: { BURNLINK_SIGNUP: v } }), 403, 'SIGNUP_CLOSED');
 	const me = await b.me();
 	assert.equal(me.status, 200);
-	assert.deepEqual(me.json, { signedIn: false, signup: 'closed' });
+	assert.deepEqual(me.json, { signedIn: false, signup: 'closed', webServerUser: false,
+		signIn: { password: true, webServer: false, logoutUrl: null } });
 });
 
 test('open sign-up creates the account (e-mail lower-cased) and signs it in', async () => {

@@ -32,3 +32,25 @@ test('a version-2 database is upgraded to the current version in place; accounts
 	const mine = (await b.req('mysecrets')).json.secrets;
 	assert.equal(mine.length, 2, 'the old secret and the new one');
 });
+
+test('a version-5 database gets version 6 (sessions.via, the second factor\'s tables); a live session stays signed in', async () => {
+	const ctx = accountsContext();
+	const full = fs.readFileSync(path.join(ROOT, 'schema.sql'), 'utf8');
+	const v5 = full.slice(0, full.indexOf('-- Version 6'))
+		.replace(/NOT NULL,(\s*-- last request, ms since the epoch)\n\tvia[^\n]*\n/, 'NOT NULL$1\n') + 'PRAGMA user_version = 5;\n';
+	assert.ok(!/\bvia\b/.test(v5), 'the version-5 sessions table');
+	const sid = crypto.randomBytes(32).toString('base64url');
+	const hash = crypto.createHash('sha256').update(sid).digest('hex');
+	ctx.sql(`PRAGMA journal_mode=WAL; ${v5}
+		INSERT INTO accounts (name, created_at) VALUES ('five@example.org', 1);
+		INSERT INTO sessions (session_hash, account_id, created_at, seen_at) VALUES (x'${hash}', 1, ${Date.now()}, ${Date.now()});`);
+	const b = new Browser(ctx);
+	b.cookies.set('__Host-burnlink_session', sid);
+	const me = await b.me();
+	assert.equal(me.json.signedIn, true, me.body.toString());
+	assert.equal(me.json.via, 'password');
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), '6');
+	assert.match(ctx.sql('SELECT group_concat(name) FROM pragma_table_info(\'sessions\')'), /\bvia\b/);
+	assert.match(ctx.sql('.tables'), /account_totp/);
+	assert.match(ctx.sql('.tables'), /account_recovery/);
+});

@@ -63,6 +63,7 @@ describe('GET /api/config', () => {
 				body: { min: 0, max: 4194304 },
 			},
 			features: { accounts: true, signup: false, notifications: true, requests: true },
+			signIn: { password: true, webServer: false, logoutUrl: null },
 			branding: { siteName: null, accentColor: null, logoUrl: null, imprintUrl: null, footerText: null },
 		});
 	});

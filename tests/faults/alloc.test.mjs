@@ -14,6 +14,7 @@ import { sqlite, sha256hex, decryptItem, fragmentKey, encryptItem, newKey } from
 import { buildShim, runDyn, outcomeProblems, failPoints, integrity, ipFor } from './helpers.mjs';
 import { accountsContext, signedUp, PASSWORD } from '../accounts/helpers.mjs';
 import { wire } from '../requests/helpers.mjs';
+import { totpCode, nowStep } from '../lib/totp.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-faults-'));
 process.on('exit', () => { if (!process.env.BURNLINK_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -362,6 +363,50 @@ describe('allocation failure', { concurrency: 3 }, () => {
 				[`the password was changed, but the ${r.res?.status} does not say so`];
 		});
 		if (late.length) t.diagnostic(`password change: ${late.length} failures came after the change, each answered with a 5xx that says so`);
+	});
+
+	// Sign-in through the web server (docs/ACCOUNTS.md): a session exactly
+	// when the answer is 200 (the account, made on the first sign-in, may
+	// stay: the next sign-in uses it). Each run a person of its own.
+	test('web-server sign-in: a session exactly when 200', async (t) => {
+		const ctx = accountsContext({ BURNLINK_SIGNUP: '' });
+		fs.writeFileSync(path.join(ctx.dir, 'burnlink.conf'), 'signin_webserver = yes\nwebserver_create = yes\n');
+		const sessions = (name) => Number(sqlite(ctx.db, 'SELECT count(*) FROM sessions WHERE account_id = ' +
+			`(SELECT id FROM accounts WHERE name = '${name}')`).trim());
+		await sweep(t, 'web-server sign-in', (at) => runDyn('session', { method: 'POST', failAt: at, body: { webServer: true },
+			ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_ORIGIN: 'https://burnlink.test',
+				REQUEST_URI: '/api/session', REMOTE_USER: `w${at}@example.org` } }), async (r, at) => {
+			const n = sessions(`w${at}@example.org`);
+			if (r.res?.status === 200) return n === 1 ? [] : [`a 200 made ${n} sessions`];
+			return n === 0 ? [] : [`a ${r.res?.status} left ${n} sessions`];
+		});
+	});
+
+	// The second factor's confirmation (docs/API.md, "/totp"): on, with its
+	// 10 recovery codes, exactly when the answer is 200, or the 5xx says it
+	// is on. Each run on an account of its own, its enrolment started.
+	test('second factor: on exactly when 200, or the 5xx says so', async (t) => {
+		const ctx = accountsContext();
+		const q = (sql) => sqlite(ctx.db, sql).trim();
+		let id = 0;
+		const late = [];
+		await sweep(t, 'second factor', async (at) => {
+			const b = await signedUp(ctx, `t${at}@example.org`, { ip: `192.0.2.${(at % 250) + 1}` });
+			const begin = await b.req('totp', { method: 'POST', body: { password: PASSWORD } });
+			id = q(`SELECT id FROM accounts WHERE name = 't${at}@example.org'`);
+			return runDyn('totp', { method: 'POST', body: { code: totpCode(begin.json.secret, nowStep()) },
+				failAt: at, ip: ipFor(at), env: { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test', HTTP_COOKIE: b.cookieHeader(),
+					HTTP_ORIGIN: b.origin, HTTP_X_CSRF_TOKEN: b.csrf, REQUEST_URI: '/api/totp' } });
+		}, async (r) => {
+			const on = q(`SELECT count(*) FROM account_totp WHERE account_id = ${id} AND confirmed_at IS NOT NULL`) === '1';
+			const codes = Number(q(`SELECT count(*) FROM account_recovery WHERE account_id = ${id}`));
+			if (r.res?.status === 200) return on && codes === 10 ? [] : [`a 200: on ${on}, ${codes} codes`];
+			if (!on) return codes === 0 ? [] : [`a ${r.res?.status} that turned nothing on left ${codes} codes`];
+			late.push(r.res?.status);
+			return /second factor is on/i.test(r.res?.json?.hint || '') ? [] :
+				[`it was turned on, but the ${r.res?.status} does not say so`];
+		});
+		if (late.length) t.diagnostic(`second factor: ${late.length} failures came after it was on, each answered with a 5xx that says so`);
 	});
 
 	// A secret request (docs/API.md, "Secret requests"): the requester is

@@ -153,7 +153,7 @@ test(`${KIND}: 404 for odd API paths`, async () => {
 test(`${KIND}: every other path under /api/ is the API's JSON 404, whatever the method`, async () => {
 	// With only a .htaccess, /api is the folder of openapi.yaml: the server's 404.
 	const paths = [...(KIND === 'htaccess' ? [] : ['/api']), '/api/', '/api/x', '/api/foo/bar', '/api/secret', '/api/config/',
-		'/api/health/', '/api/session/', '/api/config/x', '/api/keys/+2', '/api/webhooks/1/',
+		'/api/health/', '/api/session/', '/api/totp/', '/api/config/x', '/api/keys/+2', '/api/webhooks/1/',
 		'/api/my/secrets/', '/api/openapi.yaml/', '/api/x?y=1'];
 	for (const p of paths) {
 		for (const method of ['GET', 'POST', 'DELETE', 'PUT']) {
@@ -173,6 +173,11 @@ test(`${KIND}: every other path under /api/ is the API's JSON 404, whatever the 
 	// The endpoints themselves still answer.
 	assert.equal((await api(srv, 'GET', '/api/config')).status, 200);
 	assertError(await api(srv, 'GET', '/api/keys'), 401, 'NOT_SIGNED_IN');
+	// the second factor's program (docs/API.md, "/totp"), routed by every server
+	assertError(await api(srv, 'GET', '/api/totp'), 401, 'NOT_SIGNED_IN');
+	assertError(await api(srv, 'DELETE', '/api/totp', { json: { code: '123456' } }), 401, 'NOT_SIGNED_IN');
+	assertError(await api(srv, 'PUT', '/api/totp', { json: {} }), 405, 'METHOD_NOT_ALLOWED');
+	assertError(await api(srv, 'GET', '/api/totp/1'), 404, 'NOT_FOUND');
 });
 
 test(`${KIND}: a very long key is refused, not served`, async () => {

@@ -230,6 +230,7 @@ export function cgiRoute(program, method, pathInfo) {
 	case 'health':
 	case 'email':
 	case 'token':
+	case 'totp':
 		return { path: `/api/${program}`, method };
 	default:
 		return null;

@@ -29,6 +29,9 @@
 //           an unpacked `make dist` tarball) instead of installing a fresh one.
 //   apacheWithout  with 'apache' or 'htaccess': modules whose LoadModule line
 //           is left out (['headers']: a host without mod_headers).
+//   lighttpdExtra  lighttpd: configuration text appended to the site's.
+//   apacheExtra    Apache: configuration text appended to httpd.conf (server
+//           level: it applies to the site too); @APACHE_MODDIR@ is the modules' directory.
 //   db      an explicit database path (its directory must be writable by the
 //           server's user; see `user`). Not used with 'htaccess', whose
 //           database is the installed tree's var/burnlink.db.
@@ -381,6 +384,8 @@ export async function startServer(opts = {}) {
 			text = text.replace('\t"mod_cgi",', '\t"mod_fastcgi",\n\t"mod_cgi",');
 			fs.writeFileSync(conf, `${text}\nfastcgi.server = (\n${fcgi}\n)\n`);
 		}
+		// More configuration after the site's (a test's conf/lighttpd-signin.conf.in).
+		if (opts.lighttpdExtra) fs.appendFileSync(conf, `\n${opts.lighttpdExtra}\n`);
 		bin = findBinary(['lighttpd']);
 		argv = ['-D', '-f', conf];
 	} else if (kind === 'nginx') {
@@ -424,6 +429,8 @@ export async function startServer(opts = {}) {
 			if (!line.test(text)) throw new Error(`server.mjs: no LoadModule ${m}_module to leave out`);
 			fs.writeFileSync(conf, text.replace(line, ''));
 		}
+		// More server configuration (a test's modules and conf/apache-signin-openidc.conf.in).
+		if (opts.apacheExtra) fs.appendFileSync(conf, `\n${opts.apacheExtra.replaceAll('@APACHE_MODDIR@', findApacheModDir())}\n`);
 		bin = findBinary(['apache2', 'httpd']);
 		argv = ['-d', runDir, '-f', conf, '-DFOREGROUND'];
 	}

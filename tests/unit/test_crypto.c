@@ -137,6 +137,37 @@ test_hashes(void)
 	}
 }
 
+/*
+ * TOTP (RFC 6238, appendix B, the SHA-1 column: the 20-byte key
+ * "12345678901234567890", T0 = 0, X = 30 s): the 8-digit values, and the
+ * 6-digit codes burnlink uses (the same number modulo 10^6). HOTP (RFC 4226,
+ * appendix D) for counters 0 and 9. Base32 (RFC 4648, section 10).
+ */
+static void
+test_totp(void)
+{
+	static const struct { int64_t t; int64_t code; } v[] = {
+		{59, 94287082}, {1111111109, 7081804}, {1111111111, 14050471},
+		{1234567890, 89005924}, {2000000000, 69279037}, {20000000000LL, 65353130},
+	};
+	const unsigned char *key = (const unsigned char *)"12345678901234567890";
+	char		 b32[64];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		CHECK(bl_hotp(key, 20, (uint64_t)(v[i].t / 30), 8) == v[i].code);
+		CHECK(bl_hotp(key, 20, (uint64_t)(v[i].t / 30), 6) == v[i].code % 1000000);
+	}
+	CHECK(bl_hotp(key, 20, 0, 6) == 755224);
+	CHECK(bl_hotp(key, 20, 9, 6) == 520489);
+	CHECK(bl_hotp(key, 20, 0, 5) == -1 && bl_hotp(key, 20, 0, 9) == -1);
+	CHECK(bl_base32_encode((const unsigned char *)"foobar", 6, b32) == 10 &&
+	    strcmp(b32, "MZXW6YTBOI") == 0);
+	CHECK(bl_base32_encode((const unsigned char *)"f", 1, b32) == 2 && strcmp(b32, "MY") == 0);
+	CHECK(bl_base32_encode(key, 20, b32) == 32 &&
+	    strcmp(b32, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == 0);
+}
+
 /* The key commitment's test vector of docs/API.md: key 00 01 .. 1f. */
 static void
 test_key_commitment(void)
@@ -182,6 +213,7 @@ main(void)
 	test_aes_gcm();
 	test_hashes();
 	test_key_commitment();
+	test_totp();
 	test_scrypt();
 	UNIT_END("unit crypto");
 }

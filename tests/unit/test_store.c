@@ -364,7 +364,7 @@ accounts(struct bl_store *s)
 	CHECK(bl_store_account_list(s, count_account, &count) == BL_OK && count == 2);
 
 	memset(h, 0x44, sizeof(h));
-	CHECK(bl_store_session_insert(s, h, id2, 3000, &id) == BL_OK && id > 0);
+	CHECK(bl_store_session_insert(s, h, id2, 3000, BL_VIA_PASSWORD, &id) == BL_OK && id > 0);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_OK && ss.id == id && ss.account_id == id2 &&
 	    ss.created_ms == 3000 && ss.seen_ms == 3000);
 	CHECK(bl_store_session_touch(s, ss.id, 3500) == BL_OK);
@@ -375,14 +375,57 @@ accounts(struct bl_store *s)
 	CHECK(bl_store_password_set(s, id2, ph, 4000) == BL_OK);	/* ends the sessions */
 	CHECK(bl_store_password_get(s, id2, got) == BL_OK && memcmp(got, ph, sizeof(ph)) == 0);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
-	CHECK(bl_store_session_insert(s, h, id2, 5000, &id) == BL_OK);
+	CHECK(bl_store_session_insert(s, h, id2, 5000, BL_VIA_PASSWORD, &id) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_OK && ss.id == id);
 	CHECK(bl_store_session_delete(s, ss.id) == BL_OK);
 	CHECK(bl_store_session_delete(s, ss.id) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
-	CHECK(bl_store_session_insert(s, h, id2, 6000, &id) == BL_OK);
+	CHECK(bl_store_session_insert(s, h, id2, 6000, BL_VIA_PASSWORD, &id) == BL_OK);
 	CHECK(bl_store_session_prune(s, 6000, 0) == BL_OK);
 	CHECK(bl_store_session_find(s, h, &ss) == BL_ERR_NOT_FOUND);
+	/* version 6: how a session was signed in */
+	CHECK(bl_store_session_insert(s, h, id2, 6100, BL_VIA_WEBSERVER, &id) == BL_OK);
+	CHECK(bl_store_session_find(s, h, &ss) == BL_OK && ss.via == BL_VIA_WEBSERVER);
+	CHECK(bl_store_session_delete(s, ss.id) == BL_OK);
+
+	/* the second factor: put, confirm with recovery codes, steps once, codes once, delete */
+	{
+		struct bl_totp	 t, got_t;
+		unsigned char	 codes[3][BL_HASH_BYTES];
+		int64_t		 left;
+
+		memset(&t, 0, sizeof(t));
+		memset(t.ct, 0x61, sizeof(t.ct));
+		t.ctlen = sizeof(t.ct);
+		memset(t.iv, 0x62, sizeof(t.iv));
+		memset(codes, 0x70, sizeof(codes));
+		codes[1][0] = 0x71;
+		codes[2][0] = 0x72;
+		CHECK(bl_store_totp_get(s, id2, &got_t) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_totp_confirm(s, id2, 5, 6200, (const unsigned char (*)[BL_HASH_BYTES])codes,
+		    3) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_totp_put(s, id2, &t, 6200) == BL_OK);
+		CHECK(bl_store_totp_get(s, id2, &got_t) == BL_OK && got_t.ctlen == sizeof(t.ct) &&
+		    memcmp(got_t.ct, t.ct, sizeof(t.ct)) == 0 && memcmp(got_t.iv, t.iv, sizeof(t.iv)) == 0 &&
+		    got_t.confirmed_ms == -1 && got_t.last_step == -1);
+		CHECK(bl_store_totp_confirm(s, id2, 5, 6300, (const unsigned char (*)[BL_HASH_BYTES])codes,
+		    3) == BL_OK);
+		CHECK(bl_store_totp_confirm(s, id2, 6, 6300, (const unsigned char (*)[BL_HASH_BYTES])codes,
+		    3) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_totp_get(s, id2, &got_t) == BL_OK && got_t.confirmed_ms == 6300 &&
+		    got_t.last_step == 5);
+		CHECK(bl_store_totp_step(s, id2, 5) == BL_ERR_NOT_FOUND);	/* a replay */
+		CHECK(bl_store_totp_step(s, id2, 4) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_totp_step(s, id2, 6) == BL_OK);
+		CHECK(bl_store_recovery_left(s, id2, &left) == BL_OK && left == 3);
+		CHECK(bl_store_recovery_use(s, id2, codes[1], 6400) == BL_OK);
+		CHECK(bl_store_recovery_use(s, id2, codes[1], 6401) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_recovery_use(s, id2 + 100, codes[2], 6401) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_recovery_left(s, id2, &left) == BL_OK && left == 2);
+		CHECK(bl_store_totp_delete(s, id2) == BL_OK);
+		CHECK(bl_store_totp_get(s, id2, &got_t) == BL_ERR_NOT_FOUND);
+		CHECK(bl_store_recovery_left(s, id2, &left) == BL_OK && left == 0);
+	}
 
 	memset(&k, 0, sizeof(k));
 	k.account_id = id2;

@@ -27,11 +27,22 @@ export async function call(method, path, body) {
 	return res;
 }
 
-// The session: {signedIn, signup, account?, csrfToken?, expiresAt?}. Asked
-// once per page unless refresh is set; a failure counts as signed out.
+// The session: {signedIn, signup, signIn, via?, account?, csrfToken?,
+// expiresAt?}. Asked once per page unless refresh is set; a failure counts as
+// signed out. When the web server signed the person in (webServerUser), they
+// are signed in here too: POST /api/session {webServer: true} makes a session
+// of burnlink's own (docs/ACCOUNTS.md); a refusal is kept as refused, the
+// error answer that says why.
 export function session(refresh) {
 	if (!current || refresh)
-		current = call('GET', 'session').then((r) => (r.ok ? r.data : { signedIn: false, failed: true }));
+		current = call('GET', 'session').then(async (r) => {
+			if (!r.ok)
+				return { signedIn: false, failed: true };
+			if (r.data.signedIn || !r.data.webServerUser)
+				return r.data;
+			const w = await fetchJson(siteRoot() + 'api/session', 'POST', { webServer: true });
+			return w.ok ? w.data : { ...r.data, refused: w.data };
+		});
 	return current;
 }
 

@@ -275,6 +275,37 @@ export function setMessage(box, kind, title, detail) {
 	box.hidden = false;
 }
 
+// Draws text as a QR code (error correction M, a 4-module quiet zone) on
+// canvas, about px pixels wide, black on white in either colour scheme, with
+// the vendored qrcode-generator (assets/vendor/qrcode.js). false when it is
+// not loaded or the text does not fit.
+export function drawQR(canvas, text, px) {
+	if (typeof window.qrcode !== 'function')
+		return false;
+	try {
+		const qr = window.qrcode(0, 'M');
+		qr.addData(text, 'Byte');
+		qr.make();
+		const n = qr.getModuleCount();
+		const quiet = 4;
+		const scale = Math.max(2, Math.floor(px / (n + 2 * quiet)));
+		const size = (n + 2 * quiet) * scale;
+		canvas.width = size;
+		canvas.height = size;
+		const ctx = canvas.getContext('2d');
+		ctx.fillStyle = '#ffffff';
+		ctx.fillRect(0, 0, size, size);
+		ctx.fillStyle = '#000000';
+		for (let r = 0; r < n; r++)
+			for (let c = 0; c < n; c++)
+				if (qr.isDark(r, c))
+					ctx.fillRect((c + quiet) * scale, (r + quiet) * scale, scale, scale);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 // Select the text of a field or an element, for a manual copy.
 function selectAll(node) {
 	if (!node)

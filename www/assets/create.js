@@ -5,7 +5,7 @@
 import {
 	MAX_PLAINTEXT, MAX_FILES, PASS_MIN, PASS_MAX, VIEWS_MIN, VIEWS_MAX,
 	$, el, apiUrl,
-	describeError, showView, announce, setMessage, copyText, msg, localize, localizeAttr,
+	describeError, showView, announce, setMessage, copyText, msg, localize, localizeAttr, drawQR as drawQRCanvas,
 } from './common.js';
 import { t, value, bytes, date, rel, currentLocale } from './i18n.js';
 import { csrfToken, session, showAccount } from './account.js';
@@ -491,33 +491,7 @@ form.addEventListener('submit', async (e) => {
 /* Result */
 
 function drawQR(link) {
-	const fig = $('qr-figure');
-	fig.hidden = true;
-	if (typeof window.qrcode !== 'function')
-		return;
-	try {
-		const qr = window.qrcode(0, 'M');
-		qr.addData(link, 'Byte');
-		qr.make();
-		const n = qr.getModuleCount();
-		const quiet = 4;
-		const scale = Math.max(2, Math.floor(400 / (n + 2 * quiet)));
-		const size = (n + 2 * quiet) * scale;
-		const canvas = $('qr-canvas');
-		canvas.width = size;
-		canvas.height = size;
-		const ctx = canvas.getContext('2d');
-		ctx.fillStyle = '#ffffff';
-		ctx.fillRect(0, 0, size, size);
-		ctx.fillStyle = '#000000';
-		for (let r = 0; r < n; r++)
-			for (let c = 0; c < n; c++)
-				if (qr.isDark(r, c))
-					ctx.fillRect((c + quiet) * scale, (r + quiet) * scale, scale, scale);
-		fig.hidden = false;
-	} catch {
-		fig.hidden = true;
-	}
+	$('qr-figure').hidden = !drawQRCanvas($('qr-canvas'), link, 400);
 }
 
 function viewsInWords(maxViews) {

@@ -9,6 +9,7 @@ import {
 import { value, date, rel, seconds } from './i18n.js';
 import { call, session, showAccount } from './account.js';
 import { notifyCard, lastEventText, mailLink, useMailLink, forgotPassword } from './notify.js';
+import { totpCard } from './totp.js';
 
 // Plain words for the account error codes; the rest as the other pages say them.
 function explain(res) {
@@ -16,6 +17,10 @@ function explain(res) {
 	switch (d.code) {
 	case 'INVALID_CREDENTIALS':
 		return { title: msg('error.credentials.title'), detail: msg('error.credentials.detail') };
+	case 'INVALID_CODE':
+		return { title: msg('error.totpCode.title'), detail: msg('error.totpCode.detail') };
+	case 'TOTP_REQUIRED':
+		return { title: msg('totp.signinCode'), detail: '' };
 	case 'NOT_SIGNED_IN':
 		return { title: msg('error.signedOut.title'), detail: msg('error.signedOut.detail') };
 	case 'CSRF_REJECTED':
@@ -71,10 +76,21 @@ async function submitAuth(e, path, box, button) {
 	const form = e.target;
 	const v = formValues(form);
 	button.disabled = true;
-	const res = await call('POST', path, { email: v.email || '', password: v.password || '' });
+	const body = { email: v.email || '', password: v.password || '' };
+	// an account with a second factor: the code too, once the server asked for it
+	if (path === 'session' && !$('signin-code-field').hidden)
+		body.code = (v.code || '').trim();
+	const res = await call('POST', path, body);
 	button.disabled = false;
+	if (!res.ok && res.data.code === 'TOTP_REQUIRED') {
+		$('signin-code-field').hidden = false;
+		setMessage(box, '', '');
+		announce(msg('totp.signinCode'));
+		return $('signin-code').focus();
+	}
 	if (!res.ok)
 		return fail(box, res);
+	$('signin-code-field').hidden = true;
 	form.reset();
 	setMessage(box, '', '');
 	announce(msg(path === 'signup' ? 'dash.accountCreated' : 'dash.signedIn'));
@@ -216,9 +232,14 @@ async function changePassword(e) {
 }
 
 async function signOut() {
+	// Signed in by the web server: its module's session ends too, at its logout address.
+	const s = await session();
+	const logout = s.via === 'webServer' && s.signIn && s.signIn.logoutUrl;
 	const res = await call('DELETE', 'session');
 	if (!res.ok && res.data.code !== 'NOT_SIGNED_IN')
 		return setMessage($('error-message'), 'error', explain(res).title, explain(res).detail);
+	if (logout)
+		return location.assign(logout);
 	$('new-key').hidden = true;
 	$('new-key-value').value = '';
 	announce(msg('dash.signedOut'));
@@ -227,8 +248,11 @@ async function signOut() {
 
 async function showDashboard(s) {
 	$('account-email').textContent = s.account.email;
+	// signed in by the web server: the password, if any, is not how this person signs in
+	$('password-box').hidden = s.via === 'webServer';
 	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
-	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail)]);
+	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail),
+		totpCard($('totp-card'), call, fail, s)]);
 	showView('dashboard-view');
 	$('dash-title').focus();
 }
@@ -247,8 +271,19 @@ async function start() {
 		return;
 	}
 	if (!s.signedIn) {
-		$('signup-part').hidden = s.signup !== 'open';
-		$('signup-closed').hidden = s.signup === 'open';
+		// Password sign-in may be off where the web server signs people in.
+		const password = !s.signIn || s.signIn.password;
+		$('signin-form').hidden = !password;
+		$('forgot-box').hidden = !password;
+		$('signup-part').hidden = !password || s.signup !== 'open';
+		$('signup-closed').hidden = !password || s.signup === 'open';
+		const box = $('webserver-message');
+		if (s.refused)	// the hint says why (a group, a domain, no account)
+			setMessage(box, 'error', msg('error.webServerRefused.title'), s.refused.hint || '');
+		else if (!password)
+			setMessage(box, '', msg('dash.webServerOnly'), '');
+		else
+			setMessage(box, '', '', '');
 		showView('signin-view');
 		return;
 	}
