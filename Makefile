@@ -61,11 +61,11 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
+	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen routes
 	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
 
 # The page's languages: www/assets/i18n/index.json lists the catalogues
@@ -125,6 +125,22 @@ $(BUILD)/limits-gen: scripts/limits-gen.c lib/fields.c lib/error.c lib/burnlink.
 
 limits: $(BUILD)/limits-gen
 	$(BUILD)/limits-gen > www/assets/limits.js.tmp && mv www/assets/limits.js.tmp www/assets/limits.js
+
+# The web servers' routing and the tests' map of routes, from the route table
+# (lib/route.c): scripts/routes-gen.c writes $(BUILD)/routes/, which
+# scripts/genconf.sh puts in place of the @ROUTES_*@ lines of conf/*.in, and
+# tests/lib/openapi.mjs reads (routes.json). It fails on a program of cgi-bin/
+# without a route, or a route without a program.
+ROUTES = $(BUILD)/routes/routes.json
+$(BUILD)/routes-gen: scripts/routes-gen.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ scripts/routes-gen.c $(LIBA) $(LIBS)
+
+$(ROUTES): $(BUILD)/routes-gen $(CGI_SRC)
+	@mkdir -p $(@D)
+	$(BUILD)/routes-gen $(@D) $(notdir $(CGI_SRC:.c=))
+
+routes: $(ROUTES)
 
 # The schemas are compiled in, so a program needs no file beside it to start.
 $(BUILD)/schema.h: schema.sql scripts/sql2c.sh

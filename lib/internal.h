@@ -507,9 +507,11 @@ struct bl_action {
  */
 #define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
 #define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
+#define BL_ROUTE_FALLBACK	0x04u	/* its program answers every other path under /api/ */
 
 struct bl_route {
-	const char	*name;		/* the program, for log lines */
+	const char	*name;		/* the program, cgi-bin/<name>; for log lines */
+	const char	*url;		/* its path: "/api/secrets" (+ "/<key>" by .path) */
 	enum bl_limit	 limit;		/* the per-IP daily limit counted first */
 	enum bl_path	 path;
 	const char	*allow;		/* the Allow header of a 405 */
@@ -520,6 +522,9 @@ struct bl_route {
 	unsigned	 flags;		/* BL_ROUTE_* */
 	struct bl_action actions[BL_ACTIONS_MAX];
 };
+
+/* route.c: every route, NULL-terminated (for scripts/routes-gen.c). */
+extern const struct bl_route *const bl_routes[];
 
 /* ops.c: the four secret handlers; each writes its own success response. */
 enum bl_err	 bl_op_create(struct bl_req *);
