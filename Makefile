@@ -61,7 +61,7 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: FORCE all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
 
 all: deps
@@ -97,6 +97,15 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -MMD -MP -c -o $@ $<
 -include $(wildcard $(BUILD)/lib/*.d)
 $(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
+$(BUILD)/lib/config.o: $(BUILD)/version.h
+
+# The build's version (scripts/version.sh: VERSION, else git describe),
+# rewritten only when it changes, so that an unchanged tree relinks nothing.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@v=$$(sh scripts/version.sh) && printf '#define BL_BUILD_VERSION "%s"\n' "$$v" >$@.tmp && \
+	    if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 ifneq ($(SECCOMP),0)
 $(BUILD)/lib/sandbox.o: $(BUILD)/seccomp_bpf.h

@@ -1,7 +1,8 @@
 -- burnlink schema for PostgreSQL (BURNLINK_DB=postgresql://...). The programs
 -- apply this on first use, in one transaction, under an advisory lock, when
--- burnlink_schema says the database is older than the version below; the
--- version numbers follow schema.sql (3: secrets, accounts, API keys,
+-- burnlink_schema says the database is older than BL_SCHEMA_VERSION
+-- (lib/store.h: the one place the version is written), and then record it
+-- there; the version numbers follow schema.sql (3: secrets, accounts, API keys,
 -- passwords and sessions; 4: the secrets' key commitment and secret requests).
 -- Every statement is idempotent (IF NOT EXISTS), so running the file again
 -- upgrades an older database; a later step that cannot be written that way
@@ -196,7 +197,3 @@ CREATE INDEX IF NOT EXISTS outbox_account ON outbox(account_id, done_at);
 -- when a request and the cleanup both see its expiry.
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channel,
 	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
-
-
-INSERT INTO burnlink_schema (id, version) VALUES (1, 5)
-	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

@@ -1,6 +1,7 @@
 -- burnlink schema for SQLite. The programs put the database in WAL mode and
--- apply this on first use, in one transaction; PRAGMA user_version says which
--- version a database has, so an up-to-date database never runs it again.
+-- apply this on first use, in one transaction, then set PRAGMA user_version to
+-- the schema's version (BL_SCHEMA_VERSION, lib/store.h: the one place it is
+-- written), so an up-to-date database never runs it again.
 -- Keys are never stored: only SHA-256 of the secret key and of the receipt key.
 
 
@@ -179,5 +180,3 @@ CREATE INDEX IF NOT EXISTS outbox_account ON outbox(account_id, done_at);
 -- when a request and the cleanup both see its expiry.
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channel,
 	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
-
-PRAGMA user_version = 5;

@@ -477,7 +477,8 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 #define BL_TOKEN_TTL		3600		/* seconds a token is valid */
 
 
-/* config.c: getenv NULL reads the process environment. */
+/* config.c: the build's version (scripts/version.sh); getenv NULL reads the process environment. */
+extern const char bl_build_version[];
 int		 bl_config_load(struct bl_config *,
 		    const char *(*getenv)(void *, const char *), void *arg);
 int		 bl_config_is_pg(const char *db);

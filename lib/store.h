@@ -94,6 +94,16 @@ enum bl_stmt {
  */
 extern const char *const bl_sql[ST__MAX];
 #define BL_SQL_NONE	""
+
+/*
+ * The schema's version, for both backends: each applies its schema file
+ * (schema.sql, schema-pg.sql) to a database older than this and then records
+ * this number (PRAGMA user_version, burnlink_schema). The schema files carry
+ * no number of their own. docs/HACKING.md, "A new column".
+ */
+#define BL_SCHEMA_VERSION	5
+#define BL_STR_(x)	#x
+#define BL_STR(x)	BL_STR_(x)	/* a number's digits as a string literal */
 #define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
 	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
 #define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */

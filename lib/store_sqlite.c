@@ -12,7 +12,6 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		5
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not
@@ -430,12 +429,13 @@ add_columns(struct sqlite_store *s, sqlite3 *db)
 
 /*
  * Opens the secrets database with the connection settings every request
- * needs, and applies the schema if the file is older than SCHEMA_VERSION
+ * needs, and applies the schema if the file is older than BL_SCHEMA_VERSION
  * (once, in one transaction, re-checked under the write lock).
  */
 static enum bl_err
 open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 {
+	static const char set_version[] = "PRAGMA user_version = " BL_STR(BL_SCHEMA_VERSION);
 	sqlite3		*db = NULL;
 	enum bl_err	 e;
 	int		 rc, v;
@@ -469,13 +469,14 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 		e = fail(s, db, sqlite3_errcode(db), path);
 		goto err;
 	}
-	if (v < SCHEMA_VERSION) {
+	if (v < BL_SCHEMA_VERSION) {
 		if ((e = exec(s, db, "PRAGMA journal_mode=WAL")) != BL_OK ||
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
 			goto err;
-		if (user_version(s, db) < SCHEMA_VERSION &&
+		if (user_version(s, db) < BL_SCHEMA_VERSION &&
 		    ((e = exec(s, db, bl_schema_sql)) != BL_OK ||
-		    (e = add_columns(s, db)) != BL_OK)) {
+		    (e = add_columns(s, db)) != BL_OK ||
+		    (e = exec(s, db, set_version)) != BL_OK)) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto err;
 		}

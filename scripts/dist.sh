@@ -14,7 +14,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-version=$(git describe --tags --always --dirty 2>/dev/null || date -u +%Y%m%d)
+version=$(sh scripts/version.sh)
 name=burnlink-$version
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT INT TERM
@@ -23,6 +23,7 @@ BURNLINK_USER="" BURNLINK_CONF_PREFIX=/path/to/burnlink BURNLINK_QUIET=1 \
 	sh scripts/install.sh "" "$stage/$name"
 rm -rf "$stage/$name/etc/.installed"
 cp INSTALL "$stage/$name/INSTALL"
+echo "$version" >"$stage/$name/VERSION"
 [ -f README.md ] && cp README.md "$stage/$name/README.md"
 [ -f LICENSE ] && cp LICENSE "$stage/$name/LICENSE"
 for f in "$stage/$name"/cgi-bin/create "$stage/$name"/bin/cleanup; do
