@@ -154,7 +154,7 @@ routes: $(ROUTES)
 # The schemas are compiled in, so a program needs no file beside it to start.
 $(BUILD)/schema.h: schema.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
-	sh scripts/sql2c.sh bl_schema_sql schema.sql > $@
+	sh scripts/sql2c.sh -a bl_schema_sql schema.sql > $@
 
 $(LIBA): $(LIB_OBJ)
 	rm -f $@

@@ -87,8 +87,11 @@ CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
 -- Version 4: secrets.key_commit, the key commitment (docs/API.md "Key
 -- commitment"). A table that exists already does not get a column from the
--- CREATE TABLE above: lib/store_sqlite.c adds it to an older database
--- (ALTER TABLE, in the same transaction as this file); old rows keep NULL.
+-- CREATE TABLE above: each line "ALTER TABLE t ADD COLUMN c ...;" of this
+-- file is run only where the column is missing (scripts/sql2c.sh -a takes it
+-- out of the file, lib/store_sqlite.c runs it, in the same transaction as
+-- this file); old rows keep NULL.
+ALTER TABLE secrets ADD COLUMN key_commit BLOB;
 --
 -- Also version 4: secret requests (docs/API.md, "Secret requests"). A request is
 -- found by SHA-256 of its request key or of its inbox key; the server holds

@@ -27,7 +27,7 @@
  */
 
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
-#define MAX_ARGS	12		/* the most a statement takes (ST_INSERT_SECRET) */
+#define MAX_ARGS	BL_MAX_PARMS	/* the most a statement takes: PARMS() checks it */
 
 /* Type OIDs of the parameters (catalog/pg_type_d.h is a server header). */
 #define OID_BOOL	16

@@ -378,15 +378,10 @@ configure(void)
 /*
  * Columns a later version added to a table that exists since an earlier one:
  * schema.sql's CREATE TABLE IF NOT EXISTS has them for a new database, and
- * add_columns() adds the ones an older database lacks (NULL in its rows).
+ * its lines "ALTER TABLE t ADD COLUMN c ...;" (bl_schema_sql_added[], taken
+ * out of the file by scripts/sql2c.sh -a) add the ones an older database
+ * lacks (NULL in its rows): add_columns() runs each where c is missing.
  */
-static const struct {
-	const char	*table;
-	const char	*column;
-	const char	*alter;
-} added_columns[] = {
-	{ "secrets", "key_commit", "ALTER TABLE secrets ADD COLUMN key_commit BLOB" },
-};
 
 /* Sets *found to whether table has column. */
 static enum bl_err
@@ -409,19 +404,23 @@ has_column(struct sqlite_store *s, sqlite3 *db, const char *table, const char *c
 	return BL_OK;
 }
 
-/* Inside the schema's transaction: adds the columns of added_columns[] a table lacks. */
+/* Inside the schema's transaction: runs each ALTER of bl_schema_sql_added[] whose column a table lacks. */
 static enum bl_err
 add_columns(struct sqlite_store *s, sqlite3 *db)
 {
+	const char	*const *a;
+	char		 table[64], column[64];
 	enum bl_err	 e;
-	size_t		 i;
 	int		 found = 0;
 
-	for (i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
-		if ((e = has_column(s, db, added_columns[i].table, added_columns[i].column,
-		    &found)) != BL_OK)
+	for (a = bl_schema_sql_added; *a != NULL; a++) {
+		if (sscanf(*a, "ALTER TABLE %63s ADD COLUMN %63s", table, column) != 2) {
+			snprintf(s->err, sizeof(s->err), "schema.sql: cannot read \"%s\"", *a);
+			return BL_ERR_INTERNAL;
+		}
+		if ((e = has_column(s, db, table, column, &found)) != BL_OK)
 			return e;
-		if (!found && (e = exec(s, db, added_columns[i].alter)) != BL_OK)
+		if (!found && (e = exec(s, db, *a)) != BL_OK)
 			return e;
 	}
 	return BL_OK;
