@@ -245,7 +245,7 @@ struct bl_config {
 	char	*limits_path;		/* counters store beside it */
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
 	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
-	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
+	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/instance.c) */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
@@ -304,7 +304,7 @@ extern const struct bl_route bl_route_token;		/* POST /api/token */
 int		 bl_serve(const struct bl_route *);
 
 /*
- * health.c: what GET /api/config and GET /api/health answer, for the
+ * instance.c: what GET /api/config and GET /api/health answer, for the
  * endpoints and for burnlink-admin (config show, health).
  */
 #define BL_API_VERSION		1	/* docs/API.md */

@@ -1,4 +1,4 @@
-/* health.c (layer: domain): what the instance allows (GET /api/config) and whether it is well (GET /api/health). */
+/* instance.c (layer: domain): what the instance allows (GET /api/config) and whether it is well (GET /api/health). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

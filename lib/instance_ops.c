@@ -1,4 +1,4 @@
-/* status.c (layer: handlers): GET /api/config and GET /api/health (docs/API.md). */
+/* instance_ops.c (layer: handlers): GET /api/config and GET /api/health (docs/API.md). */
 #include <stdio.h>
 #include <string.h>
 

@@ -350,16 +350,9 @@ enum bl_err	 bl_json_sealed(struct bl_req *, json_object *, const char *what, en
 void		 bl_create_free(struct bl_create *);
 
 /*
- * The layers, from the bottom (scripts/layers.sh checks that no unit calls
- * one above its own; the table is scripts/layers.txt):
- *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
- *   formats  json.c
- *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
- *            outbox.c notify.c (cron/notify's deliveries)
- *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c accmail.c webhook.c status.c request_ops.c route.c
- *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
+ * The layers, from the bottom, are the table of scripts/layers.txt (what each
+ * holds: docs/HACKING.md); scripts/layers.sh checks that no unit calls one
+ * above its own: base, formats, storage, domain, http, handlers, serve.
  */
 
 /* error.c: the error of a state that is not active, and the state's name. */
@@ -505,7 +498,7 @@ struct bl_action {
  * A route counts each request against its limit first and answers 503
  * CONFIG_INVALID while the settings file is invalid, unless its flags say:
  */
-#define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
+#define BL_ROUTE_NOT_PRECOUNTED	0x01u	/* not counted first: config (opens no store), health (counts itself) */
 #define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
 #define BL_ROUTE_FALLBACK	0x04u	/* its program answers every other path under /api/ */
 
@@ -548,7 +541,7 @@ enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
 int		 bl_signup_open(const struct bl_req *);
 
-/* status.c: what the instance allows, and whether it is healthy. */
+/* instance_ops.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
 enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
 

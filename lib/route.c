@@ -143,7 +143,7 @@ const struct bl_route bl_route_mysecrets = {
 const struct bl_route bl_route_config = {
 	.name = "config", .url = "/api/config",
 	.limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
-	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_FALLBACK,
+	.flags = BL_ROUTE_NOT_PRECOUNTED | BL_ROUTE_FALLBACK,
 	.actions = {
 		{ GET_HEAD, 0, 0, bl_op_config },
 	},
@@ -153,7 +153,7 @@ const struct bl_route bl_route_config = {
 const struct bl_route bl_route_health = {
 	.name = "health", .url = "/api/health",
 	.limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
-	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_PROBE,
+	.flags = BL_ROUTE_NOT_PRECOUNTED | BL_ROUTE_PROBE,
 	.actions = {
 		{ GET_HEAD, 0, 0, bl_op_health },
 	},
