@@ -192,6 +192,15 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 	return problems.map((p) => `${what}: ${p}`);
 }
 
+// The members of a schema of docs/openapi.yaml (components.schemas[name]):
+// { required, properties }, each sorted. For tests that look at an answer's
+// members: they follow the description instead of a list of their own.
+export function schemaMembers(name) {
+	const schema = spec().doc.components.schemas[name];
+	if (!schema) throw new Error(`docs/openapi.yaml has no schema ${name}`);
+	return { required: [...(schema.required || [])].sort(), properties: Object.keys(schema.properties || {}).sort() };
+}
+
 // Throws an Error naming every way the response departs from docs/openapi.yaml.
 export function checkResponse(res) {
 	const problems = responseProblems(res);
