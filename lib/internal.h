@@ -72,7 +72,11 @@ struct bl_secret {
 	int64_t		 last_event_ms;
 };
 
-/* What bl_store_insert() writes. */
+/*
+ * What bl_store_insert() writes. A FastCGI batch inserts it after the request
+ * is gone: lib/secret.c copies it from the statement's parameters
+ * (secret_parms()), never this struct, so a member may point into the request.
+ */
 struct bl_new_secret {
 	unsigned char		 secret_hash[BL_HASH_BYTES];
 	unsigned char		 receipt_hash[BL_HASH_BYTES];
