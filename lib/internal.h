@@ -548,6 +548,7 @@ int		 bl_signup_open(const struct bl_req *);
 /* instance_ops.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
 enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
+enum bl_err	 bl_op_version(struct bl_req *);	/* GET, HEAD /api/version */
 
 /* request_ops.c: the secret request handlers (docs/API.md, "Secret requests"). */
 enum bl_err	 bl_op_request_create(struct bl_req *);	/* POST /api/requests */

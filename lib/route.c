@@ -149,6 +149,16 @@ const struct bl_route bl_route_config = {
 	},
 };
 
+/* The build's and the schema's version, from the program alone: not counted. */
+const struct bl_route bl_route_version = {
+	.name = "version", .url = "/api/version",
+	.limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_NOT_PRECOUNTED,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_version },
+	},
+};
+
 /* Counts itself (BL_LIM_IP_HEALTH): the count is its check that the counters are writable. */
 const struct bl_route bl_route_health = {
 	.name = "health", .url = "/api/health",
@@ -187,6 +197,6 @@ const struct bl_route *const bl_routes[] = {
 	&bl_route_create, &bl_route_metadata, &bl_route_retrieve, &bl_route_delete,
 	&bl_route_session, &bl_route_signup, &bl_route_password, &bl_route_keys,
 	&bl_route_webhooks, &bl_route_email, &bl_route_token, &bl_route_mysecrets,
-	&bl_route_config, &bl_route_health, &bl_route_requests,
+	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_requests,
 	NULL
 };

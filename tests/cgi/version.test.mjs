@@ -1,5 +1,5 @@
-// version.test.mjs: one build version and one schema version (docs/HACKING.md,
-// "Versions"). The build's version is scripts/version.sh's (a VERSION file,
+// version.test.mjs: GET /api/version (docs/API.md), and one build version
+// and one schema version (docs/HACKING.md, "Versions"). The build's version is scripts/version.sh's (a VERSION file,
 // else git describe), compiled in and shown by GET /api/health; the schema's
 // version is BL_SCHEMA_VERSION of lib/store.h alone: both backends record it
 // after applying their schema file, which carries no number of its own.
@@ -55,6 +55,26 @@ test('the schema files carry no version; a new database records BL_SCHEMA_VERSIO
 		await ctx.run('health', { method: 'GET' });
 		const v = ctx.sql(process.env.BURNLINK_TEST_PG ? 'SELECT version FROM burnlink_schema' : 'PRAGMA user_version');
 		assert.equal(v.trim(), String(SCHEMA_VERSION));
+	} finally {
+		ctx.remove();
+	}
+});
+
+test('GET /api/version: the build\'s version and the schema\'s; HEAD the same; other methods 405', async () => {
+	const ctx = newContext();
+	try {
+		const r = await ctx.run('version', { method: 'GET' });
+		assert.equal(r.status, 200, r.body.toString());
+		assert.deepEqual(Object.keys(r.json).sort(), ['schemaVersion', 'version']);
+		assert.equal(r.json.schemaVersion, SCHEMA_VERSION);
+		assert.equal(r.json.version, (await ctx.run('health', { method: 'GET' })).json.version);
+		assert.equal(r.headers['x-ratelimit-limit'], undefined, 'not counted');
+		const h = await ctx.run('version', { method: 'HEAD' });
+		assert.equal(h.status, 200);
+		assert.equal(h.body.length, 0);
+		const p = await ctx.run('version', { method: 'POST', body: '{}', contentType: 'application/json' });
+		assert.equal(p.status, 405);
+		assert.equal(p.headers.allow, 'GET, HEAD');
 	} finally {
 		ctx.remove();
 	}
