@@ -61,11 +61,11 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: FORCE all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
+	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen routes
 	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
 
 # The page's languages: www/assets/i18n/index.json lists the catalogues
@@ -97,6 +97,15 @@ $(BUILD)/lib/%.o: lib/%.c lib/burnlink.h lib/internal.h $(BUILD)/schema.h
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -MMD -MP -c -o $@ $<
 -include $(wildcard $(BUILD)/lib/*.d)
 $(BUILD)/lib/store_pg.o: $(BUILD)/schema-pg.h
+$(BUILD)/lib/config.o: $(BUILD)/version.h
+
+# The build's version (scripts/version.sh: VERSION, else git describe),
+# rewritten only when it changes, so that an unchanged tree relinks nothing.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@v=$$(sh scripts/version.sh) && printf '#define BL_BUILD_VERSION "%s"\n' "$$v" >$@.tmp && \
+	    if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 ifneq ($(SECCOMP),0)
 $(BUILD)/lib/sandbox.o: $(BUILD)/seccomp_bpf.h
@@ -126,10 +135,26 @@ $(BUILD)/limits-gen: scripts/limits-gen.c lib/fields.c lib/error.c lib/burnlink.
 limits: $(BUILD)/limits-gen
 	$(BUILD)/limits-gen > www/assets/limits.js.tmp && mv www/assets/limits.js.tmp www/assets/limits.js
 
+# The web servers' routing and the tests' map of routes, from the route table
+# (lib/route.c): scripts/routes-gen.c writes $(BUILD)/routes/, which
+# scripts/genconf.sh puts in place of the @ROUTES_*@ lines of conf/*.in, and
+# tests/lib/openapi.mjs reads (routes.json). It fails on a program of cgi-bin/
+# without a route, or a route without a program.
+ROUTES = $(BUILD)/routes/routes.json
+$(BUILD)/routes-gen: scripts/routes-gen.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ scripts/routes-gen.c $(LIBA) $(LIBS)
+
+$(ROUTES): $(BUILD)/routes-gen $(CGI_SRC)
+	@mkdir -p $(@D)
+	$(BUILD)/routes-gen $(@D) $(notdir $(CGI_SRC:.c=))
+
+routes: $(ROUTES)
+
 # The schemas are compiled in, so a program needs no file beside it to start.
 $(BUILD)/schema.h: schema.sql scripts/sql2c.sh
 	@mkdir -p $(@D)
-	sh scripts/sql2c.sh bl_schema_sql schema.sql > $@
+	sh scripts/sql2c.sh -a bl_schema_sql schema.sql > $@
 
 $(LIBA): $(LIB_OBJ)
 	rm -f $@

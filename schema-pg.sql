@@ -1,7 +1,8 @@
 -- burnlink schema for PostgreSQL (BURNLINK_DB=postgresql://...). The programs
 -- apply this on first use, in one transaction, under an advisory lock, when
--- burnlink_schema says the database is older than the version below; the
--- version numbers follow schema.sql (3: secrets, accounts, API keys,
+-- burnlink_schema says the database is older than BL_SCHEMA_VERSION
+-- (lib/store.h: the one place the version is written), and then record it
+-- there; the version numbers follow schema.sql (3: secrets, accounts, API keys,
 -- passwords and sessions; 4: the secrets' key commitment and secret requests).
 -- Every statement is idempotent (IF NOT EXISTS), so running the file again
 -- upgrades an older database; a later step that cannot be written that way
@@ -216,6 +217,3 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 	used_at		bigint
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
-
-INSERT INTO burnlink_schema (id, version) VALUES (1, 6)
-	ON CONFLICT (id) DO UPDATE SET version = excluded.version;

@@ -1,6 +1,7 @@
 -- burnlink schema for SQLite. The programs put the database in WAL mode and
--- apply this on first use, in one transaction; PRAGMA user_version says which
--- version a database has, so an up-to-date database never runs it again.
+-- apply this on first use, in one transaction, then set PRAGMA user_version to
+-- the schema's version (BL_SCHEMA_VERSION, lib/store.h: the one place it is
+-- written), so an up-to-date database never runs it again.
 -- Keys are never stored: only SHA-256 of the secret key and of the receipt key.
 
 
@@ -87,8 +88,11 @@ CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 
 -- Version 4: secrets.key_commit, the key commitment (docs/API.md "Key
 -- commitment"). A table that exists already does not get a column from the
--- CREATE TABLE above: lib/store_sqlite.c adds it to an older database
--- (ALTER TABLE, in the same transaction as this file); old rows keep NULL.
+-- CREATE TABLE above: each line "ALTER TABLE t ADD COLUMN c ...;" of this
+-- file is run only where the column is missing (scripts/sql2c.sh -a takes it
+-- out of the file, lib/store_sqlite.c runs it, in the same transaction as
+-- this file); old rows keep NULL.
+ALTER TABLE secrets ADD COLUMN key_commit BLOB;
 --
 -- Also version 4: secret requests (docs/API.md, "Secret requests"). A request is
 -- found by SHA-256 of its request key or of its inbox key; the server holds
@@ -182,12 +186,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS outbox_once ON outbox(receipt_id, kind, channe
 	coalesce(webhook_id, 0)) WHERE kind <> 'secret.viewed' AND receipt_id IS NOT NULL;
 
 -- Version 6: web-server sign-in and a second factor (docs/ACCOUNTS.md).
--- sessions.via says how a session was signed in (lib/store_sqlite.c adds the
--- column to an older database). A password account's TOTP secret is kept
+-- sessions.via says how a session was signed in (the ALTER TABLE line below
+-- adds the column to an older database). A password account's TOTP secret is kept
 -- encrypted under the install secret (AES-256-GCM), so a copy of the database
 -- alone yields no codes; last_step is the newest time step a code was
 -- accepted for (a code is refused when replayed). confirmed_at NULL: an
 -- enrolment not yet confirmed by a code, not asked at sign-in.
+ALTER TABLE sessions ADD COLUMN via INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS account_totp (
 	account_id	INTEGER PRIMARY KEY REFERENCES accounts(id),
 	secret_ct	BLOB NOT NULL,			-- AES-256-GCM ciphertext || tag
@@ -204,5 +209,3 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 	used_at		INTEGER
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
-
-PRAGMA user_version = 6;

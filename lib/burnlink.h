@@ -265,7 +265,7 @@ struct bl_config {
 	char	*limits_path;		/* counters store beside it */
 	char	*secret_file;		/* BURNLINK_SECRET_FILE */
 	char	*settings_path;		/* BURNLINK_CONFIG, else burnlink.conf beside the database */
-	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/health.c) */
+	char	*cleanup_stamp;		/* when cron/cleanup last finished (lib/instance.c) */
 	char	*notify_stamp;		/* ... cron/notify; "-cleanup" -> "-notify" */
 	char	*work_lock;		/* held by the work the programs run themselves (lib/work.c) */
 	int	 self_work;		/* BURNLINK_SELF_WORK is not "off" */
@@ -331,6 +331,7 @@ extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
 extern const struct bl_route bl_route_config;		/* GET /api/config */
 extern const struct bl_route bl_route_health;		/* GET /api/health */
+extern const struct bl_route bl_route_version;	/* GET /api/version */
 extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */
@@ -339,7 +340,7 @@ extern const struct bl_route bl_route_totp;		/* GET, POST, DELETE /api/totp */
 int		 bl_serve(const struct bl_route *);
 
 /*
- * health.c: what GET /api/config and GET /api/health answer, for the
+ * instance.c: what GET /api/config and GET /api/health answer, for the
  * endpoints and for burnlink-admin (config show, health).
  */
 #define BL_API_VERSION		1	/* docs/API.md */
@@ -548,7 +549,8 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 #define BL_TOKEN_TTL		3600		/* seconds a token is valid */
 
 
-/* config.c: getenv NULL reads the process environment. */
+/* config.c: the build's version (scripts/version.sh); getenv NULL reads the process environment. */
+extern const char bl_build_version[];
 int		 bl_config_load(struct bl_config *,
 		    const char *(*getenv)(void *, const char *), void *arg);
 int		 bl_config_is_pg(const char *db);

@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "version.h"	/* generated: BL_BUILD_VERSION (scripts/version.sh) */
+
+/* The build's version: /api/health's "version" (docs/API.md). */
+const char bl_build_version[] = BL_BUILD_VERSION;
 
 static char *
 dup_env(const char *(*get)(void *, const char *), void *arg, const char *name)

@@ -691,14 +691,14 @@ bl_respond_error(struct bl_req *r, enum bl_err e)
 	if (ei->status == 503 && r->retry_after == 0)
 		r->retry_after = e == BL_ERR_RATE_LIMIT_UNAVAILABLE ? 60 : 5;
 	if ((o = json_object_new_object()) == NULL ||
-	    json_object_object_add(o, "error", json_object_new_string(ei->message)) ||
-	    json_object_object_add(o, "code", json_object_new_string(ei->code)) ||
-	    json_object_object_add(o, "hint",
+	    bl_json_add(o, "error", json_object_new_string(ei->message)) ||
+	    bl_json_add(o, "code", json_object_new_string(ei->code)) ||
+	    bl_json_add(o, "hint",
 	    json_object_new_string(r->hint[0] != '\0' ? r->hint :
 	    r->ctx != NULL && r->ctx->hint[0] != '\0' && r->ctx->hint_err == e ? r->ctx->hint :
 	    bl_error_hint(e, r->ctx != NULL ? &r->ctx->cfg.limits : NULL,
 	    hint, sizeof(hint)))) ||
-	    json_object_object_add(o, "requestId", json_object_new_string(r->id))) {
+	    bl_json_add(o, "requestId", json_object_new_string(r->id))) {
 		json_object_put(o);
 		if (r->responded)
 			return -1;

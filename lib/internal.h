@@ -72,7 +72,11 @@ struct bl_secret {
 	int64_t		 last_event_ms;
 };
 
-/* What bl_store_insert() writes. */
+/*
+ * What bl_store_insert() writes. A FastCGI batch inserts it after the request
+ * is gone: lib/secret.c copies it from the statement's parameters
+ * (secret_parms()), never this struct, so a member may point into the request.
+ */
 struct bl_new_secret {
 	unsigned char		 secret_hash[BL_HASH_BYTES];
 	unsigned char		 receipt_hash[BL_HASH_BYTES];
@@ -383,16 +387,9 @@ enum bl_err	 bl_json_sealed(struct bl_req *, json_object *, const char *what, en
 void		 bl_create_free(struct bl_create *);
 
 /*
- * The layers, from the bottom (scripts/layers.sh checks that no unit calls
- * one above its own; the table is scripts/layers.txt):
- *   base     error.c log.c config.c settings.c crypto.c validate.c fields.c content.c
- *   formats  json.c
- *   storage  store.c store_sql.c store_sqlite.c store_pg.c counters.c
- *   domain   ctx.c limit.c auth.c cleanup.c secret.c request.c account_store.c health.c
- *            outbox.c notify.c (cron/notify's deliveries)
- *   http     http.c: the request in, the one output path
- *   handlers ops.c account.c websignin.c totp.c accmail.c webhook.c status.c request_ops.c route.c
- *   serve    serve.c fcgi.c sandbox.c prefault.c: process lifetimes
+ * The layers, from the bottom, are the table of scripts/layers.txt (what each
+ * holds: docs/HACKING.md); scripts/layers.sh checks that no unit calls one
+ * above its own: base, formats, storage, domain, http, handlers, serve.
  */
 
 /* error.c: the error of a state that is not active, and the state's name. */
@@ -538,11 +535,13 @@ struct bl_action {
  * A route counts each request against its limit first and answers 503
  * CONFIG_INVALID while the settings file is invalid, unless its flags say:
  */
-#define BL_ROUTE_UNCOUNTED	0x01u	/* no store touched, or the handler counts */
+#define BL_ROUTE_NOT_PRECOUNTED	0x01u	/* not counted first: config (opens no store), health (counts itself) */
 #define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
+#define BL_ROUTE_FALLBACK	0x04u	/* its program answers every other path under /api/ */
 
 struct bl_route {
-	const char	*name;		/* the program, for log lines */
+	const char	*name;		/* the program, cgi-bin/<name>; for log lines */
+	const char	*url;		/* its path: "/api/secrets" (+ "/<key>" by .path) */
 	enum bl_limit	 limit;		/* the per-IP daily limit counted first */
 	enum bl_path	 path;
 	const char	*allow;		/* the Allow header of a 405 */
@@ -553,6 +552,9 @@ struct bl_route {
 	unsigned	 flags;		/* BL_ROUTE_* */
 	struct bl_action actions[BL_ACTIONS_MAX];
 };
+
+/* route.c: every route, NULL-terminated (for scripts/routes-gen.c). */
+extern const struct bl_route *const bl_routes[];
 
 /* ops.c: the four secret handlers; each writes its own success response. */
 enum bl_err	 bl_op_create(struct bl_req *);
@@ -592,9 +594,10 @@ enum bl_err	 bl_op_sign_in_webserver(struct bl_req *);	/* POST /api/session {web
 const char	*bl_webserver_user(const struct bl_req *);
 int		 bl_webserver_is(const struct bl_req *, const struct bl_account *);
 
-/* status.c: what the instance allows, and whether it is healthy. */
+/* instance_ops.c: what the instance allows, and whether it is healthy. */
 enum bl_err	 bl_op_config(struct bl_req *);		/* GET, HEAD /api/config */
 enum bl_err	 bl_op_health(struct bl_req *);		/* GET, HEAD /api/health */
+enum bl_err	 bl_op_version(struct bl_req *);	/* GET, HEAD /api/version */
 
 /* validate.c: an e-mail address, checked and lower-cased (sign-up, /api/email, burnlink-admin). */
 int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);

@@ -559,24 +559,30 @@ bl_json_wipe(json_object *o)
 	}
 }
 
-/* Adds v under k to object o; -1 on failure (v is released). */
+/*
+ * Adds v under k to object o; -1 on failure (v is released). k must outlive o
+ * (every name here is a string literal): json-c keeps the pointer and copies
+ * nothing. A copied name leaks in json-c 0.16 when the object's table must
+ * grow (its 11th member, and on) and that allocation fails; a kept one has
+ * nothing to leak, whatever the number of members.
+ */
 int
 bl_json_add(json_object *o, const char *k, json_object *v)
 {
 	if (v == NULL)
 		return -1;
-	if (json_object_object_add(o, k, v) != 0) {
+	if (json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_CONSTANT_KEY) != 0) {
 		json_object_put(v);
 		return -1;
 	}
 	return 0;
 }
 
-/* Adds a JSON null under k; -1 on failure. */
+/* Adds a JSON null under k (a name that outlives o, as bl_json_add()); -1 on failure. */
 int
 bl_json_add_null(json_object *o, const char *k)
 {
-	return json_object_object_add(o, k, NULL) != 0 ? -1 : 0;
+	return json_object_object_add_ex(o, k, NULL, JSON_C_OBJECT_ADD_CONSTANT_KEY) != 0 ? -1 : 0;
 }
 
 /* Adds ms as an ISO 8601 UTC time under k, or null for a negative ms. */
@@ -613,13 +619,13 @@ bl_json_item(struct bl_item *it)
 	it->len = 0;
 	if ((s = json_object_new_string_len(ct, (int)n)) == NULL)
 		goto fail;
-	if (json_object_object_add(o, "ciphertext", s) != 0) {
+	if (json_object_object_add_ex(o, "ciphertext", s, JSON_C_OBJECT_ADD_CONSTANT_KEY) != 0) {
 		json_object_put(s);	/* not taken on failure */
 		goto fail;
 	}
 	if ((s = json_object_new_string(iv)) == NULL)
 		goto fail;
-	if (json_object_object_add(o, "iv", s) != 0) {
+	if (json_object_object_add_ex(o, "iv", s, JSON_C_OBJECT_ADD_CONSTANT_KEY) != 0) {
 		json_object_put(s);
 		goto fail;
 	}

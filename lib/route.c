@@ -1,8 +1,12 @@
 /*
- * route.c (layer: handlers): every endpoint, declared once: its per-IP limit,
- * what its path names, the Allow header of a 405, and for each method what
- * the preamble checks (lib/serve.c) before the handler answers. Each route is
- * its own object, so a program links only its own handlers.
+ * route.c (layer: handlers): every endpoint, declared once: its URL and
+ * program, its per-IP limit, what its path names, the Allow header of a 405,
+ * and for each method what the preamble checks (lib/serve.c) before the
+ * handler answers. Each route is its own object, so a program links only its
+ * own handlers. The web servers' routing (conf/, the tests' map of routes) is
+ * generated from this table by scripts/routes-gen.c (`make`, docs/HACKING.md):
+ * routes that share a URL and its path (metadata, retrieve, delete) each take
+ * the methods of their actions, and the first of them the other methods.
  */
 #include "internal.h"
 
@@ -10,14 +14,16 @@
 #define GET_HEAD	(BL_MASK(BL_M_GET) | BL_MASK(BL_M_HEAD))
 
 const struct bl_route bl_route_create = {
-	.name = "create", .limit = BL_LIM_IP_CREATE, .path = BL_PATH_NONE, .allow = "POST",
+	.name = "create", .url = "/api/secrets",
+	.limit = BL_LIM_IP_CREATE, .path = BL_PATH_NONE, .allow = "POST",
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_CREATOR | BL_NEED_BODY, bl_op_create },
 	},
 };
 
 const struct bl_route bl_route_metadata = {
-	.name = "metadata", .limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY,
+	.name = "metadata", .url = "/api/secrets",
+	.limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY,
 	.allow = SECRET_ALLOW,
 	.actions = {
 		{ GET_HEAD, 0, 0, bl_op_metadata },
@@ -25,7 +31,8 @@ const struct bl_route bl_route_metadata = {
 };
 
 const struct bl_route bl_route_retrieve = {
-	.name = "retrieve", .limit = BL_LIM_IP_RETRIEVE, .path = BL_PATH_KEY,
+	.name = "retrieve", .url = "/api/secrets",
+	.limit = BL_LIM_IP_RETRIEVE, .path = BL_PATH_KEY,
 	.allow = SECRET_ALLOW,
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_BODY_OPT, bl_op_retrieve },
@@ -33,7 +40,8 @@ const struct bl_route bl_route_retrieve = {
 };
 
 const struct bl_route bl_route_delete = {
-	.name = "delete", .limit = BL_LIM_IP_BURN, .path = BL_PATH_KEY,
+	.name = "delete", .url = "/api/secrets",
+	.limit = BL_LIM_IP_BURN, .path = BL_PATH_KEY,
 	.allow = SECRET_ALLOW,
 	.actions = {
 		{ BL_MASK(BL_M_DELETE), 0, BL_NEED_BODY_OPT, bl_op_burn },
@@ -41,7 +49,8 @@ const struct bl_route bl_route_delete = {
 };
 
 const struct bl_route bl_route_session = {
-	.name = "session", .limit = BL_LIM_IP_SESSION, .path = BL_PATH_NONE,
+	.name = "session", .url = "/api/session",
+	.limit = BL_LIM_IP_SESSION, .path = BL_PATH_NONE,
 	.allow = "GET, HEAD, POST, DELETE",
 	.actions = {
 		{ GET_HEAD, 0, BL_NEED_SESSION_OPT, bl_op_session_get },
@@ -52,7 +61,8 @@ const struct bl_route bl_route_session = {
 };
 
 const struct bl_route bl_route_signup = {
-	.name = "signup", .limit = BL_LIM_IP_SIGNUP, .path = BL_PATH_NONE, .allow = "POST",
+	.name = "signup", .url = "/api/signup",
+	.limit = BL_LIM_IP_SIGNUP, .path = BL_PATH_NONE, .allow = "POST",
 	.open = bl_signup_open, .closed = BL_ERR_SIGNUP_CLOSED,
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_signup },
@@ -60,7 +70,8 @@ const struct bl_route bl_route_signup = {
 };
 
 const struct bl_route bl_route_password = {
-	.name = "password", .limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE, .allow = "POST",
+	.name = "password", .url = "/api/password",
+	.limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE, .allow = "POST",
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
 		    bl_op_password },
@@ -68,7 +79,8 @@ const struct bl_route bl_route_password = {
 };
 
 const struct bl_route bl_route_keys = {
-	.name = "keys", .limit = BL_LIM_IP_KEYS, .path = BL_PATH_ITEM,
+	.name = "keys", .url = "/api/keys",
+	.limit = BL_LIM_IP_KEYS, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD, POST", .allow_item = "DELETE", .bad_item = BL_ERR_KEY_NOT_FOUND,
 	.actions = {
 		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_keys_list },
@@ -80,7 +92,8 @@ const struct bl_route bl_route_keys = {
 
 /* GET the list, POST a new one; /<id>: GET its last deliveries, POST a test, DELETE it. */
 const struct bl_route bl_route_webhooks = {
-	.name = "webhooks", .limit = BL_LIM_IP_WEBHOOKS, .path = BL_PATH_ITEM,
+	.name = "webhooks", .url = "/api/webhooks",
+	.limit = BL_LIM_IP_WEBHOOKS, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD, POST", .allow_item = "GET, HEAD, POST, DELETE",
 	.bad_item = BL_ERR_WEBHOOK_NOT_FOUND,
 	.actions = {
@@ -95,7 +108,8 @@ const struct bl_route bl_route_webhooks = {
 
 /* The account's address: GET it, POST a new one (a verification mail). */
 const struct bl_route bl_route_email = {
-	.name = "email", .limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
+	.name = "email", .url = "/api/email",
+	.limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
 	.actions = {
 		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_email_get },
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY,
@@ -105,7 +119,8 @@ const struct bl_route bl_route_email = {
 
 /* The second factor (docs/ACCOUNTS.md): GET its state, POST to enrol and confirm, DELETE to turn it off. */
 const struct bl_route bl_route_totp = {
-	.name = "totp", .limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE,
+	.name = "totp", .url = "/api/totp",
+	.limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE,
 	.allow = "GET, HEAD, POST, DELETE",
 	.actions = {
 		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_totp_get },
@@ -118,14 +133,16 @@ const struct bl_route bl_route_totp = {
 
 /* The links of the account mails: ask for a reset, verify, reset (no session). */
 const struct bl_route bl_route_token = {
-	.name = "token", .limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "POST",
+	.name = "token", .url = "/api/token",
+	.limit = BL_LIM_IP_EMAIL, .path = BL_PATH_NONE, .allow = "POST",
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_token },
 	},
 };
 
 const struct bl_route bl_route_mysecrets = {
-	.name = "mysecrets", .limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_ITEM,
+	.name = "mysecrets", .url = "/api/my/secrets",
+	.limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_NOT_FOUND,
 	.actions = {
 		{ GET_HEAD, 0, BL_NEED_SESSION, bl_op_my_list },
@@ -133,19 +150,34 @@ const struct bl_route bl_route_mysecrets = {
 	},
 };
 
-/* Answers from the settings alone, opening no store: not counted. */
+/*
+ * Answers from the settings alone, opening no store: not counted. Every other
+ * path under /api/ reaches this program with the path "/-": the API's JSON 404.
+ */
 const struct bl_route bl_route_config = {
-	.name = "config", .limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
-	.flags = BL_ROUTE_UNCOUNTED,
+	.name = "config", .url = "/api/config",
+	.limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_NOT_PRECOUNTED | BL_ROUTE_FALLBACK,
 	.actions = {
 		{ GET_HEAD, 0, 0, bl_op_config },
 	},
 };
 
+/* The build's and the schema's version, from the program alone: not counted. */
+const struct bl_route bl_route_version = {
+	.name = "version", .url = "/api/version",
+	.limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_NOT_PRECOUNTED,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_version },
+	},
+};
+
 /* Counts itself (BL_LIM_IP_HEALTH): the count is its check that the counters are writable. */
 const struct bl_route bl_route_health = {
-	.name = "health", .limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
-	.flags = BL_ROUTE_UNCOUNTED | BL_ROUTE_PROBE,
+	.name = "health", .url = "/api/health",
+	.limit = BL_LIM_IP_HEALTH, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_NOT_PRECOUNTED | BL_ROUTE_PROBE,
 	.actions = {
 		{ GET_HEAD, 0, 0, bl_op_health },
 	},
@@ -157,7 +189,8 @@ const struct bl_route bl_route_health = {
  * operation it resembles (create, metadata, retrieve, burn).
  */
 const struct bl_route bl_route_requests = {
-	.name = "requests", .limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY_ITEM,
+	.name = "requests", .url = "/api/requests",
+	.limit = BL_LIM_IP_METADATA, .path = BL_PATH_KEY_ITEM,
 	.allow = "POST", .allow_item = "GET, HEAD, POST, DELETE", .bad_item = BL_ERR_REQUEST_NOT_FOUND,
 	.actions = {
 		{ BL_MASK(BL_M_POST), 0, BL_NEED_CREATOR | BL_NEED_BODY, bl_op_request_create,
@@ -167,4 +200,17 @@ const struct bl_route bl_route_requests = {
 		    1, BL_LIM_IP_RETRIEVE },
 		{ BL_MASK(BL_M_DELETE), 1, 0, bl_op_request_burn, 1, BL_LIM_IP_BURN },
 	},
+};
+
+/*
+ * Every route, in the order the web servers try them (scripts/routes-gen.c
+ * writes their routing from it; `make` fails on a program in cgi-bin/ that is
+ * not here). A program links only its own route: nothing else refers to this.
+ */
+const struct bl_route *const bl_routes[] = {
+	&bl_route_create, &bl_route_metadata, &bl_route_retrieve, &bl_route_delete,
+	&bl_route_session, &bl_route_signup, &bl_route_password, &bl_route_keys,
+	&bl_route_webhooks, &bl_route_email, &bl_route_totp, &bl_route_token, &bl_route_mysecrets,
+	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_requests,
+	NULL
 };

@@ -35,22 +35,22 @@ bl_secret_row(void *arg, const struct bl_row *row)
 	size_t			 n;
 
 	memset(r, 0, sizeof(*r));
-	r->id = bl_col_int(row, 0, 0);
-	r->state = (enum bl_state)bl_col_int(row, 1, 0);
-	r->created_ms = bl_col_int(row, 2, 0);
-	r->expires_ms = bl_col_int(row, 3, 0);
-	r->max_views = bl_col_int(row, 4, -1);
-	r->view_count = bl_col_int(row, 5, 0);
-	r->last_viewed_ms = bl_col_int(row, 6, -1);
-	r->deletable = (int)bl_col_int(row, 7, 1);
-	if (bl_col_blob(row, 8, &p, &n) != 0)
+	r->id = bl_col_int(row, BL_COL_ID, 0);
+	r->state = (enum bl_state)bl_col_int(row, BL_COL_STATE, 0);
+	r->created_ms = bl_col_int(row, BL_COL_CREATED, 0);
+	r->expires_ms = bl_col_int(row, BL_COL_EXPIRES, 0);
+	r->max_views = bl_col_int(row, BL_COL_MAX_VIEWS, -1);
+	r->view_count = bl_col_int(row, BL_COL_VIEW_COUNT, 0);
+	r->last_viewed_ms = bl_col_int(row, BL_COL_LAST_VIEWED, -1);
+	r->deletable = (int)bl_col_int(row, BL_COL_DELETABLE, 1);
+	if (bl_col_blob(row, BL_COL_PASS_HASH, &p, &n) != 0)
 		return -1;
 	if (p != NULL && n == BL_PASSHASH_BYTES) {
 		r->has_pass = 1;
 		memcpy(r->pass_hash, p, BL_PASSHASH_BYTES);
 	}
-	r->account_id = bl_col_int(row, 9, 0);
-	if (bl_col_blob(row, 10, &p, &n) != 0)
+	r->account_id = bl_col_int(row, BL_COL_ACCOUNT, 0);
+	if (bl_col_blob(row, BL_COL_KEY_COMMIT, &p, &n) != 0)
 		return -1;
 	if (p != NULL && n == BL_COMMIT_BYTES) {	/* NULL: stored before commitments */
 		r->has_commit = 1;
@@ -64,14 +64,76 @@ bl_secret_row(void *arg, const struct bl_row *row)
  * Stores a new secret and its attachments in one transaction. In a batch
  * (FastCGI group commit) a small one is copied and inserted when the batch
  * commits, its request answered only after that commit.
+ *
+ * What a new secret writes is two lists built from struct bl_new_secret:
+ * its row's parameters (secret_parms(): ST_INSERT_SECRET) and the rest
+ * (struct put_rest: the statements after it). The batch's copy is made of
+ * those, never of struct bl_new_secret: every blob and text parameter's bytes
+ * are copied, so a column added to secret_parms() is copied with the others
+ * and nothing the copy holds points into the request, whatever it names.
  */
 #define DEFER_MAX_BYTES	65536
 
+/* The statements after the row: by value only. */
+struct put_rest {
+	int64_t			 created_ms;
+	int64_t			 account_id;
+	int64_t			 api_key_id;
+	unsigned		 notify;
+	char			 receipt_id[BL_RECEIPT_ID_LEN + 1];
+};
+
 struct deferred {
-	struct bl_new_secret	 n;
+	struct bl_parm		 parms[BL_MAX_PARMS];	/* ST_INSERT_SECRET's, in own */
+	int			 nparms;
+	unsigned char		*own;			/* the bytes of its blobs and texts */
+	size_t			 ownlen;
+	struct put_rest		 rest;
 	struct bl_content	 c;
 };
 
+/*
+ * ST_INSERT_SECRET's parameters for n into p: the one list of the columns a
+ * new secret writes (a new column is a parameter here and its $n in
+ * lib/store_sql.c). Returns their number.
+ */
+static int
+secret_parms(const struct bl_new_secret *n, struct bl_parm p[BL_MAX_PARMS])
+{
+	const struct bl_content	*c = n->content;
+	const struct bl_parm	 list[] = {
+		P_BLOB(n->secret_hash, BL_HASH_BYTES),
+		P_BLOB(n->receipt_hash, BL_HASH_BYTES),
+		P_INT(n->created_ms),
+		P_INT(n->expires_ms),
+		P_INT_OR_NULL(n->max_views >= 0, n->max_views),
+		P_BOOL(n->deletable),
+		P_BLOB_OR_NULL(n->has_pass, n->pass_hash, BL_PASSHASH_BYTES),
+		P_BOOL(n->server_side),
+		P_INT_OR_NULL(n->account_id > 0, n->account_id),
+		P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
+		P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
+		P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES),
+	};
+
+	_Static_assert(sizeof(list) / sizeof(list[0]) <= BL_MAX_PARMS,
+	    "ST_INSERT_SECRET takes more parameters than BL_MAX_PARMS");
+	memcpy(p, list, sizeof(list));
+	return (int)(sizeof(list) / sizeof(list[0]));
+}
+
+static void
+rest_of(const struct bl_new_secret *n, struct put_rest *r)
+{
+	r->created_ms = n->created_ms;
+	r->account_id = n->account_id;
+	r->api_key_id = n->api_key_id;
+	r->notify = n->notify;
+	memcpy(r->receipt_id, n->receipt_id, sizeof(r->receipt_id));
+}
+
+static enum bl_err	 put(struct bl_store *, const struct bl_parm *, int,
+			    const struct bl_content *, const struct put_rest *, int64_t *);
 static enum bl_err	 insert(struct bl_store *, const struct bl_new_secret *);
 
 static int
@@ -93,6 +155,7 @@ deferred_free(void *arg)
 	struct deferred	*d = arg;
 
 	bl_content_free(&d->c);
+	bl_free_wipe(d->own, d->ownlen);
 	bl_wipe(d, sizeof(*d));
 	free(d);
 }
@@ -100,10 +163,40 @@ deferred_free(void *arg)
 static enum bl_err
 deferred_insert(struct bl_store *s, void *arg)
 {
-	return insert(s, &((struct deferred *)arg)->n);
+	struct deferred	*d = arg;
+	enum bl_err	 e;
+	int64_t		 id;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	return bl_st_end(s, put(s, d->parms, d->nparms, &d->c, &d->rest, &id));
 }
 
-/* A copy of n for the batch's commit; NULL to insert it now. */
+/* Copies the bytes every blob and text parameter of d->parms points to into d->own. */
+static int
+parms_copy(struct deferred *d)
+{
+	size_t	 i, at = 0;
+
+	for (i = 0; i < (size_t)d->nparms; i++)
+		if (!d->parms[i].null && d->parms[i].p != NULL)
+			d->ownlen += d->parms[i].len + 1;
+	if (d->ownlen > 0 && (d->own = malloc(d->ownlen)) == NULL) {
+		d->ownlen = 0;
+		return -1;
+	}
+	for (i = 0; i < (size_t)d->nparms; i++) {
+		if (d->parms[i].null || d->parms[i].p == NULL)
+			continue;
+		memcpy(d->own + at, d->parms[i].p, d->parms[i].len);
+		d->own[at + d->parms[i].len] = '\0';	/* a text stays a C string */
+		d->parms[i].p = d->own + at;
+		at += d->parms[i].len + 1;
+	}
+	return 0;
+}
+
+/* A copy of what n writes, for the batch's commit; NULL to insert it now. */
 static struct deferred *
 defer_copy(const struct bl_new_secret *n)
 {
@@ -113,8 +206,6 @@ defer_copy(const struct bl_new_secret *n)
 
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return NULL;
-	d->n = *n;
-	d->n.content = &d->c;
 	d->c.has_text = c->has_text;
 	if ((c->has_text && item_copy(&d->c.text, &c->text) != 0) ||
 	    (c->nfiles > 0 && (d->c.files = calloc(c->nfiles, sizeof(*d->c.files))) == NULL))
@@ -126,6 +217,10 @@ defer_copy(const struct bl_new_secret *n)
 		    item_copy(&d->c.files[i].data, &c->files[i].data) != 0)
 			goto fail;
 	}
+	d->nparms = secret_parms(n, d->parms);
+	rest_of(n, &d->rest);
+	if (parms_copy(d) != 0)
+		goto fail;
 	return d;
 fail:
 	deferred_free(d);
@@ -158,38 +253,37 @@ insert_file(struct bl_store *s, int64_t id, size_t i, const struct bl_file *f)
 	    NULL, NULL, NULL);
 }
 
+/* Inside a transaction: the row (parameters p), its attachments (c) and the rest; its id in *id. */
+static enum bl_err
+put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content *c,
+    const struct put_rest *rest, int64_t *id)
+{
+	enum bl_err	 e;
+	size_t		 i;
+
+	*id = 0;
+	e = bl_st_run(s, ST_INSERT_SECRET, p, np, bl_row_id, id, NULL);
+	for (i = 0; e == BL_OK && i < c->nfiles; i++)
+		e = insert_file(s, *id, i, &c->files[i]);
+	if (e == BL_OK && rest->api_key_id > 0)
+		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(rest->api_key_id),
+		    P_INT(rest->created_ms)), NULL, NULL, NULL);
+	if (e == BL_OK && rest->notify != 0 && rest->account_id > 0)
+		e = bl_st_run(s, ST_NOTIFY_INSERT, PARMS(P_INT(*id), P_INT(rest->account_id),
+		    P_TEXT(rest->receipt_id), P_INT(rest->notify)), NULL, NULL, NULL);
+	return e;
+}
+
 /* Inside a transaction: writes the rows of a new secret; its id in *id. */
 enum bl_err
 bl_secret_put(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
 {
-	const struct bl_content	*c = n->content;
-	enum bl_err		 e;
-	size_t			 i;
+	struct bl_parm		 p[BL_MAX_PARMS];
+	struct put_rest		 rest;
+	int			 np = secret_parms(n, p);
 
-	*id = 0;
-	e = bl_st_run(s, ST_INSERT_SECRET, PARMS(
-	    P_BLOB(n->secret_hash, BL_HASH_BYTES),
-	    P_BLOB(n->receipt_hash, BL_HASH_BYTES),
-	    P_INT(n->created_ms),
-	    P_INT(n->expires_ms),
-	    P_INT_OR_NULL(n->max_views >= 0, n->max_views),
-	    P_BOOL(n->deletable),
-	    P_BLOB_OR_NULL(n->has_pass, n->pass_hash, BL_PASSHASH_BYTES),
-	    P_BOOL(n->server_side),
-	    P_INT_OR_NULL(n->account_id > 0, n->account_id),
-	    P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
-	    P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
-	    P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES)),
-	    bl_row_id, id, NULL);
-	for (i = 0; e == BL_OK && i < c->nfiles; i++)
-		e = insert_file(s, *id, i, &c->files[i]);
-	if (e == BL_OK && n->api_key_id > 0)
-		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(n->api_key_id), P_INT(n->created_ms)),
-		    NULL, NULL, NULL);
-	if (e == BL_OK && n->notify != 0 && n->account_id > 0)
-		e = bl_st_run(s, ST_NOTIFY_INSERT, PARMS(P_INT(*id), P_INT(n->account_id),
-		    P_TEXT(n->receipt_id), P_INT(n->notify)), NULL, NULL, NULL);
-	return e;
+	rest_of(n, &rest);
+	return put(s, p, np, n->content, &rest, id);
 }
 
 static enum bl_err

@@ -67,7 +67,7 @@ run(const struct bl_route *rt, struct bl_req *r)
 	 * every answer (a 405 too) carries the rate-limit headers.
 	 */
 	a = action(rt, r, item);
-	if (!(rt->flags & BL_ROUTE_UNCOUNTED) &&
+	if (!(rt->flags & BL_ROUTE_NOT_PRECOUNTED) &&
 	    (e = bl_limit_request(r, a != NULL && a->own_limit ? a->limit : rt->limit)) != BL_OK)
 		return e;
 	r->allow = item ? rt->allow_item : rt->allow;

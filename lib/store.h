@@ -2,6 +2,8 @@
 #ifndef BL_STORE_H
 #define BL_STORE_H
 
+#include <string.h>
+
 #include "internal.h"
 
 /*
@@ -109,9 +111,36 @@ enum bl_stmt {
  */
 extern const char *const bl_sql[ST__MAX];
 #define BL_SQL_NONE	""
-#define BL_ROW_COLUMNS "id, state, created_at, expires_at, max_views, view_count, " \
-	"last_viewed_at, deletable, pass_hash, account_id, key_commit"
-#define BL_ROW_NCOLS	11	/* the columns of BL_ROW_COLUMNS */
+
+/*
+ * The schema's version, for both backends: each applies its schema file
+ * (schema.sql, schema-pg.sql) to a database older than this and then records
+ * this number (PRAGMA user_version, burnlink_schema). The schema files carry
+ * no number of their own. docs/HACKING.md, "A new column".
+ */
+#define BL_SCHEMA_VERSION	6
+#define BL_STR_(x)	#x
+#define BL_STR(x)	BL_STR_(x)	/* a number's digits as a string literal */
+/*
+ * The columns of a secret's row that every lookup reads, in order after id
+ * (bl_secret_row() in lib/secret.c reads them by these indexes): X(NAME,
+ * "column"). A new column is one line here; its index BL_COL_<NAME>,
+ * BL_ROW_COLUMNS (the SELECT list of every statement that reads a secret) and
+ * BL_ROW_NCOLS (where the columns after them start) follow.
+ */
+#define BL_ROW_COLS(X) \
+	X(STATE, "state") X(CREATED, "created_at") X(EXPIRES, "expires_at") \
+	X(MAX_VIEWS, "max_views") X(VIEW_COUNT, "view_count") \
+	X(LAST_VIEWED, "last_viewed_at") X(DELETABLE, "deletable") \
+	X(PASS_HASH, "pass_hash") X(ACCOUNT, "account_id") X(KEY_COMMIT, "key_commit")
+#define BL_COL_INDEX_(name, column)	BL_COL_##name,
+#define BL_COL_SQL_(name, column)	", " column
+enum bl_row_col {
+	BL_COL_ID,
+	BL_ROW_COLS(BL_COL_INDEX_)
+	BL_ROW_NCOLS		/* the columns of BL_ROW_COLUMNS */
+};
+#define BL_ROW_COLUMNS	"id" BL_ROW_COLS(BL_COL_SQL_)
 #define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
 #define BL_ROW_HAS_FILES (BL_ROW_TEXT + 2)	/* after text_iv: 1 if it has attachments */
 #define BL_RQ_COLUMNS "id, state, created_at, expires_at, answered_at, read_at, " \
@@ -139,10 +168,26 @@ struct bl_parm {
 #define P_BLOB(b, n)		{ BL_P_BLOB, 0, 0, (b), (n) }
 #define P_BLOB_OR_NULL(c, b, n)	{ BL_P_BLOB, !(c), 0, (b), (n) }
 #define P_TEXT(s)		{ BL_P_TEXT, 0, 0, (s), strlen(s) }
-#define P_TEXT_OR_NULL(s)	{ BL_P_TEXT, (s) == NULL, 0, (s), (s) != NULL ? strlen(s) : 0 }
-/* A parameter list and its length, for bl_st_run() and friends. */
+/* A function, so that s is evaluated once and may be a conditional (c ? t : NULL). */
+#define P_TEXT_OR_NULL(s)	bl_parm_text_or_null(s)
+static inline struct bl_parm
+bl_parm_text_or_null(const char *s)
+{
+	struct bl_parm	 p = { BL_P_TEXT, s == NULL, 0, s, s != NULL ? strlen(s) : 0 };
+
+	return p;
+}
+
+/*
+ * A parameter list and its length, for bl_st_run() and friends. A list longer
+ * than BL_MAX_PARMS (what a backend binds at most) does not compile, on
+ * either backend.
+ */
+#define BL_MAX_PARMS	16
+#define BL_NPARMS_(...)	(sizeof((const struct bl_parm[]){ __VA_ARGS__ }) / sizeof(struct bl_parm))
 #define PARMS(...)	(const struct bl_parm[]){ __VA_ARGS__ }, \
-	(int)(sizeof((const struct bl_parm[]){ __VA_ARGS__ }) / sizeof(struct bl_parm))
+	(int)(BL_NPARMS_(__VA_ARGS__) + 0 * sizeof(struct { _Static_assert( \
+	BL_NPARMS_(__VA_ARGS__) <= BL_MAX_PARMS, "more parameters than BL_MAX_PARMS"); int n_; }))
 #define NO_PARMS	NULL, 0
 
 /*

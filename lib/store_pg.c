@@ -26,9 +26,8 @@
  * (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) in an UNLOGGED table.
  */
 
-#define SCHEMA_VERSION	6		/* the version schema-pg.sql writes */
 #define SCHEMA_LOCK	"7809451926"	/* pg_advisory_xact_lock key: applying the schema */
-#define MAX_ARGS	12		/* the most a statement takes (ST_INSERT_SECRET) */
+#define MAX_ARGS	BL_MAX_PARMS	/* the most a statement takes: PARMS() checks it */
 
 /* Type OIDs of the parameters (catalog/pg_type_d.h is a server header). */
 #define OID_BOOL	16
@@ -686,11 +685,14 @@ apply_schema(struct pg_store *s)
 	if ((e = exec(s, "BEGIN; SET LOCAL client_min_messages = warning; "
 	    "SELECT pg_advisory_xact_lock(" SCHEMA_LOCK ")")) != BL_OK)
 		return e;
-	if ((e = exec(s, bl_schema_pg_sql)) != BL_OK) {
+	if ((e = exec(s, bl_schema_pg_sql)) != BL_OK ||
+	    (e = exec(s, "INSERT INTO burnlink_schema (id, version) VALUES (1, "
+	    BL_STR(BL_SCHEMA_VERSION) ") ON CONFLICT (id) DO UPDATE SET version = "
+	    "excluded.version")) != BL_OK) {
 		if (strcmp(s->sqlstate, "42501") == 0)
 			snprintf(s->err, sizeof(s->err), "the database has no burnlink "
 			    "schema (version %d) and this role may not create it: run "
-			    "cron/cleanup once as the database's owner", SCHEMA_VERSION);
+			    "cron/cleanup once as the database's owner", BL_SCHEMA_VERSION);
 		pg_rollback(s);
 		return e;
 	}
@@ -779,12 +781,12 @@ connect_db(struct pg_store *s)
 	if ((e = session(s, &version)) != BL_OK)
 		goto fail;
 	/* Never served by programs older than it (a rollback): docs/API.md, Upgrades. */
-	if (version > SCHEMA_VERSION) {
-		bl_schema_newer(s->err, sizeof(s->err), version, SCHEMA_VERSION);
+	if (version > BL_SCHEMA_VERSION) {
+		bl_schema_newer(s->err, sizeof(s->err), version, BL_SCHEMA_VERSION);
 		e = BL_ERR_SCHEMA_TOO_NEW;
 		goto fail;
 	}
-	if (version < SCHEMA_VERSION &&
+	if (version < BL_SCHEMA_VERSION &&
 	    ((e = apply_schema(s)) != BL_OK || (e = session(s, &version)) != BL_OK))
 		goto fail;
 	if (shared == NULL)

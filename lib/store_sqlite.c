@@ -12,7 +12,6 @@
 #include "store.h"
 #include "schema.h"	/* generated from schema.sql */
 
-#define SCHEMA_VERSION		6
 #define BUSY_TIMEOUT_MS		5000
 /*
  * WAL policy of the secrets database. A connection that closes does not
@@ -379,16 +378,10 @@ configure(void)
 /*
  * Columns a later version added to a table that exists since an earlier one:
  * schema.sql's CREATE TABLE IF NOT EXISTS has them for a new database, and
- * add_columns() adds the ones an older database lacks (NULL in its rows).
+ * its lines "ALTER TABLE t ADD COLUMN c ...;" (bl_schema_sql_added[], taken
+ * out of the file by scripts/sql2c.sh -a) add the ones an older database
+ * lacks (NULL in its rows): add_columns() runs each where c is missing.
  */
-static const struct {
-	const char	*table;
-	const char	*column;
-	const char	*alter;
-} added_columns[] = {
-	{ "secrets", "key_commit", "ALTER TABLE secrets ADD COLUMN key_commit BLOB" },
-	{ "sessions", "via", "ALTER TABLE sessions ADD COLUMN via INTEGER NOT NULL DEFAULT 0" },
-};
 
 /* Sets *found to whether table has column. */
 static enum bl_err
@@ -411,19 +404,23 @@ has_column(struct sqlite_store *s, sqlite3 *db, const char *table, const char *c
 	return BL_OK;
 }
 
-/* Inside the schema's transaction: adds the columns of added_columns[] a table lacks. */
+/* Inside the schema's transaction: runs each ALTER of bl_schema_sql_added[] whose column a table lacks. */
 static enum bl_err
 add_columns(struct sqlite_store *s, sqlite3 *db)
 {
+	const char	*const *a;
+	char		 table[64], column[64];
 	enum bl_err	 e;
-	size_t		 i;
 	int		 found = 0;
 
-	for (i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
-		if ((e = has_column(s, db, added_columns[i].table, added_columns[i].column,
-		    &found)) != BL_OK)
+	for (a = bl_schema_sql_added; *a != NULL; a++) {
+		if (sscanf(*a, "ALTER TABLE %63s ADD COLUMN %63s", table, column) != 2) {
+			snprintf(s->err, sizeof(s->err), "schema.sql: cannot read \"%s\"", *a);
+			return BL_ERR_INTERNAL;
+		}
+		if ((e = has_column(s, db, table, column, &found)) != BL_OK)
 			return e;
-		if (!found && (e = exec(s, db, added_columns[i].alter)) != BL_OK)
+		if (!found && (e = exec(s, db, *a)) != BL_OK)
 			return e;
 	}
 	return BL_OK;
@@ -431,12 +428,13 @@ add_columns(struct sqlite_store *s, sqlite3 *db)
 
 /*
  * Opens the secrets database with the connection settings every request
- * needs, and applies the schema if the file is older than SCHEMA_VERSION
+ * needs, and applies the schema if the file is older than BL_SCHEMA_VERSION
  * (once, in one transaction, re-checked under the write lock).
  */
 static enum bl_err
 open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 {
+	static const char set_version[] = "PRAGMA user_version = " BL_STR(BL_SCHEMA_VERSION);
 	sqlite3		*db = NULL;
 	enum bl_err	 e;
 	int		 rc, v;
@@ -471,18 +469,19 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 		goto err;
 	}
 	/* Never served by programs older than it (a rollback): docs/API.md, Upgrades. */
-	if (v > SCHEMA_VERSION) {
-		bl_schema_newer(s->err, sizeof(s->err), v, SCHEMA_VERSION);
+	if (v > BL_SCHEMA_VERSION) {
+		bl_schema_newer(s->err, sizeof(s->err), v, BL_SCHEMA_VERSION);
 		e = BL_ERR_SCHEMA_TOO_NEW;
 		goto err;
 	}
-	if (v < SCHEMA_VERSION) {
+	if (v < BL_SCHEMA_VERSION) {
 		if ((e = exec(s, db, "PRAGMA journal_mode=WAL")) != BL_OK ||
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
 			goto err;
-		if (user_version(s, db) < SCHEMA_VERSION &&
+		if (user_version(s, db) < BL_SCHEMA_VERSION &&
 		    ((e = exec(s, db, bl_schema_sql)) != BL_OK ||
-		    (e = add_columns(s, db)) != BL_OK)) {
+		    (e = add_columns(s, db)) != BL_OK ||
+		    (e = exec(s, db, set_version)) != BL_OK)) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto err;
 		}

@@ -18,12 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-version=$(cat VERSION)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "")
-if [ -n "$commit" ] && [ "$(git describe --tags --exact-match 2>/dev/null)" != "v$version" ]; then
-	version=$version-g$commit
-	git diff --quiet HEAD 2>/dev/null || version=$version-dirty
-fi
+version=$(sh scripts/version.sh)
 name=burnlink-$version
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT INT TERM
@@ -33,6 +28,7 @@ BURNLINK_USER="" BURNLINK_CONF_PREFIX=/path/to/burnlink BURNLINK_QUIET=1 \
 rm -rf "$stage/$name/etc/.installed"
 cp INSTALL "$stage/$name/INSTALL"
 cp conf/burnlink.conf.example "$stage/$name/etc/burnlink.conf.example"
+echo "$version" >"$stage/$name/VERSION"
 [ -f README.md ] && cp README.md "$stage/$name/README.md"
 [ -f LICENSE ] && cp LICENSE "$stage/$name/LICENSE"
 

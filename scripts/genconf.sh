@@ -14,6 +14,10 @@
 #                                 else /dev/shm
 #   @OPENAPI@                     the file served at /api/openapi.yaml: BL_OPENAPI,
 #                                 default this tree's docs/openapi.yaml
+# A line that is only @ROUTES_NAME@ (e.g. @ROUTES_NGINX@) is replaced by the
+# lines of the file NAME in BL_ROUTES_DIR (default this tree's build/routes,
+# written by `make` from the route table, scripts/routes-gen.c), each indented
+# as the placeholder was, with their own placeholders filled in.
 # Used by scripts/run.sh, scripts/install.sh and tests/lib/server.mjs.
 set -eu
 
@@ -52,8 +56,10 @@ if [ -n "${BL_USER:-}" ]; then
 	user_nginx="user $BL_USER $group;"
 fi
 
+top=$(cd "$(dirname "$0")/.." && pwd)
 BL_UPLOADDIR=${BL_UPLOADDIR:-/dev/shm} \
-BL_OPENAPI=${BL_OPENAPI:-$(cd "$(dirname "$0")/.." && pwd)/docs/openapi.yaml} \
+BL_OPENAPI=${BL_OPENAPI:-$top/docs/openapi.yaml} \
+BL_ROUTES_DIR=${BL_ROUTES_DIR:-$top/build/routes} \
 BL_ENV_LIGHTTPD=${env_lighttpd%"$nl"} \
 BL_ENV_APACHE=${env_apache%"$nl"} \
 BL_ENV_NGINX=${env_nginx%"$nl"} \
@@ -61,18 +67,37 @@ BL_USER_LIGHTTPD=$user_lighttpd \
 BL_USER_APACHE=$user_apache \
 BL_USER_NGINX=$user_nginx \
 	awk '
-	{
+	function fill(line, where,    out, name) {
 		out = ""
-		line = $0
 		while (match(line, /@[A-Z][A-Z0-9_]*@/)) {
 			name = "BL_" substr(line, RSTART + 1, RLENGTH - 2)
 			if (!(name in ENVIRON)) {
-				printf "genconf.sh: %s:%d: no value for %s\n", FILENAME, FNR, name > "/dev/stderr"
+				printf "genconf.sh: %s: no value for %s\n", where, name > "/dev/stderr"
 				bad = 1
 			}
 			out = out substr(line, 1, RSTART - 1) ENVIRON[name]
 			line = substr(line, RSTART + RLENGTH)
 		}
-		print out line
+		return out line
 	}
+	/^[ \t]*@ROUTES_[A-Z0-9_]+@[ \t]*$/ {
+		indent = $0
+		sub(/@.*/, "", indent)
+		file = $0
+		sub(/^[ \t]*@/, "", file)
+		sub(/@[ \t]*$/, "", file)
+		file = ENVIRON["BL_ROUTES_DIR"] "/" file
+		n = 0
+		while ((rc = (getline l < file)) > 0) {
+			print (l == "" ? "" : indent) fill(l, file)
+			n++
+		}
+		close(file)
+		if (rc < 0 || n == 0) {
+			printf "genconf.sh: %s:%d: %s is missing or empty (run make)\n", FILENAME, FNR, file > "/dev/stderr"
+			bad = 1
+		}
+		next
+	}
+	{ print fill($0, FILENAME ":" FNR) }
 	END { exit bad }' "$1"

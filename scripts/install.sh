@@ -175,7 +175,7 @@ if [ -n "${BURNLINK_CONF_PREFIX:-}" ]; then
 else
 	sh "$gen" "$top/conf/cgi-bin.htaccess.in" >"$tmp/cgi-bin.htaccess"
 fi
-cp "$www/.htaccess" "$tmp/htdocs.htaccess"
+sh "$gen" "$www/.htaccess" >"$tmp/htdocs.htaccess"
 sh "$gen" "$top/conf/lighttpd.conf.in" >"$tmp/lighttpd.conf"
 sh "$gen" "$top/conf/apache-vhost.conf.in" >"$tmp/apache-vhost.conf"
 BL_NGINX_PARAMS=$cprefix/etc/nginx-fastcgi-params sh "$gen" "$top/conf/nginx.conf.in" >"$tmp/nginx.conf"

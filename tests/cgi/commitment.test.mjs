@@ -6,9 +6,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { newContext, checkError, encryptItem, decryptItem, keyCommitment, sha256hex, ROOT } from '../lib/cgi.mjs';
+import { newContext, checkError, encryptItem, decryptItem, keyCommitment, sha256hex } from '../lib/cgi.mjs';
+import { SCHEMA_VERSION, oldSchema } from '../lib/schema.mjs';
 
 const ctx = newContext();
 
@@ -120,10 +119,8 @@ describe('secrets stored before key commitments', () => {
 	test('a schema-version-3 database gains the column in place; its secrets keep working', async () => {
 		const old = newContext();
 		try {
-			// Version 3: schema.sql without the key_commit column, as it was.
-			const full = fs.readFileSync(path.join(ROOT, 'schema.sql'), 'utf8');
-			const current = /PRAGMA user_version = (\d+);\s*$/.exec(full)[1];
-			const v3 = full.replace(/,\n\tkey_commit\tBLOB[^\n]*\n/, '\n').replace(/PRAGMA user_version = \d+;/, 'PRAGMA user_version = 3;');
+			// Version 3: schema.sql as it was, without the key_commit column.
+			const v3 = oldSchema('sqlite', 3);
 			assert.ok(!/key_commit/.test(v3.replace(/^--.*$/gm, '')), 'the version-3 schema has no key_commit');
 			const key = crypto.randomBytes(32);
 			const item = encryptItem('from version 3', key);
@@ -137,7 +134,7 @@ describe('secrets stored before key commitments', () => {
 			const m = await old.metadata(skey);
 			assert.equal(m.status, 200, m.body.toString());
 			assert.equal(m.json.keyCommitment, null);
-			assert.equal(old.sql('PRAGMA user_version').trim(), current);
+			assert.equal(old.sql('PRAGMA user_version').trim(), String(SCHEMA_VERSION));
 			assert.match(old.sql("SELECT name FROM pragma_table_info('secrets')"), /key_commit/);
 			const r = await old.retrieve(skey);
 			assert.equal(r.status, 200);

@@ -184,13 +184,16 @@ test('GET /api/config and GET /api/health: real answers pass, altered ones fail'
 	assert.deepEqual(hb.failed, ['cleanup']);
 	const health = (b, more = {}) => ({ ...h, body: JSON.stringify(b), ...more });
 	fails(health({ ...hb, status: 'ok' }), /status must be equal to constant/);
+	const { version, ...noVersion } = hb;
+	assert.match(version, /^[A-Za-z0-9._+~-]+$/);
+	fails(health(noVersion), /must have required property 'version'/);
 	fails(health({ ...hb, failed: [] }), /failed must NOT have fewer than 1 items/);
 	fails(health({ ...hb, checks: { ...hb.checks, cleanup: { ok: false, lastRun: null } } }), /must have required property 'error'/);
 	const { code, ...noCode } = hb;
 	assert.equal(code, 'UNHEALTHY');
 	fails(health(noCode), /must have required property 'code'/);
 	// as a 200: a healthy body passes; one with a failed check does not
-	const okBody = { status: 'ok', checks: { ...hb.checks, cleanup: { ok: true, lastRun: new Date().toISOString() } }, failed: [] };
+	const okBody = { status: 'ok', version: hb.version, checks: { ...hb.checks, cleanup: { ok: true, lastRun: new Date().toISOString() } }, failed: [] };
 	assert.deepEqual(responseProblems(health(okBody, { status: 200 })), []);
 	fails(health({ ...okBody, checks: { ...okBody.checks, database: { ok: false, error: 'STORE_UNAVAILABLE: x' } } }, { status: 200 }),
 		/database\/ok must be equal to constant/);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
 	KIND, start, api, assertError, create, rawRequest, UNKNOWN_KEY,
 } from './helpers.mjs';
+import { routeTable } from '../lib/openapi.mjs';
 
 let srv;
 let c;	// one secret, created first
@@ -178,6 +179,25 @@ test(`${KIND}: every other path under /api/ is the API's JSON 404, whatever the 
 	assertError(await api(srv, 'DELETE', '/api/totp', { json: { code: '123456' } }), 401, 'NOT_SIGNED_IN');
 	assertError(await api(srv, 'PUT', '/api/totp', { json: {} }), 405, 'METHOD_NOT_ALLOWED');
 	assertError(await api(srv, 'GET', '/api/totp/1'), 404, 'NOT_FOUND');
+});
+
+// The server's routing is generated from the route table (lib/route.c,
+// scripts/routes-gen.c): every route's URL reaches its program, whose 405
+// names the methods of that route.
+test(`${KIND}: every route of the table reaches its program`, async () => {
+	const key = 'A'.repeat(22);
+	for (const rt of routeTable()) {
+		const paths = [];
+		if (rt.path !== 'key') paths.push([rt.url, rt.allow]);
+		if (rt.path === 'key') paths.push([`${rt.url}/${key}`, rt.allow]);
+		if (rt.path === 'item' || rt.path === 'key_item') paths.push([`${rt.url}/${key}`, rt.allowItem]);
+		for (const [p, allow] of paths) {
+			const r = await rawRequest(srv.base, { method: 'PUT', path: p, headers: { 'Content-Length': '0' } });
+			assert.equal(r.status, 405, `${rt.name}: PUT ${p}: ${r.status} ${r.text.slice(0, 200)}`);
+			assert.equal(r.json().code, 'METHOD_NOT_ALLOWED');
+			assert.deepEqual(allowList(r), allow.split(', ').sort(), `${rt.name}: PUT ${p}`);
+		}
+	}
 });
 
 test(`${KIND}: a very long key is refused, not served`, async () => {

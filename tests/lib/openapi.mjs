@@ -192,6 +192,15 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 	return problems.map((p) => `${what}: ${p}`);
 }
 
+// The members of a schema of docs/openapi.yaml (components.schemas[name]):
+// { required, properties }, each sorted. For tests that look at an answer's
+// members: they follow the description instead of a list of their own.
+export function schemaMembers(name) {
+	const schema = spec().doc.components.schemas[name];
+	if (!schema) throw new Error(`docs/openapi.yaml has no schema ${name}`);
+	return { required: [...(schema.required || [])].sort(), properties: Object.keys(schema.properties || {}).sort() };
+}
+
 // Throws an Error naming every way the response departs from docs/openapi.yaml.
 export function checkResponse(res) {
 	const problems = responseProblems(res);
@@ -199,40 +208,35 @@ export function checkResponse(res) {
 		throw new Error(`the response does not match docs/openapi.yaml:\n  ${problems.join('\n  ')}`);
 }
 
+// The route table (lib/route.c), as `make` writes it for the web servers
+// (scripts/routes-gen.c): each program's URL, what its path takes, and the
+// methods it takes there when routes share a URL.
+export const ROUTES_PATH = path.join(ROOT, 'build', 'routes', 'routes.json');
+let routes = null;
+export function routeTable() {
+	if (routes) return routes;
+	try {
+		routes = JSON.parse(fs.readFileSync(ROUTES_PATH, 'utf8')).routes;
+	} catch (e) {
+		throw new Error(`tests/lib/openapi.mjs: ${e.message}; run make (it writes build/routes/)`);
+	}
+	return routes;
+}
+
 // The API path and method a CGI request to one of the programs stands for:
-// { path, method }. A method the web servers would route to another program
-// (POST to metadata) is one the program's path does not serve: it answers 405.
-const SECRET_ROUTE = { GET: 'metadata', HEAD: 'metadata', POST: 'retrieve', DELETE: 'delete' };
+// { path, method }, or null for a program without a route. A method the web
+// servers would route to another program (POST to metadata) is one the
+// program's path does not serve: it answers 405.
 export function cgiRoute(program, method, pathInfo) {
+	const r = routeTable().find((x) => x.name === program);
+	if (!r) return null;
 	const item = pathInfo !== undefined && pathInfo !== '' && pathInfo !== '/';
-	switch (program) {
-	case 'create':
-		return { path: '/api/secrets', method };
-	case 'metadata':
-	case 'retrieve':
-	case 'delete':
-		return {
-			path: `/api/secrets${pathInfo ?? '/'}`,
-			method: SECRET_ROUTE[method] === program ? method : 'OTHER',
-		};
-	case 'keys':
-		return { path: item ? `/api/keys${pathInfo}` : '/api/keys', method };
-	case 'mysecrets':
-		return { path: item ? `/api/my/secrets${pathInfo}` : '/api/my/secrets', method };
-	case 'requests':
-		return { path: item ? `/api/requests${pathInfo}` : '/api/requests', method };
-	case 'webhooks':
-		return { path: item ? `/api/webhooks${pathInfo}` : '/api/webhooks', method };
-	case 'session':
-	case 'signup':
-	case 'password':
-	case 'config':
-	case 'health':
-	case 'email':
-	case 'token':
-	case 'totp':
-		return { path: `/api/${program}`, method };
+	switch (r.path) {
+	case 'none':
+		return { path: r.url, method };
+	case 'key':
+		return { path: `${r.url}${pathInfo ?? '/'}`, method: r.takes.includes(method) ? method : 'OTHER' };
 	default:
-		return null;
+		return { path: item ? `${r.url}${pathInfo}` : r.url, method };
 	}
 }

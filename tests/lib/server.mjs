@@ -329,7 +329,7 @@ export async function startServer(opts = {}) {
 		docroot = path.join(prefix, 'htdocs');
 		cgiBin = path.join(prefix, 'cgi-bin');
 		db = path.join(prefix, 'var', 'burnlink.db');
-		siteTemplate = 'apache-shared.conf.in';
+		siteTemplate = 'apache-test-htaccess.conf.in';
 		Object.assign(progEnv, opts.env || {});
 		delete progEnv.BURNLINK_DB;
 		delete progEnv.BURNLINK_SECRET_FILE;

@@ -14,6 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as cluster from './cluster.mjs';
+import { SCHEMA_VERSION, oldSchema } from '../lib/schema.mjs';
 
 process.env.BURNLINK_BIN ||= 'build/pg';
 const { startServer } = await import('../lib/server.mjs');
@@ -470,12 +471,9 @@ describe('TCP and a host name, under the seccomp filter', () => {
 describe('schema version 4 (key commitment)', () => {
 	test('a version-3 database gains secrets.key_commit on first use; its secrets answer keyCommitment null and keep working', async () => {
 		const { db, env } = freshEnv();
-		// Version 3: schema-pg.sql without the column and its ALTER, as it was.
-		const full = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'schema-pg.sql'), 'utf8');
-		const v3 = full.replace(/,\n\tkey_commit\tbytea[^\n]*\n/, '\n')
-			.replace(/ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;\n/, '')
-			.replace(/VALUES \(1, \d+\)/, 'VALUES (1, 3)');
-		const current = /VALUES \(1, (\d+)\)/.exec(full)[1];
+		// Version 3: schema-pg.sql as it was, without the column.
+		const v3 = oldSchema('pg', 3);
+		const current = String(SCHEMA_VERSION);
 		assert.ok(!/key_commit/.test(v3.replace(/^--.*$/gm, '')), 'the version-3 schema has no key_commit');
 		pgSql(db, v3, { user: 'burnlink' });	// as the programs' role (tests/pg/cluster.mjs ROLE), which owns what they use
 		const key = crypto.randomBytes(32), iv = crypto.randomBytes(12);

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { checkError, sha256hex, dbFiles } from '../lib/cgi.mjs';
 import { requestContext, wire } from './helpers.mjs';
+import { SCHEMA_VERSION } from '../lib/schema.mjs';
 
 const text = (b) => Buffer.from(b).toString('utf8');
 
@@ -171,12 +172,8 @@ test('a database of schema version 3 (before requests) is migrated on first use'
 		ctx.sql('DROP TABLE requests; PRAGMA user_version = 3');
 	const q = await ctx.ask({ note: 'after the upgrade' });
 	assert.equal((await ctx.rq.get(q.inboxKey)).json.state, 'waiting');
-	// the version the schema file writes (tests/accounts/upgrade.test.mjs reads it the same way)
-	const current = process.env.BURNLINK_TEST_PG
-		? /VALUES \(1, (\d+)\)/.exec(fs.readFileSync(new URL('../../schema-pg.sql', import.meta.url), 'utf8'))[1]
-		: /PRAGMA user_version = (\d+);\s*$/.exec(fs.readFileSync(new URL('../../schema.sql', import.meta.url), 'utf8'))[1];
 	assert.equal(ctx.sql(process.env.BURNLINK_TEST_PG ? 'SELECT version FROM burnlink_schema'
-		: 'PRAGMA user_version').trim(), current);
+		: 'PRAGMA user_version').trim(), String(SCHEMA_VERSION));
 	assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1', 'the old secret is kept');
 	ctx.remove();
 });

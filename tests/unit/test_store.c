@@ -559,6 +559,27 @@ counters(const struct bl_config *cfg)
 	bl_store_close(c);
 }
 
+/*
+ * store.h's parameters: P_TEXT_OR_NULL takes a conditional and evaluates it
+ * once (it was a macro that did not compile so: -Wnonnull on strlen of
+ * "c ? s : NULL"); a secret's row columns are numbered by BL_ROW_COLS.
+ */
+static void
+parms(void)
+{
+	static const char	 s[] = "abc";
+	int			 calls = 0, c = getenv("BURNLINK_UNIT_NEVER_SET") == NULL;
+	struct bl_parm		 p = P_TEXT_OR_NULL(c ? s : NULL);
+	struct bl_parm		 q = P_TEXT_OR_NULL(!c ? s : NULL);
+	struct bl_parm		 r = P_TEXT_OR_NULL(calls++ == 0 ? s : NULL);
+
+	CHECK(!p.null && p.len == 3 && p.p == s);
+	CHECK(q.null && q.len == 0);
+	CHECK(calls == 1 && !r.null);
+	CHECK(BL_COL_ID == 0 && BL_COL_STATE == 1 && BL_COL_KEY_COMMIT == BL_ROW_NCOLS - 1);
+	CHECK(strncmp(BL_ROW_COLUMNS, "id, state, created_at", 21) == 0);
+}
+
 int
 main(void)
 {
@@ -586,6 +607,7 @@ main(void)
 		fprintf(stderr, "test_store: %s\n", err);
 		UNIT_END(name);
 	}
+	parms();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(s, i);
 	accounts(s);

@@ -1,4 +1,4 @@
-/* health.c (layer: domain): what the instance allows (GET /api/config) and whether it is well (GET /api/health). */
+/* instance.c (layer: domain): what the instance allows (GET /api/config) and whether it is well (GET /api/health). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -252,7 +252,7 @@ err_text(enum bl_err e, char *buf, size_t len)
  * document root (lib/config.c), the database answers (a lookup of
  * a key no secret has), the counters store took a count (counters: the
  * caller's result of counting this check), and cleanup finished within
- * BL_CLEANUP_STALE seconds. Returns {status, checks, failed}, *healthy set;
+ * BL_CLEANUP_STALE seconds. Returns {status, version, checks, failed}, *healthy set;
  * NULL when out of memory. Nothing secret: no path, no address.
  */
 json_object *
@@ -314,6 +314,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0' &&
 	    c->cfg.exposed == NULL;
 	if (o == NULL || bl_json_add(o, "status", json_object_new_string(*healthy ? "ok" : "fail")) ||
+	    bl_json_add(o, "version", json_object_new_string(bl_build_version)) ||
 	    bl_json_add(o, "checks", checks = json_object_new_object()) ||
 	    bl_json_add(o, "failed", failed = json_object_new_array()) ||
 	    add_check(checks, failed, "database", db, NULL) ||

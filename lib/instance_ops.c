@@ -1,8 +1,9 @@
-/* status.c (layer: handlers): GET /api/config and GET /api/health (docs/API.md). */
+/* instance_ops.c (layer: handlers): GET /api/config, /api/health and /api/version (docs/API.md). */
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "store.h"	/* BL_SCHEMA_VERSION */
 
 /* GET /api/config: the limits, choices, features and branding in force; cacheable. */
 enum bl_err
@@ -13,6 +14,21 @@ bl_op_config(struct bl_req *r)
 	if ((o = bl_config_json(&r->ctx->cfg)) == NULL)
 		return BL_ERR_INTERNAL;
 	r->cache_control = "public, max-age=300";
+	return bl_respond_json(r, 200, o, 0);
+}
+
+/* GET /api/version: {version, schemaVersion}, the build's and the schema's. */
+enum bl_err
+bl_op_version(struct bl_req *r)
+{
+	json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL ||
+	    bl_json_add(o, "version", json_object_new_string(bl_build_version)) ||
+	    bl_json_add(o, "schemaVersion", json_object_new_int(BL_SCHEMA_VERSION))) {
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
 	return bl_respond_json(r, 200, o, 0);
 }
 
