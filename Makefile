@@ -137,11 +137,11 @@ $(LIBA): $(LIB_OBJ)
 
 $(BIN)cgi-bin/%: cgi-bin/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 $(BIN)cron/%: cron/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 # cron/notify posts webhooks through libcurl (docs/NOTIFY.md): linked
 # dynamically (Debian ships libcurl's many dependencies as shared objects),
@@ -149,11 +149,11 @@ $(BIN)cron/%: cron/%.c $(LIBA)
 # request.
 $(BIN)cron/notify: cron/notify.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(GCSECTIONS) $(LIBS) -lcurl
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(GCSECTIONS) $(LIBS) -lcurl
 
 $(BIN)tools/%: tools/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
