@@ -62,7 +62,7 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all programs units limits dyn deps run check test-unit test-cgi test-http test-cli test-browser \
-        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
+        test-i18n test-asan test-valgrind test-pg asan pg install dist deb clean screenshots bench profile fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen
@@ -195,7 +195,7 @@ pg: deps
 units: $(UNIT_BIN)
 
 check: all
-	@sh scripts/deps.sh test browser pg
+	@sh scripts/deps.sh test browser pg deb
 	@$(MAKE) --no-print-directory $(UNIT_BIN) asan dyn pg
 	@sh tests/run.sh
 
@@ -213,6 +213,12 @@ install: all
 
 dist: all
 	@sh scripts/dist.sh
+
+# The Debian packages, burnlink and burnlink-cli, in build/deb-out/
+# (debian/, scripts/deb.sh; docs/ADMIN.md, "The Debian package").
+deb: all
+	@sh scripts/deps.sh deb
+	@sh scripts/deb.sh
 
 screenshots: all
 	@sh scripts/deps.sh test browser

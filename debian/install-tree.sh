@@ -49,5 +49,7 @@ sh "$top/debian/webconf.sh" "$pkg"
 install -d -m 755 "$cli/usr/share/burnlink-cli/wire" "$cli/usr/bin"
 install -m 755 "$top/cli/burnlink.mjs" "$cli/usr/share/burnlink-cli/burnlink.mjs"
 install -m 644 "$top/www/assets/wire.js" "$top/www/assets/limits.js" "$cli/usr/share/burnlink-cli/wire/"
+# "type": "module": the program and the wire format are ES modules
+install -m 644 "$top/cli/package.json" "$cli/usr/share/burnlink-cli/package.json"
 sed -i '1s|^#!/usr/bin/env node|#!/usr/bin/node|' "$cli/usr/share/burnlink-cli/burnlink.mjs"
 ln -s ../share/burnlink-cli/burnlink.mjs "$cli/usr/bin/burnlink"

@@ -88,8 +88,9 @@ mkdir -p "$pkg/etc/lighttpd/conf-available"
 
 server.modules += ( "mod_alias", "mod_rewrite", "mod_setenv", "mod_cgi" )
 # A request body over 64 KiB is kept in a file before the program reads it,
-# and a server-side create holds plaintext: keep such files on a tmpfs.
-server.upload-dirs = ( "/dev/shm" )
+# and a server-side create holds plaintext: keep such files on a tmpfs
+# (Debian's lighttpd.conf names /var/cache/lighttpd/uploads, on disk).
+server.upload-dirs := ( "/dev/shm" )
 url.redirect += ( "^$base\$" => "$base/" )
 
 \$HTTP["url"] =~ "^$base/" {

@@ -32,7 +32,8 @@ find "$src" -exec touch -h -d "@$(dpkg-parsechangelog -l "$top/debian/changelog"
 	exit 1
 }
 # lintian: every error and warning (overrides carry their reasons in debian/).
-lintian --fail-on error,warning "$work"/*.changes >"$out/lintian.txt" 2>&1 || {
+# tests/deb runs it on the packages itself (BURNLINK_DEB_LINT=0 here).
+[ "${BURNLINK_DEB_LINT:-1}" = 0 ] || lintian --fail-on error,warning "$work"/*.changes >"$out/lintian.txt" 2>&1 || {
 	cat "$out/lintian.txt" >&2
 	echo "deb.sh: lintian reports errors or warnings" >&2
 	exit 1

@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh: install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg)
+# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg, deb)
 set -eu
 
 pkgs_for() {
@@ -21,6 +21,10 @@ pkgs_for() {
 	# make profile: instructions and system calls per CGI request.
 	profile) echo "valgrind strace" ;;
 	pg)      echo "postgresql libpq-dev" ;;
+	# make deb and its tests (tests/deb): debhelper builds, lintian checks,
+	# debootstrap and piuparts make clean Debian 12 chroots, man renders the
+	# manual pages, systemd-analyze checks the timers.
+	deb)     echo "debhelper dpkg-dev fakeroot bash-completion lintian debootstrap piuparts man-db systemd libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac
 }
