@@ -57,8 +57,12 @@ function mirror() {
 
 // A clean Debian 12 (minbase), made once per run, kept as a tarball for piuparts.
 let base;
+// BURNLINK_DEB_BASE names a tarball of one made before (to rerun by hand).
 function baseTarball() {
 	if (base) return base;
+	if (process.env.BURNLINK_DEB_BASE && fs.existsSync(process.env.BURNLINK_DEB_BASE)) {
+		return (base = process.env.BURNLINK_DEB_BASE);
+	}
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-deb-base.'));
 	const root = path.join(dir, 'root');
 	const m = mirror();
@@ -199,6 +203,10 @@ describe('in a Debian 12 chroot', () => {
 		}
 		run('mount', ['-t', 'proc', 'proc', path.join(root, 'proc')]);
 		mounts.push(path.join(root, 'proc'));
+		// as on a booted system: a tmpfs for the servers' request bodies
+		fs.mkdirSync(path.join(root, 'dev/shm'), { recursive: true });
+		run('mount', ['-t', 'tmpfs', '-o', 'mode=1777,size=64m', 'tmpfs', path.join(root, 'dev/shm')]);
+		mounts.push(path.join(root, 'dev/shm'));
 		apt('update');
 		// the web servers first, as an operator who has one would
 		apt('install', '--no-install-recommends', 'apache2', 'lighttpd', 'sqlite3');
@@ -261,10 +269,11 @@ describe('in a Debian 12 chroot', () => {
 		assert.match(cfg.stdout, /Upgrade test/);
 	});
 
-	async function conformance(base) {
+	async function conformance(base, kind) {
 		const db = path.join(root, 'var/lib/burnlink/burnlink.db');
 		// a test runner of its own: not this one's child protocol
-		const env = { ...process.env, BURNLINK_CONFORMANCE_BASE: base, BURNLINK_CONFORMANCE_DB: db };
+		const env = { ...process.env, BURNLINK_CONFORMANCE_BASE: base, BURNLINK_CONFORMANCE_DB: db,
+			BURNLINK_CONFORMANCE_SERVER: kind };
 		delete env.NODE_TEST_CONTEXT;
 		const r = spawnSync('node', ['--test', '--test-reporter=tap', ...fs.readdirSync(path.join(ROOT, 'tests/conformance'))
 			.filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(ROOT, 'tests/conformance', f))], {
@@ -291,7 +300,7 @@ describe('in a Debian 12 chroot', () => {
 			const page = await fetch(`http://127.0.0.1:${port}/burnlink/`);
 			assert.equal(page.status, 200);
 			assert.match(page.headers.get('content-security-policy') || '', /default-src 'none'/);
-			await conformance(`http://127.0.0.1:${port}/burnlink`);
+			await conformance(`http://127.0.0.1:${port}/burnlink`, 'apache');
 		} finally {
 			inRoot(['apache2ctl', 'stop'], { allowFail: true });
 		}
@@ -309,7 +318,7 @@ describe('in a Debian 12 chroot', () => {
 		try {
 			const page = await fetch(`http://127.0.0.1:${port}/burnlink/`);
 			assert.equal(page.status, 200);
-			await conformance(`http://127.0.0.1:${port}/burnlink`);
+			await conformance(`http://127.0.0.1:${port}/burnlink`, 'lighttpd');
 		} finally {
 			inRoot(['sh', '-c', 'kill $(cat /run/lighttpd.pid)'], { allowFail: true });
 		}
