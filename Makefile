@@ -62,7 +62,7 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: FORCE all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
-        test-i18n test-asan test-valgrind test-pg asan pg install dist clean screenshots bench profile fuzz
+        test-i18n test-asan test-valgrind test-pg asan pg install dist deb clean screenshots bench profile fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen routes
@@ -162,15 +162,15 @@ $(LIBA): $(LIB_OBJ)
 
 $(BIN)cgi-bin/%: cgi-bin/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 $(BIN)cron/%: cron/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 $(BIN)tools/%: tools/%.c $(LIBA)
 	@mkdir -p $(@D)
-	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(@D)
@@ -212,7 +212,7 @@ pg: deps
 units: $(UNIT_BIN)
 
 check: all
-	@sh scripts/deps.sh test browser pg
+	@sh scripts/deps.sh test browser pg deb
 	@$(MAKE) --no-print-directory $(UNIT_BIN) asan dyn pg
 	@sh tests/run.sh
 
@@ -230,6 +230,12 @@ install: all
 
 dist: all
 	@sh scripts/dist.sh
+
+# The Debian packages, burnlink and burnlink-cli, in build/deb-out/
+# (debian/, scripts/deb.sh; docs/ADMIN.md, "The Debian package").
+deb: all
+	@sh scripts/deps.sh deb
+	@sh scripts/deb.sh
 
 screenshots: all
 	@sh scripts/deps.sh test browser

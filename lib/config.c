@@ -37,10 +37,17 @@ concat(const char *a, const char *b)
 	return s;
 }
 
-/* The default database: var/burnlink.db beside the directory of the program. */
+/*
+ * The default database: var/burnlink.db beside the directory of the program,
+ * or BL_DATA_DIR/burnlink.db when the build names a data directory (the
+ * Debian package: /var/lib/burnlink, docs/ADMIN.md).
+ */
 static char *
 default_db(void)
 {
+#ifdef BL_DATA_DIR
+	return strdup(BL_DATA_DIR "/burnlink.db");
+#else
 	char	 exe[PATH_MAX];
 	ssize_t	 n;
 	char	*slash;
@@ -52,6 +59,7 @@ default_db(void)
 		return strdup("var/burnlink.db");
 	*slash = '\0';
 	return concat(exe, "/../var/burnlink.db");
+#endif
 }
 
 /* 1 if db names a PostgreSQL database (a URI), not an SQLite file. */
@@ -107,8 +115,14 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 	int		 explicit;
 
 	explicit = (cfg->settings_path = dup_env(get, arg, "BURNLINK_CONFIG")) != NULL;
+#ifdef BL_SETTINGS_FILE
+	/* A build that names the settings file (the Debian package's conffile). */
+	if (!explicit && (cfg->settings_path = strdup(BL_SETTINGS_FILE)) == NULL)
+		return -1;
+#else
 	if (!explicit && (cfg->settings_path = beside(anchor, "burnlink.conf")) == NULL)
 		return -1;
+#endif
 	n = strlen(cfg->limits_path);
 	if (bl_config_is_pg(cfg->db_path))
 		cfg->cleanup_stamp = beside(anchor, "burnlink-cleanup");

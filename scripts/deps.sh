@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh: install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg)
+# Usage: scripts/deps.sh GROUP...   (build, run, apache, test, browser, bench, profile, pg, deb)
 set -eu
 
 pkgs_for() {
@@ -23,6 +23,10 @@ pkgs_for() {
 	profile) echo "valgrind strace" ;;
 	# iproute2: tests/pg/vanished-host.mjs makes a database host unreachable (ip rule, in a network namespace)
 	pg)      echo "postgresql libpq-dev iproute2" ;;
+	# make deb and its tests (tests/deb): debhelper builds, lintian checks,
+	# debootstrap and piuparts make clean Debian 12 chroots, man renders the
+	# manual pages, systemd-analyze checks the timers.
+	deb)     echo "debhelper dpkg-dev fakeroot bash-completion lintian debootstrap piuparts man-db systemd libpq-dev" ;;
 	*) echo "deps.sh: unknown group $1" >&2; exit 2 ;;
 	esac
 }

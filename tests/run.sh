@@ -1,14 +1,14 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
 # Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts requests notify asan
-#        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser screenshots)
+#        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser deb screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-layers unit cgi limits accounts requests notify asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser}
+suites=${*:-layers unit cgi limits accounts requests notify asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser deb}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -200,6 +200,18 @@ for s in $suites; do
 			fail=$((fail + 1))
 		fi ;;
 	screenshots) npm_deps && node tests/browser/screenshots.mjs ;;
+	# The Debian packages (scripts/deb.sh builds them and runs lintian), then
+	# tests/deb: reproducibility, manual pages, piuparts, and install, upgrade,
+	# Apache and lighttpd, cron, remove and purge in a Debian 12 chroot.
+	deb)
+		echo "== deb: building the packages (scripts/deb.sh)"
+		if BURNLINK_DEB_LINT=0 sh scripts/deb.sh >"$tmp/deb.log" 2>&1; then
+			node_suite deb tests/deb
+		else
+			cat "$tmp/deb.log"
+			failed="$failed deb"
+			fail=$((fail + 1))
+		fi ;;
 	*) echo "run.sh: unknown suite $s" >&2; exit 2 ;;
 	esac
 done

@@ -18,6 +18,15 @@ const wire = nodeSync(crypto);
 
 export { rawRequest };
 
+// Which web server answers: BURNLINK_CONFORMANCE_SERVER for a server not
+// started here (the Debian package's Apache, tests/deb), else BURNLINK_SERVER's.
+// A few claims are about lighttpd's own answers.
+export function serverKind() {
+	const kind = process.env.BURNLINK_CONFORMANCE_BASE ? process.env.BURNLINK_CONFORMANCE_SERVER
+		: process.env.BURNLINK_SERVER;
+	return (kind || 'lighttpd').replace(/-fastcgi$/, '');
+}
+
 export async function server(opts = {}) {
 	if (process.env.BURNLINK_CONFORMANCE_BASE && !opts.env) {
 		const db = process.env.BURNLINK_CONFORMANCE_DB || '';

@@ -72,8 +72,10 @@ const STOP_TIMEOUT_MS = 5000;
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ'];
 
 const live = new Set();
-// The origins whose responses are checked against docs/openapi.yaml.
-const checkedOrigins = new Set();
+// The origins whose responses are checked against docs/openapi.yaml, each
+// with the path the site is served under ('' at the root, '/burnlink' for a
+// site under a sub-path: the API's paths are checked without it).
+const checkedOrigins = new Map();
 const tmpDirs = new Set();
 let hooksInstalled = false;
 
@@ -94,7 +96,14 @@ export function freePort(host = '127.0.0.1') {
 // docs/openapi.yaml from now on: for a server not started here (an external
 // one under test). startServer() does this itself.
 export function checkResponsesOf(base) {
-	checkedOrigins.add(new URL(base).origin);
+	const u = new URL(base);
+	checkedOrigins.set(u.origin, u.pathname.replace(/\/+$/, ''));
+}
+
+// The API path of a URL path on a checked origin (its sub-path taken off).
+function apiPath(origin, p) {
+	const prefix = checkedOrigins.get(origin) || '';
+	return prefix && p.startsWith(prefix + '/') ? p.slice(prefix.length) : p;
 }
 
 // fetch(), with the answers of the servers above checked before they are
@@ -113,19 +122,21 @@ globalThis.fetch = async function checkedFetch(input, init = {}) {
 	const res = await plainFetch(input, { ...init, headers });
 	const method = (init.method || (input instanceof Request ? input.method : 'GET')).toUpperCase();
 	const body = method === 'HEAD' ? Buffer.alloc(0) : Buffer.from(await res.clone().arrayBuffer());
-	checkResponse({ method, path: url.pathname, status: res.status, headers: res.headers, body });
+	checkResponse({ method, path: apiPath(url.origin, url.pathname), status: res.status, headers: res.headers, body });
 	return res;
 };
 
 // One HTTP request sent exactly as given (no URL normalisation, so paths such as
-// "/api/secrets/../x" reach the server unchanged). Resolves to
+// "/api/secrets/../x" reach the server unchanged), under base's path when it
+// has one (a site under a sub-path). Resolves to
 // { status, headers, body (Buffer), text, json() }; rejects when the answer is
 // not one docs/openapi.yaml allows (unless noSpecCheck).
 export function rawRequest(base, { method = 'GET', path: p = '/', headers = {}, body, noSpecCheck = false } = {}) {
 	const u = new URL(base);
+	const prefix = u.pathname.replace(/\/+$/, '');
 	return new Promise((resolve, reject) => {
 		const req = http.request({
-			host: u.hostname, port: u.port, method, path: p, headers, agent: false,
+			host: u.hostname, port: u.port, method, path: prefix + p, headers, agent: false,
 		}, (res) => {
 			const chunks = [];
 			res.on('data', (c) => chunks.push(c));
