@@ -162,11 +162,10 @@ static const char *
 refuse_cb(void *arg, const struct sockaddr *sa)
 {
 	struct run	*r = arg;
-	char		 why[160];
 
-	if (refuse_addr(r, sa, why, sizeof(why)) == 0)
+	/* bl_webpost() says "address not allowed (<this>)" */
+	if (refuse_addr(r, sa, r->refused, sizeof(r->refused)) == 0)
 		return NULL;
-	snprintf(r->refused, sizeof(r->refused), "address not allowed (%s)", why);
 	return r->refused;
 }
 
