@@ -374,6 +374,7 @@ enum bl_limit {
 	BL_LIM_IP_WEBHOOKS,	/* requests per client IP to /api/webhooks, per day */
 	BL_LIM_IP_EMAIL,	/* requests per client IP to /api/email, per day */
 	BL_LIM_EMAIL,		/* mails asked for per account name, per hour */
+	BL_LIM_NET48_CREATE,	/* creations per IPv6 /48 (all its /64s together), per day */
 	BL_LIM__MAX
 };
 
