@@ -322,6 +322,8 @@ struct bl_cleanup_stats {
 	int64_t	removed;	/* rows past expiresAt, with their attachments */
 	int64_t	counters;	/* ended counter windows pruned */
 	int64_t	requests;	/* secret requests past expiresAt */
+	int64_t	steps;		/* transactions it took (lib/secret.c) */
+	int	busy;		/* another cleanup holds the database's lock: nothing done */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);
