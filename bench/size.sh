@@ -37,7 +37,7 @@ for n in $COUNTS; do
 	t0=$(date +%s)
 	BURNLINK_DB=$db BURNLINK_SECRET_FILE=$d/secret.key "$seed" 100 0 256 >"$d/keys"
 	now=$(($(date +%s) * 1000))
-	sqlite3 "$db" "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $((n - 100)))
+	sqlite3 "$db" "PRAGMA cache_size=-2000000; WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $((n - 100)))
 INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, text_ct, text_iv, server_side)
 SELECT randomblob(32), randomblob(32), $now, $now + 3600000 + (i % 7776000) * 1000, randomblob(272), randomblob(12), 0 FROM k;
 PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
