@@ -491,13 +491,12 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
  * waits for it polls every 0.5 ms (lib/store_sqlite.c, busy_wait()), so the
  * pause lets the waiting writes in before the next step takes the lock
  * again. A step takes CLEAN_FIRST rows at first; the next takes twice as
- * many while a step (its commit and checkpoint included) takes less than half
- * of CLEAN_TARGET_MS, half as many once one takes twice as long (a busy
- * disk's syncs cost the same for few rows as for many): the fewer steps,
- * the fewer syncs and the fewer times an index page is written again, and a
- * request waits for at most about one step. One transaction for everything
- * held the lock for 19 s at 900,000 expired secrets (docs/PERFORMANCE.md,
- * "Cleanup").
+ * many while a step (its commit included) takes less than half of
+ * CLEAN_TARGET_MS, half as many once one takes twice as long: the fewer
+ * steps, the fewer times a page of the key hashes' indexes is written again,
+ * and a request waits for at most about one step. One transaction for
+ * everything held the lock for 19 s at 900,000 expired secrets; the steps
+ * write several times more pages in all (docs/PERFORMANCE.md, "Scale").
  */
 #define OUTBOX_KEEP_MS	(7 * 86400 * 1000LL)	/* sent and dropped rows are kept a week */
 #define CLEAN_FIRST	500
