@@ -131,8 +131,9 @@ describe('cron/cleanup', () => {
 		assert.ok(found().length > 0, 'the marker is found while the rows exist');
 		const r = summary(await ctx.cleanup(), true);
 		assert.equal(r.removed, 1234);
-		// one step of requests, then 500 rows, then the 734 left in one or two steps
-		assert.ok(r.steps === 3 || r.steps === 4, `a transaction per step (${r.steps})`);
+		// one step of requests, then 500 rows, then the 734 left in one step
+		// or more (a step takes 250 to 20,000 rows, by how long the last took)
+		assert.ok(r.steps >= 3 && r.steps <= 6, `a transaction per step (${r.steps})`);
 		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1');
 		assert.equal(ctx.sql('SELECT count(*) FROM attachments').trim(), '0');
 		assert.deepEqual(found(), [], 'secure delete: the text of every removed row is overwritten');
