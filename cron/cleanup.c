@@ -10,7 +10,7 @@ main(int argc, char *argv[])
 	struct bl_ctx		 ctx;
 	struct bl_cleanup_stats	 st;
 	char			 err[512] = "";
-	int			 exists, rc = 1;
+	int			 exists, ran = 0, rc = 1;
 
 	if (argc > 1) {
 		fprintf(stderr, "usage: %s   (configured by BURNLINK_DB)\n", argv[0]);
@@ -33,13 +33,18 @@ main(int argc, char *argv[])
 	memset(&st, 0, sizeof(st));
 	if (exists)
 		bl_config_guard(&ctx.cfg);	/* installations older than the guard get it */
-	if (exists && bl_cleanup(&ctx, &st, err, sizeof(err)) != 0) {
+	if (exists && (ran = bl_cleanup(&ctx, &st, err, sizeof(err))) < 0) {
 		fprintf(stderr, "cleanup: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;
 	}
-	printf("cleanup: %s: removed %lld expired secrets and %lld expired secret "
-	    "requests, pruned %lld counter windows\n", bl_config_db_name(&ctx.cfg),
-	    (long long)st.removed, (long long)st.requests, (long long)st.counters);
+	/* One still running (a run that outlived its hour) goes on alone. */
+	if (ran == 1)
+		printf("cleanup: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
+	else
+		printf("cleanup: %s: removed %lld expired secrets and %lld expired secret "
+		    "requests, pruned %lld counter windows, in %lld steps\n",
+		    bl_config_db_name(&ctx.cfg), (long long)st.removed,
+		    (long long)st.requests, (long long)st.counters, (long long)st.steps);
 	rc = 0;
 out:
 	bl_ctx_free(&ctx);

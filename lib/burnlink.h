@@ -361,6 +361,8 @@ struct bl_cleanup_stats {
 	int64_t	removed;	/* rows past expiresAt, with their attachments */
 	int64_t	counters;	/* ended counter windows pruned */
 	int64_t	requests;	/* secret requests past expiresAt */
+	int64_t	steps;		/* transactions it took (lib/secret.c) */
+	int	busy;		/* another cleanup holds the database's lock: nothing done */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,
 		    size_t errlen);
@@ -444,6 +446,7 @@ enum bl_limit {
 	BL_LIM_EMAIL,		/* mails asked for per account name, per hour */
 	BL_LIM_NOTIFY_HOUR,	/* notification attempts per account, per hour (cron/notify) */
 	BL_LIM_SIGNIN_ACCOUNT,	/* sign-in attempts per account name from all clients, per hour */
+	BL_LIM_NET48_CREATE,	/* creations per IPv6 /48 (all its /64s together), per day */
 	BL_LIM__MAX
 };
 

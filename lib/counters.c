@@ -1,10 +1,11 @@
-/* counters.c (layer: storage): the rate-limit counters beside a SQLite database: a fixed-size table in one file (struct bl_counter_ops). */
+/* counters.c (layer: storage): the rate-limit counters beside a SQLite database: a hash table in one file that grows as it fills (struct bl_counter_ops). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +16,8 @@
 /*
  * A request is counted on every call, so the counters must cost little: no
  * SQLite connection, schema or WAL, just one open file. The file is a header
- * page and CTR_SLOTS slots of 32 bytes (docs/ADMIN.md, "Where the counters
+ * page and N slots of 32 bytes, N a power of two from CTR_MIN_SLOTS to
+ * CTR_MAX_SLOTS, written in the header (docs/ADMIN.md, "Where the counters
  * live"). An entry, the count of one bucket (the first 16 bytes of its
  * HMAC-SHA-256) in one window, lives in one of the CTR_PROBE slots from its
  * home slot on; an operation reads those slots (2 KiB) and writes back the one
@@ -24,25 +26,32 @@
  * and an entry damaged by one is ignored (see valid()). A process killed
  * mid-operation loses its lock with its descriptor.
  *
- * Capacity: CTR_SLOTS entries, 4 MiB. A window's entries are free again once it
- * ends. Should all CTR_PROBE slots of a home be taken by live windows (many
- * more live entries than slots), a new entry is refused, logged, and the
- * request answered 503 RATE_LIMIT_UNAVAILABLE: a live count is never given up,
- * or enough addresses could wipe the counts that limit them (docs/ADMIN.md).
+ * Capacity: the table grows. Should all CTR_PROBE slots of a home be taken
+ * by live windows, the holder of the lock writes a table of twice the slots
+ * beside the file (every live entry moved to its new home), renames it over
+ * the file and goes on there; a process that then gets the old file's lock
+ * sees that the path names another file and opens it (lock()). No live count
+ * is ever given up and no client under its limit is refused for want of
+ * room: a new entry is refused (503 RATE_LIMIT_UNAVAILABLE, logged) only when
+ * the new table cannot be written (a full disk) or would pass CTR_MAX_SLOTS
+ * (2 GiB, some 50 million live entries). cron/cleanup writes a smaller table
+ * once at most an eighth of the slots are live (rebuild()).
  */
 #define CTR_MAGIC	"BLCTR01\n"
 #define CTR_HEADER	4096
-#define CTR_SLOTS	131072u
+#define CTR_MIN_SLOTS	131072u
+#define CTR_MAX_SLOTS	(1u << 26)
 #define CTR_SLOT	32
 #define CTR_PROBE	64
-#define CTR_SIZE	((off_t)CTR_HEADER + (off_t)CTR_SLOTS * CTR_SLOT)
+#define CTR_SIZE(n)	((off_t)CTR_HEADER + (off_t)(n) * CTR_SLOT)
 #define CTR_WAIT_MS	5000
+#define CTR_REOPEN	8	/* files replaced under us in a row before giving up */
 
 struct bl_counters {
 	int		 fd;		/* -1 until first use */
-	int		 checked;	/* the header was found right */
-	int		 kept;		/* kept from an earlier request (FastCGI) */
+	uint32_t	 slots;		/* of the open file, once checked (0: not yet) */
 	char		*path;		/* a copy: a kept store outlives its request */
+	char		*tmp;		/* path + ".new": a table being written */
 	char		 err[256];
 	char		 msg[512];	/* the path and err, for the log */
 };
@@ -100,6 +109,20 @@ valid(const struct slot *s)
 
 	return s->end > s->start && (len == 60 || len == 3600 || len == 86400) &&
 	    s->start % len == 0 && s->zero == 0;
+}
+
+/* 1 if a slot holds an entry whose window has not ended at now. */
+static int
+live(const struct slot *s, int64_t now)
+{
+	return valid(s) && (int64_t)s->end > now;
+}
+
+/* 1 if n is a slot count a file may have. */
+static int
+good_slots(uint32_t n)
+{
+	return n >= CTR_MIN_SLOTS && n <= CTR_MAX_SLOTS && (n & (n - 1)) == 0;
 }
 
 static enum bl_err
@@ -167,50 +190,68 @@ writeall(struct bl_counters *c, const void *buf, size_t len, off_t off)
 	return done(c, pwrite(c->fd, buf, len, off), len, "write", ENOSPC);
 }
 
+/* The first 16 bytes of the header of a table of n slots. */
+static void
+header(unsigned char h[16], uint32_t n)
+{
+	memset(h, 0, 16);
+	memcpy(h, CTR_MAGIC, 8);
+	put32(h + 8, n);
+	put32(h + 12, CTR_SLOT);
+}
+
 /*
- * Checks the header under the lock, and writes it into a new (empty, or
- * all-zero after a crash) file. Anything else than a counters file of the
- * right size is refused: the limiter then fails closed.
+ * Checks the header under the lock and sets c->slots; writes the header into
+ * a new (empty, or all-zero after a crash) file. Anything else than a
+ * counters file whose size matches its slot count is refused: the limiter
+ * then fails closed.
  */
 static enum bl_err
 check(struct bl_counters *c)
 {
-	unsigned char	 h[16], want[16] = {0}, zero[16] = {0};
+	unsigned char	 h[16], want[16], zero[16] = {0};
 	struct stat	 st;
+	uint32_t	 n;
 	enum bl_err	 e;
 
-	memcpy(want, CTR_MAGIC, 8);
-	put32(want + 8, CTR_SLOTS);
-	put32(want + 12, CTR_SLOT);
 	if (fstat(c->fd, &st) != 0)
 		return fail(c, "stat", errno);
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(c->err, sizeof(c->err), "not a regular file");
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
-	if (st.st_size == 0 && ftruncate(c->fd, CTR_SIZE) != 0)
+	if (st.st_size == 0 && ftruncate(c->fd, CTR_SIZE(CTR_MIN_SLOTS)) != 0)
 		return fail(c, "size", errno);
-	if (st.st_size != 0 && st.st_size != CTR_SIZE) {
+	n = st.st_size == 0 ? CTR_MIN_SLOTS :
+	    (uint32_t)((st.st_size - CTR_HEADER) / CTR_SLOT);
+	if (st.st_size != 0 && (st.st_size < CTR_SIZE(CTR_MIN_SLOTS) ||
+	    st.st_size > CTR_SIZE(CTR_MAX_SLOTS) || st.st_size != CTR_SIZE(n) ||
+	    !good_slots(n))) {
 		snprintf(c->err, sizeof(c->err), "not a burnlink counters file "
-		    "(%lld bytes, expected %lld)", (long long)st.st_size,
-		    (long long)CTR_SIZE);
+		    "(%lld bytes, expected %lld for %u slots, or twice the slots)",
+		    (long long)st.st_size, (long long)CTR_SIZE(CTR_MIN_SLOTS),
+		    CTR_MIN_SLOTS);
 		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
+	header(want, n);
 	if ((e = readall(c, h, sizeof(h), 0)) != BL_OK)
 		return e;
-	if (memcmp(h, want, sizeof(h)) == 0)
-		return BL_OK;
-	if (memcmp(h, zero, sizeof(h)) != 0) {
+	if (memcmp(h, zero, sizeof(h)) == 0)
+		e = writeall(c, want, sizeof(want), 0);
+	else if (memcmp(h, want, sizeof(h)) != 0) {
 		snprintf(c->err, sizeof(c->err), "not a burnlink counters file "
 		    "(unknown header)");
-		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
 	}
-	return writeall(c, want, sizeof(want), 0);
+	if (e == BL_OK)
+		c->slots = n;
+	return e;
 }
 
 /*
- * 1 if the path no longer names the open file (an operator deleted or
- * replaced it to reset the counters).
+ * 1 if the path no longer names the open file: a larger or smaller table was
+ * renamed over it (rebuild()), or an operator deleted or replaced it to reset
+ * the counters.
  */
 static int
 stale(const struct bl_counters *c)
@@ -222,43 +263,46 @@ stale(const struct bl_counters *c)
 	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
 }
 
-/*
- * Opens (creating, mode 0600) the file on first use. A store kept from an
- * earlier request (FastCGI) first checks that it is still the one at the
- * path, and opens it again if not.
- */
-static enum bl_err
-ready(struct bl_counters *c)
+/* Closes the open file (its lock with it). */
+static void
+drop(struct bl_counters *c)
 {
-	if (c->fd >= 0 && c->kept) {
-		c->kept = 0;
-		if (stale(c)) {
-			close(c->fd);
-			c->fd = -1;
-			c->checked = 0;
-		}
-	}
 	if (c->fd >= 0)
-		return BL_OK;
-	if ((c->fd = open(c->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
-		return fail(c, "open", errno);
-	return BL_OK;
+		close(c->fd);
+	c->fd = -1;
+	c->slots = 0;
 }
 
-/* Takes the lock; the first time, checks (or writes) the header under it. */
+/*
+ * Takes the lock of the file the path names, opening it (created, mode 0600)
+ * on first use or when the path has come to name another file since; the
+ * first time, checks (or writes) the header under it.
+ */
 static enum bl_err
 lock(struct bl_counters *c)
 {
 	enum bl_err	 e;
+	int		 tries;
 
-	if ((e = ready(c)) != BL_OK || (e = acquire(c)) != BL_OK || c->checked)
-		return e;
-	if ((e = check(c)) != BL_OK) {
-		unlock(c);
-		return e;
+	for (tries = 0; tries < CTR_REOPEN; tries++) {
+		if (c->fd < 0 && (c->fd = open(c->path, O_RDWR | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600)) < 0)
+			return fail(c, "open", errno);
+		if ((e = acquire(c)) != BL_OK)
+			return e;
+		if (stale(c)) {
+			drop(c);
+			continue;
+		}
+		if (c->slots == 0 && (e = check(c)) != BL_OK) {
+			unlock(c);
+			return e;
+		}
+		return BL_OK;
 	}
-	c->checked = 1;
-	return BL_OK;
+	snprintf(c->err, sizeof(c->err), "the file was replaced %d times in a row "
+	    "while its lock was awaited", CTR_REOPEN);
+	return BL_ERR_RATE_LIMIT_UNAVAILABLE;
 }
 
 /* The counters of cfg: the file at its limits_path, opened on first use. */
@@ -266,27 +310,31 @@ static enum bl_err
 ctr_open(void **out, const struct bl_config *cfg)
 {
 	struct bl_counters	*c;
+	size_t			 len = strlen(cfg->limits_path);
 
 	if ((*out = c = calloc(1, sizeof(*c))) == NULL)
 		return BL_ERR_INTERNAL;
 	c->fd = -1;
-	if ((c->path = strdup(cfg->limits_path)) == NULL) {
+	if ((c->path = strdup(cfg->limits_path)) == NULL ||
+	    (c->tmp = malloc(len + sizeof(".new"))) == NULL) {
+		free(c->path);
 		free(c);
 		*out = NULL;
 		return BL_ERR_INTERNAL;
 	}
+	memcpy(c->tmp, cfg->limits_path, len);
+	memcpy(c->tmp + len, ".new", sizeof(".new"));
 	umask(077);
 	return BL_OK;
 }
 
-/* Readies the counters kept for the next request (FastCGI): see ready(). */
+/* Readies the counters kept for the next request (FastCGI). */
 static int
 ctr_idle(void *arg)
 {
 	struct bl_counters	*c = arg;
 
 	c->err[0] = '\0';
-	c->kept = 1;
 	return 0;
 }
 
@@ -297,17 +345,110 @@ ctr_close(void *arg)
 
 	if (c == NULL)
 		return;
-	if (c->fd >= 0)
-		close(c->fd);
+	drop(c);
 	free(c->path);
+	free(c->tmp);
 	free(c);
 }
 
-/* The first of the CTR_PROBE slots an entry can be in. */
+/* The first of the CTR_PROBE slots an entry can be in, in a table of n slots. */
 static uint32_t
-home(const unsigned char bucket[BL_HASH_BYTES], uint32_t start)
+home(const unsigned char *bucket, uint32_t start, uint32_t n)
 {
-	return (le32(bucket) + start * 2654435761u) % (CTR_SLOTS - CTR_PROBE + 1);
+	return (le32(bucket) + start * 2654435761u) % (n - CTR_PROBE + 1);
+}
+
+/*
+ * Copies every entry of from (nfrom slots) that is live at now into the
+ * empty table to (nto slots); -1 if some home of to has no free slot left.
+ */
+static int
+move_live(const unsigned char *from, uint32_t nfrom, unsigned char *to, uint32_t nto,
+    int64_t now)
+{
+	struct slot	 s, t;
+	uint32_t	 i, first;
+	int		 j;
+
+	for (i = 0; i < nfrom; i++) {
+		decode(from + (size_t)i * CTR_SLOT, &s);
+		if (!live(&s, now))
+			continue;
+		first = home(s.bucket, s.start, nto);
+		for (j = 0; j < CTR_PROBE; j++) {
+			decode(to + ((size_t)first + (size_t)j) * CTR_SLOT, &t);
+			if (!valid(&t))
+				break;
+		}
+		if (j == CTR_PROBE)
+			return -1;
+		encode(&s, to + ((size_t)first + (size_t)j) * CTR_SLOT);
+	}
+	return 0;
+}
+
+/*
+ * Writes the live entries of the locked file into a new table of n slots (or
+ * more, doubling, if some home of it overflows) beside it, and renames that
+ * over the path: c then holds the new file, unlocked. The space is reserved
+ * first (posix_fallocate), so a full disk is an error, not a fault.
+ */
+static enum bl_err
+rebuild(struct bl_counters *c, uint32_t n, int64_t now)
+{
+	unsigned char	*from = MAP_FAILED, *to;
+	off_t		 oldsize = CTR_SIZE(c->slots);
+	enum bl_err	 e = BL_OK;
+	int		 fd = -1, rc;
+
+	if ((from = mmap(NULL, (size_t)oldsize, PROT_READ, MAP_SHARED, c->fd, 0)) ==
+	    MAP_FAILED)
+		return fail(c, "map", errno);
+	for (; n <= CTR_MAX_SLOTS; n *= 2) {
+		if ((unlink(c->tmp) != 0 && errno != ENOENT) ||
+		    (fd = open(c->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600)) < 0) {
+			e = fail(c, "create the new table", errno);
+			goto out;
+		}
+		if ((rc = posix_fallocate(fd, 0, CTR_SIZE(n))) != 0) {
+			e = fail(c, "size the new table", rc);
+			goto out;
+		}
+		if ((to = mmap(NULL, (size_t)CTR_SIZE(n), PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0)) == MAP_FAILED) {
+			e = fail(c, "map the new table", errno);
+			goto out;
+		}
+		header(to, n);
+		rc = move_live(from + CTR_HEADER, c->slots, to + CTR_HEADER, n, now);
+		munmap(to, (size_t)CTR_SIZE(n));
+		if (rc == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (n > CTR_MAX_SLOTS) {
+		snprintf(c->err, sizeof(c->err), "counters table full: %u slots, the most "
+		    "it may have; refused rather than drop a live count", CTR_MAX_SLOTS);
+		e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
+		goto out;
+	}
+	if (rename(c->tmp, c->path) != 0) {
+		e = fail(c, "rename the new table", errno);
+		goto out;
+	}
+	drop(c);
+	c->fd = fd;
+	c->slots = n;
+	fd = -1;
+out:
+	munmap(from, (size_t)oldsize);
+	if (fd >= 0) {
+		close(fd);
+		unlink(c->tmp);
+	}
+	return e;
 }
 
 /* A window start or end as stored; 0 for a time the file cannot hold. */
@@ -338,14 +479,14 @@ find(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES], uint32_t 
 	enum bl_err	 e;
 	int		 i;
 
-	p->first = home(bucket, start);
+	p->first = home(bucket, start, c->slots);
 	p->found = p->fresh = -1;
 	if ((e = readall(c, p->buf, sizeof(p->buf),
 	    CTR_HEADER + (off_t)p->first * CTR_SLOT)) != BL_OK)
 		return e;
 	for (i = 0; i < CTR_PROBE; i++) {
 		decode(p->buf + i * CTR_SLOT, &s);
-		if (!valid(&s) || (int64_t)s.end <= now) {
+		if (!live(&s, now)) {
 			if (p->fresh < 0)
 				p->fresh = i;
 			continue;
@@ -371,7 +512,8 @@ store(struct bl_counters *c, struct probe *p, int i)
 
 /*
  * Sets an entry to count (add: adds count to it instead), creating it if
- * needed; count 0 without add removes it. The resulting count in *out.
+ * needed; count 0 without add removes it. The resulting count in *out. An
+ * entry with no free slot near its home first doubles the table (rebuild()).
  */
 static enum bl_err
 update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
@@ -385,6 +527,7 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 
 	if (start == 0 || end <= start)
 		return fail(c, "window", ERANGE);
+again:
 	if ((e = lock(c)) != BL_OK)
 		return e;
 	if ((e = find(c, bucket, start, now, &p)) != BL_OK)
@@ -392,17 +535,13 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 	n = (p.found >= 0 && add ? (int64_t)p.s.count : 0) + count;
 	if (n > UINT32_MAX)
 		n = UINT32_MAX;
-	if (out != NULL)
-		*out = n;
 	if ((i = p.found) < 0) {
 		if (n == 0)
-			goto out;
+			goto done;
 		if ((i = p.fresh) < 0) {
-			snprintf(c->err, sizeof(c->err), "counters table full: the %d slots "
-			    "from slot %u hold live counts; refused rather than drop one",
-			    CTR_PROBE, p.first);
-			e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
-			goto out;
+			if ((e = rebuild(c, c->slots * 2, now)) != BL_OK)
+				goto out;
+			goto again;	/* c holds the new file, unlocked */
 		}
 		memcpy(p.s.bucket, bucket, 16);
 		p.s.start = start;
@@ -411,7 +550,11 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 	if (n == 0)
 		memset(&p.s, 0, sizeof(p.s));
 	p.s.count = (uint32_t)n;
-	e = store(c, &p, i);
+	if ((e = store(c, &p, i)) != BL_OK)
+		goto out;
+done:
+	if (out != NULL)
+		*out = n;
 out:
 	unlock(c);
 	return e;
@@ -454,42 +597,80 @@ ctr_get(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_sta
 	return e;
 }
 
-/* Clears every ended (or damaged) entry; their number in *removed. */
+/*
+ * Clears the ended (or damaged) entries of one CTR_CHUNK of slots at off
+ * under the lock, so that no request waits for more than one chunk; adds to
+ * *removed and *kept.
+ */
+#define CTR_CHUNK	65536
+static enum bl_err
+clean_chunk(struct bl_counters *c, unsigned char *buf, off_t off, int64_t now,
+    int64_t *removed, uint64_t *kept)
+{
+	struct slot	 s;
+	enum bl_err	 e;
+	size_t		 i, len;
+	int		 dirty = 0;
+
+	len = off + CTR_CHUNK <= CTR_SIZE(c->slots) ? CTR_CHUNK :
+	    (size_t)(CTR_SIZE(c->slots) - off);
+	if ((e = readall(c, buf, len, off)) != BL_OK)
+		return e;
+	for (i = 0; i < len; i += CTR_SLOT) {
+		decode(buf + i, &s);
+		if (s.start == 0 && s.end == 0 && s.count == 0 && s.zero == 0)
+			continue;
+		if (live(&s, now)) {
+			(*kept)++;
+			continue;
+		}
+		memset(buf + i, 0, CTR_SLOT);
+		(*removed)++;
+		dirty = 1;
+	}
+	return dirty ? writeall(c, buf, len, off) : BL_OK;
+}
+
+/*
+ * Clears every ended (or damaged) entry, a chunk at a time, their number in
+ * *removed; then, if at most an eighth of the slots of a grown table are
+ * live, writes a table of four times as many slots as live entries
+ * (CTR_MIN_SLOTS at least), which holds the lock for one pass over it.
+ */
 static enum bl_err
 ctr_clean(void *arg, int64_t now, int64_t *removed)
 {
 	struct bl_counters	*c = arg;
-	static unsigned char	 buf[65536];
-	struct slot		 s;
-	off_t			 off;
+	static unsigned char	 buf[CTR_CHUNK];
 	enum bl_err		 e = BL_OK;
-	size_t			 i;
-	int			 dirty;
+	uint64_t		 kept = 0;
+	uint32_t		 n, slots = 0;
+	off_t			 off;
+	int			 same = 1;
 
 	*removed = 0;
-	if ((e = lock(c)) != BL_OK)
-		return e;
-	for (off = CTR_HEADER; off < CTR_SIZE && e == BL_OK; off += sizeof(buf)) {
-		if ((e = readall(c, buf, sizeof(buf), off)) != BL_OK)
+	for (off = CTR_HEADER; ; off += CTR_CHUNK) {
+		if ((e = lock(c)) != BL_OK)
+			return e;
+		if (slots == 0)
+			slots = c->slots;
+		same = same && slots == c->slots;	/* not replaced meanwhile */
+		if (off >= CTR_SIZE(c->slots))
 			break;
-		dirty = 0;
-		for (i = 0; i < sizeof(buf); i += CTR_SLOT) {
-			decode(buf + i, &s);
-			if (s.start == 0 && s.end == 0 && s.count == 0 && s.zero == 0)
-				continue;
-			if (!valid(&s) || (int64_t)s.end <= now) {
-				memset(buf + i, 0, CTR_SLOT);
-				(*removed)++;
-				dirty = 1;
-			}
-		}
-		if (dirty)
-			e = writeall(c, buf, sizeof(buf), off);
+		e = clean_chunk(c, buf, off, now, removed, &kept);
+		unlock(c);
+		if (e != BL_OK)
+			return e;
+	}
+	if (same && c->slots > CTR_MIN_SLOTS && kept <= c->slots / 8) {
+		for (n = CTR_MIN_SLOTS; n < kept * 4; n *= 2)
+			;
+		if ((e = rebuild(c, n, now)) == BL_OK)
+			return BL_OK;	/* c holds the new file, unlocked */
 	}
 	unlock(c);
 	return e;
 }
-
 
 const struct bl_counter_ops bl_counters_file_ops = {
 	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, ctr_idle, ctr_error, ctr_close

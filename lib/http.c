@@ -820,17 +820,30 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 	return bl_req_fail(r, li->err, "%s allows %lld requests per %s; try again in "
 	    "%ld seconds (see Retry-After and X-RateLimit-Reset).",
 	    which == BL_LIM_KEY_HOUR ? "This account's API keys" :
+	    which == BL_LIM_NET48_CREATE ? "This IPv6 network (/48, all its /64s together)" :
 	    which <= BL_LIM_IP_BURN || strncmp(li->name, "ip:", 3) == 0 ?
 	    "This address" : "This account",
 	    (long long)li->limit, li->window == 60 ? "minute" : li->window == 3600 ?
 	    "hour" : "day", r->retry_after);
 }
 
-/* Counts the request against the per-IP daily limit of its operation. */
+/*
+ * Counts the request against the per-IP daily limit of its operation; a
+ * creation from IPv6 also against its /48's (docs/API.md, "Rate limits").
+ */
 enum bl_err
 bl_limit_request(struct bl_req *r, enum bl_limit which)
 {
-	return bl_limit_take(r, which, r->client_ip, strlen(r->client_ip), NULL);
+	char		 net[BL_IP_TEXT];
+	enum bl_err	 e;
+
+	if ((e = bl_limit_take(r, which, r->client_ip, strlen(r->client_ip), NULL)) != BL_OK ||
+	    which != BL_LIM_IP_CREATE)
+		return e;
+	bl_client_net48(r->client_ip, net);
+	if (strcmp(net, r->client_ip) == 0)
+		return BL_OK;	/* IPv4, or "unknown" */
+	return bl_limit_take(r, BL_LIM_NET48_CREATE, net, strlen(net), NULL);
 }
 
 /*

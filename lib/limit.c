@@ -37,6 +37,12 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_EMAIL] = {"email", 3600, 5, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_NOTIFY_HOUR] = {"notify:hour", 3600, BL_NOTIFY_HOUR, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_LIM_SIGNIN_ACCOUNT] = {"signin:account", 3600, 30, BL_ERR_RATE_LIMIT_EXCEEDED},
+	/*
+	 * A site is usually given a /48: without this, its 65,536 /64s could
+	 * each store 1000 secrets of up to 2 MiB a day (docs/API.md, "Rate
+	 * limits"; docs/PERFORMANCE.md, "What one /48 can do").
+	 */
+	[BL_LIM_NET48_CREATE] = {"net48:create", 86400, 10000, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *

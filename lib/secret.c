@@ -1,6 +1,7 @@
 /* secret.c (layer: domain): the lifecycle of a secret, written once above the backends (lib/store.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "store.h"
@@ -575,32 +576,154 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 
 /*
  * Hourly cleanup: removes every secret request and every secret row whose
- * expiry has passed, with its attachments (rows another host's cleanup or a request holds are left for
- * the next run on PostgreSQL), then makes the removed content leave the
- * database's files (lib/store_sqlite.c: a WAL checkpoint). The counters are
- * the rate limiter's (bl_counter_clean()).
+ * expiry has passed, with its attachments (rows another host's cleanup or a
+ * request holds are left for the next run on PostgreSQL), then makes the
+ * removed content leave the database's files (lib/store_sqlite.c: a WAL
+ * checkpoint). The counters are the rate limiter's (bl_counter_clean()).
+ *
+ * It works in steps, each a short transaction of its own, with a pause of
+ * CLEAN_PAUSE_US between them: SQLite has one write lock, and a request that
+ * waits for it polls every 0.5 ms (lib/store_sqlite.c, busy_wait()), so the
+ * pause lets the waiting writes in before the next step takes the lock
+ * again. A step takes CLEAN_FIRST rows at first; the next takes twice as
+ * many while a step (its commit included) takes less than half of
+ * CLEAN_TARGET_MS, half as many once one takes twice as long: the fewer
+ * steps, the fewer times a page of the key hashes' indexes is written again,
+ * and a request waits for at most about one step. One transaction for
+ * everything held the lock for 19 s at 900,000 expired secrets; the steps
+ * write several times more pages in all (docs/PERFORMANCE.md, "Scale").
  */
 #define OUTBOX_KEEP_MS	(7 * 86400 * 1000LL)	/* sent and dropped rows are kept a week */
+#define CLEAN_FIRST	500
+#define CLEAN_MIN	250
+#define CLEAN_MAX	20000
+#define CLEAN_TARGET_MS	50
+#define CLEAN_PAUSE_US	2000
+
+/* The (expires_at, id) cut of a step (ST_CLEAN_CUT's row). */
+struct cut {
+	int64_t	 expires;
+	int64_t	 id;
+};
+
+static int
+cut_row(void *arg, const struct bl_row *row)
+{
+	struct cut	*c = arg;
+
+	c->expires = bl_col_int(row, 0, 0);
+	c->id = bl_col_int(row, 1, 0);
+	return 0;
+}
+
+/*
+ * One step: the expired rows up to the rows-th in (expires_at, id) order,
+ * with their expiry events, attachments and notify rows. *last is 1 when it
+ * took every expired row left.
+ */
+static enum bl_err
+clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int *last)
+{
+	struct cut	 c = { now, INT64_MAX };
+	int64_t		 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_one(s, ST_CLEAN_CUT, PARMS(P_INT(now), P_INT(rows - 1)), cut_row, &c);
+	*last = e == BL_ERR_NOT_FOUND;
+	if (*last) {
+		c.expires = now;
+		c.id = INT64_MAX;
+		e = BL_OK;
+	}
+#define STEP	PARMS(P_INT(now), P_INT(c.expires), P_INT(c.id))
+	/* the expiry events of rows that end unread here, with their removal */
+	if (e == BL_OK &&
+	    (e = bl_st_run(s, ST_EVENT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_FILES, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, STEP, NULL, NULL, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_CLEAN_ROWS, STEP, NULL, NULL, &n);
+#undef STEP
+	if ((e = bl_st_end(s, e)) == BL_OK)
+		*removed += n;
+	return e;
+}
+
+/*
+ * Between two steps: what the store does there (a checkpoint that holds no
+ * lock, on SQLite), then a pause of CLEAN_PAUSE_US.
+ */
+static enum bl_err
+clean_pause(struct bl_store *s)
+{
+	struct timespec	 ts = { 0, CLEAN_PAUSE_US * 1000L };
+	enum bl_err	 e;
+
+	if ((e = bl_st_bulk(s, 0)) != BL_OK)
+		return e;
+	nanosleep(&ts, NULL);
+	return BL_OK;
+}
+
+/* ST_CLEAN_LOCK's row: whether the lock was taken. */
+static int
+lock_row(void *arg, const struct bl_row *row)
+{
+	*(int *)arg = bl_col_int(row, 0, 0) != 0;
+	return 0;
+}
+
+/* One step of secret requests: at most CLEAN_FIRST of them; their number in *n. */
+static enum bl_err
+clean_requests(struct bl_store *s, int64_t now, int64_t *n)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	return bl_st_end(s, bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)),
+	    NULL, NULL, n));
+}
 
 enum bl_err
 bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats)
 {
+	int64_t		 n = CLEAN_FIRST, rows = CLEAN_FIRST, t;
 	enum bl_err	 e;
+	int		 last = 0, held = 1;
 
 	memset(stats, 0, sizeof(*stats));
-	if ((e = bl_st_begin(s)) != BL_OK)
+	if ((e = bl_st_run(s, ST_CLEAN_LOCK, NO_PARMS, lock_row, &held, NULL)) != BL_OK)
 		return e;
-	/* the expiry events of rows that end unread here, with their removal */
-	if ((e = bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now)), NULL, NULL,
-	    &stats->requests)) == BL_OK &&
-	    (e = bl_st_run(s, ST_EVENT_EXPIRED, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK &&
-	    (e = bl_st_run(s, ST_CLEAN_FILES, PARMS(P_INT(now)), NULL, NULL, NULL)) == BL_OK &&
-	    (e = bl_st_run(s, ST_CLEAN_ROWS, PARMS(P_INT(now)), NULL, NULL,
-	    &stats->removed)) == BL_OK &&
-	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, NO_PARMS, NULL, NULL, NULL)) == BL_OK)
-		e = bl_st_run(s, ST_OUTBOX_PRUNE, PARMS(P_INT(now - OUTBOX_KEEP_MS)), NULL,
-		    NULL, NULL);
-	if ((e = bl_st_end(s, e)) != BL_OK)
+	if (!held) {
+		stats->busy = 1;
+		return BL_OK;
+	}
+	if ((e = bl_st_bulk(s, 1)) != BL_OK)
+		return e;
+	while (n == CLEAN_FIRST) {
+		if (stats->steps++ > 0 && (e = clean_pause(s)) != BL_OK)
+			return e;
+		if ((e = clean_requests(s, now, &n)) != BL_OK)
+			return e;
+		stats->requests += n;
+	}
+	while (!last) {
+		if ((e = clean_pause(s)) != BL_OK)
+			return e;
+		stats->steps++;
+		t = bl_now_ms();
+		if ((e = clean_step(s, now, rows, &stats->removed, &last)) != BL_OK)
+			return e;
+		t = bl_now_ms() - t;
+		if (t < CLEAN_TARGET_MS / 2 && rows < CLEAN_MAX)
+			rows *= 2;
+		else if (t > 2 * CLEAN_TARGET_MS && rows > CLEAN_MIN)
+			rows /= 2;
+	}
+	if ((e = bl_st_alone(s, ST_OUTBOX_PRUNE, PARMS(P_INT(now - OUTBOX_KEEP_MS)), NULL,
+	    NULL)) != BL_OK)
 		return e;
 	return bl_st_purge(s);
 }

@@ -370,6 +370,13 @@ bl_st_purge(struct bl_store *s)
 	return s->ops->purge != NULL ? s->ops->purge(s->db) : BL_OK;
 }
 
+/* Readies the store for a cleanup's steps, or goes between two (struct bl_store_ops, bulk). */
+enum bl_err
+bl_st_bulk(struct bl_store *s, int first)
+{
+	return s->ops->bulk != NULL ? s->ops->bulk(s->db, first) : BL_OK;
+}
+
 /* An integer column (null if SQL NULL). */
 int64_t
 bl_col_int(const struct bl_row *row, int col, int64_t null)

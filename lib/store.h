@@ -28,8 +28,16 @@ enum bl_stmt {
 	ST_VIEW,		/* id, now */
 	ST_VIEW_TAKE,		/* secret_hash, now -> ROW, 0, text_ct, text_iv, 0: a
 				 * view that changes only the counts, in one statement */
-	ST_CLEAN_FILES,		/* now: attachments of rows past their expiry */
-	ST_CLEAN_ROWS,		/* now: rows past their expiry */
+	/*
+	 * Cleanup in steps (lib/secret.c): a step takes the rows past their
+	 * expiry up to a cut, the (expires_at, id) of its last row in that
+	 * order, so that each of its statements names the same rows.
+	 */
+	ST_CLEAN_LOCK,		/* -> 1 if this session now holds the cleanup's lock,
+				 * 0 if another does (no row: nothing to hold) */
+	ST_CLEAN_CUT,		/* now, offset -> expires_at, id of the row at offset */
+	ST_CLEAN_FILES,		/* now, cut expires_at, cut id: attachments of the step's rows */
+	ST_CLEAN_ROWS,		/* now, cut expires_at, cut id: the step's rows */
 	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0, last_event, last_event_at,
 				 * receipt_id (newest first) */
 	ST_ACCOUNT_INSERT,	/* name, created -> id */
@@ -59,14 +67,16 @@ enum bl_stmt {
 	ST_RQ_ANSWER,		/* id, now, answer_id, answer_key (the note goes) */
 	ST_RQ_READ,		/* id, now (the keys go) */
 	ST_RQ_END,		/* id, state: expired or burned (note and keys go) */
-	ST_RQ_CLEAN,		/* now: requests past their expiry */
+	ST_RQ_CLEAN,		/* now, max: at most max requests past their expiry */
 	/* notifications (lib/outbox.c, docs/NOTIFY.md) */
 	ST_NOTIFY_INSERT,	/* secret_id, account_id, receipt_id, channels */
 	ST_EVENT,		/* secret_id, kind, views_left, detail, now, event bit:
 				 * the outbox rows of one event, a row per destination */
 	ST_EVENT_LAST,		/* secret_id, kind, now */
-	ST_EVENT_EXPIRED,	/* now: the expiry events of active rows past it, unread */
-	ST_CLEAN_NOTIFY,	/* the notify rows of secrets removed */
+	ST_EVENT_EXPIRED,	/* now, cut expires_at, cut id: the expiry events of the
+				 * step's active rows, unread */
+	ST_CLEAN_NOTIFY,	/* now, cut expires_at, cut id: the notify rows of the
+				 * step's rows */
 	ST_OUTBOX_PRUNE,	/* done before */
 	ST_OUTBOX_CLAIM,	/* now, lease_until, lease_token, max */
 	ST_OUTBOX_LEASED,	/* lease_token -> OUTBOX */
@@ -143,6 +153,9 @@ enum bl_row_col {
 #define BL_ROW_COLUMNS	"id" BL_ROW_COLS(BL_COL_SQL_)
 #define BL_ROW_TEXT	(BL_ROW_NCOLS + 1)	/* text_ct after ROW and the flag (ST_LOCK_TEXT) */
 #define BL_ROW_HAS_FILES (BL_ROW_TEXT + 2)	/* after text_iv: 1 if it has attachments */
+/* The rows of one cleanup step (secrets AS s): past their expiry ($1), up to the cut ($2, $3). */
+#define BL_CLEAN_STEP "s.expires_at <= $1 AND (s.expires_at < $2 OR " \
+	"(s.expires_at = $2 AND s.id <= $3))"
 #define BL_RQ_COLUMNS "id, state, created_at, expires_at, answered_at, read_at, " \
 	"allow_files, public_key, answer_id, answer_key"
 
@@ -248,6 +261,13 @@ struct bl_store_ops {
 	int		 (*batching)(void *);
 	void		 (*batch_flush)(void *, int lost);
 	enum bl_err	 (*batch_commit)(void *);
+	/*
+	 * cron/cleanup's many short transactions (NULL: nothing to do): first,
+	 * readies the connection for them; then, between two of them, does
+	 * what the commits left without holding the write lock
+	 * (lib/store_sqlite.c's sq_bulk() says what).
+	 */
+	enum bl_err	 (*bulk)(void *, int first);
 };
 
 /*
@@ -298,6 +318,7 @@ enum bl_err	 bl_st_begin(struct bl_store *);
 enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
 enum bl_err	 bl_st_refuse(struct bl_store *, enum bl_err, int changed);
 enum bl_err	 bl_st_purge(struct bl_store *);
+enum bl_err	 bl_st_bulk(struct bl_store *, int first);
 int		 bl_st_deferrable(const struct bl_store *);
 void		 bl_schema_newer(char *, size_t, int found, int known);
 void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),

@@ -64,13 +64,19 @@ static const char *const dialect[ST__MAX] = {
 	    "RETURNING " BL_ROW_COLUMNS ", false, text_ct, text_iv, false",
 	/* the attachments go by the foreign key's cascade */
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
+	/*
+	 * One cleanup at a time across the hosts of a database: a session-level
+	 * advisory lock (the key is arbitrary: "bl" "cl" in ASCII), released when
+	 * the cleanup's connection ends.
+	 */
+	[ST_CLEAN_LOCK] = "SELECT pg_try_advisory_lock(1651270252)",
 	/* Rows another host's cleanup (or a request) holds are left for the next run. */
-	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets "
-	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE id IN (SELECT id FROM secrets s "
+	    "WHERE " BL_CLEAN_STEP " FOR UPDATE SKIP LOCKED)",
 	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1 "
 	    "FOR UPDATE",
 	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
-	    "WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+	    "WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
 	/*
 	 * Two concurrent POST /api/webhooks of an account: the second waits for
 	 * the first's commit, then counts (READ COMMITTED sees its row).
@@ -907,7 +913,7 @@ pg_persistent(int on)
 
 const struct bl_store_ops bl_pg_ops = {
 	dialect, pg_open, pg_close, pg_idle, pg_error, pg_persistent, pg_begin, pg_commit,
-	pg_rollback, pg_run, pg_run_later, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL
+	pg_rollback, pg_run, pg_run_later, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL, NULL
 };
 
 /* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */

@@ -46,9 +46,13 @@ const char *const bl_sql[ST__MAX] = {
 	    "last_viewed_at = $2 WHERE id = $1",
 	/* SQLite takes every view the whole way: lib/store_pg.c says why */
 	[ST_VIEW_TAKE] = BL_SQL_NONE,
+	/* SQLite: a host's cleanups exclude each other by a file lock (lib/cleanup.c) */
+	[ST_CLEAN_LOCK] = BL_SQL_NONE,
+	[ST_CLEAN_CUT] = "SELECT expires_at, id FROM secrets WHERE expires_at <= $1 "
+	    "ORDER BY expires_at, id LIMIT 1 OFFSET $2",
 	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
-	    "(SELECT id FROM secrets WHERE expires_at <= $1)",
-	[ST_CLEAN_ROWS] = "DELETE FROM secrets WHERE expires_at <= $1",
+	    "(SELECT id FROM secrets s WHERE " BL_CLEAN_STEP ")",
+	[ST_CLEAN_ROWS] = "DELETE FROM secrets AS s WHERE " BL_CLEAN_STEP,
 	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false, " NOTIFY_COLUMNS
 	    " FROM secrets WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
 	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
@@ -91,7 +95,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "public_key = NULL WHERE id = $1",
 	[ST_RQ_END] = "UPDATE requests SET state = $2, note_ct = NULL, note_iv = NULL, "
 	    "answer_key = NULL, public_key = NULL WHERE id = $1",
-	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE expires_at <= $1",
+	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
+	    "WHERE expires_at <= $1 LIMIT $2)",
 	[ST_NOTIFY_INSERT] = "INSERT INTO secret_notify (secret_id, account_id, receipt_id, "
 	    "channels) VALUES ($1,$2,$3,$4)",
 	[ST_EVENT] = EVENT_INTO "SELECT n.account_id, n.receipt_id, $2, 1, NULL, $3, $4, $5, $5 "
@@ -105,15 +110,16 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_EVENT_EXPIRED] = EVENT_INTO "SELECT n.account_id, n.receipt_id, 'secret.expired', 1, "
 	    "NULL, CASE WHEN s.max_views IS NULL THEN NULL ELSE 0 END, NULL, s.expires_at, $1 "
 	    "FROM secrets s JOIN secret_notify n ON n.secret_id = s.id WHERE s.state = 0 AND "
-	    "s.expires_at <= $1 AND s.view_count = 0 AND (n.channels & 1) <> 0 "
+	    BL_CLEAN_STEP " AND s.view_count = 0 AND (n.channels & 1) <> 0 "
 	    "UNION ALL SELECT n.account_id, n.receipt_id, 'secret.expired', 2, w.id, "
 	    "CASE WHEN s.max_views IS NULL THEN NULL ELSE 0 END, NULL, s.expires_at, $1 "
 	    "FROM secrets s JOIN secret_notify n ON n.secret_id = s.id JOIN webhooks w ON "
-	    "w.account_id = n.account_id WHERE s.state = 0 AND s.expires_at <= $1 AND "
+	    "w.account_id = n.account_id WHERE s.state = 0 AND " BL_CLEAN_STEP " AND "
 	    "s.view_count = 0 AND (n.channels & 2) <> 0 AND (w.events & 8) <> 0 "
 	    "ON CONFLICT DO NOTHING",
-	[ST_CLEAN_NOTIFY] = "DELETE FROM secret_notify WHERE NOT EXISTS (SELECT 1 FROM "
-	    "secrets s WHERE s.id = secret_notify.secret_id)",
+	/* before the rows: their ids are found through them */
+	[ST_CLEAN_NOTIFY] = "DELETE FROM secret_notify WHERE secret_id IN (SELECT id FROM "
+	    "secrets s WHERE " BL_CLEAN_STEP ")",
 	[ST_OUTBOX_PRUNE] = "DELETE FROM outbox WHERE state <> 0 AND done_at <= $1",
 	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET lease_until = $2, lease_token = $3, "
 	    "attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox WHERE state = 0 "

@@ -74,6 +74,7 @@ struct sqlite_store {
 	int		 batch_lost;	/* ... and SQLite rolled it back */
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
+	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
 };
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
@@ -237,7 +238,7 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	struct sqlite_store	*s = arg;
 	int		 saved = s->busy_ms;
 
-	if (pages >= (persistent ? WAL_PAGES_KEPT : WAL_PAGES)) {
+	if (pages >= (persistent ? WAL_PAGES_KEPT : WAL_PAGES) && !s->bulk) {
 		s->busy_ms = 0;
 		sqlite3_wal_checkpoint_v2(db, name, persistent ?
 		    SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -853,9 +854,38 @@ sq_batch_commit(void *arg)
 	return e;
 }
 
+/*
+ * cron/cleanup's connection (lib/secret.c, bl_store_cleanup()). First: its
+ * steps commit without a sync (synchronous=NORMAL, which in WAL mode never
+ * corrupts the database: a power cut may undo the last steps, whose rows the
+ * next run removes again; the requests' own commits stay FULL and sync the
+ * WAL, the cleanup's frames in it too), its commits no longer checkpoint
+ * (wal_hook()), and a larger page cache (16 MiB) keeps the index pages that
+ * every step writes again. Between two steps: a PASSIVE checkpoint copies
+ * the step's pages back and syncs the database file while requests go on
+ * writing (a TRUNCATE one holds the write lock throughout); the next writer
+ * then starts the WAL over. sq_purge() truncates it at the end.
+ */
+static enum bl_err
+sq_bulk(void *arg, int first)
+{
+	struct sqlite_store	*s = arg;
+	int			 rc;
+
+	if (first) {
+		s->bulk = 1;
+		rc = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL;PRAGMA cache_size=-16384;",
+		    NULL, NULL, NULL);
+	} else
+		rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return fail(s, s->db, rc, first ? "bulk" : "checkpoint");
+	return BL_OK;
+}
+
 /* lib/store_sql.c as it is: no dialect of its own. */
 const struct bl_store_ops bl_sqlite_ops = {
 	NULL, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
 	sq_rollback, sq_run, NULL, sq_col_int, sq_col_blob, sq_purge,
-	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit
+	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit, sq_bulk
 };

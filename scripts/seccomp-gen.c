@@ -19,8 +19,9 @@
 
 /*
  * What a program does after it starts: read the request, open and lock the
- * SQLite files (WAL, -shm mapped, fsync'd, unlinked), read or create the
- * install secret, take random bytes, allocate, write the response and exit.
+ * SQLite files (WAL, -shm mapped, fsync'd, unlinked), write a larger
+ * rate-limit counters table and rename it over the old one (lib/counters.c),
+ * read or create the install secret, take random bytes, allocate, write the response and exit.
  * abort() and raise() need the signal calls: tgkill(getpid(), gettid(), sig)
  * is allowed for the process's own id only (OWN_PID below). Nothing else is
  * allowed.
@@ -35,7 +36,7 @@ static const int allowed[] = {
 	SCMP_SYS(fcntl), SCMP_SYS(flock), SCMP_SYS(fsync), SCMP_SYS(fdatasync),
 	SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(fchmod), SCMP_SYS(fchown),
 	SCMP_SYS(umask), SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(link),
-	SCMP_SYS(linkat),
+	SCMP_SYS(linkat), SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
 	SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),
 	SCMP_SYS(madvise), SCMP_SYS(brk),
 	SCMP_SYS(getrandom), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday),

@@ -37,7 +37,8 @@ static const char usage_text[] =
 "Rate-limit counters (the current UTC window):\n"
 "  limits show --ip ADDR                      requests of an address today, per operation\n"
 "  limits show --account ACCOUNT              the account's creation windows\n"
-"  limits set --ip ADDR --op OP --count N     OP: create, metadata, retrieve, burn or all\n"
+"  limits set --ip ADDR --op OP --count N     OP: create, metadata, retrieve, burn,\n"
+"                                             create-48 (IPv6: its /48) or all\n"
 "  limits set --account ACCOUNT --window W --count N\n"
 "                                             W: key-hour, hour (signed-in), day (signed-in)\n"
 "                                             or notify-hour (notifications tried)\n"
@@ -201,6 +202,7 @@ static const struct {
 	{BL_LIM_IP_METADATA, "metadata"},
 	{BL_LIM_IP_RETRIEVE, "retrieve"},
 	{BL_LIM_IP_BURN, "burn"},
+	{BL_LIM_NET48_CREATE, "create-48"},	/* IPv6 only: the client's /48 */
 };
 #define N_IP_OPS (sizeof(ip_ops) / sizeof(ip_ops[0]))
 
@@ -546,7 +548,7 @@ static int
 cmd_limits(struct bl_ctx *c, int argc, char **argv)
 {
 	const char		*ip = NULL, *acct = NULL, *op = NULL, *win = NULL, *cnt = NULL;
-	char			 canon[BL_IP_TEXT], id[24];
+	char			 canon[BL_IP_TEXT], net[BL_IP_TEXT], id[24];
 	struct bl_account	 a;
 	struct bl_usage		 u;
 	json_object		*o = NULL, *arr = NULL;
@@ -585,7 +587,7 @@ cmd_limits(struct bl_ctx *c, int argc, char **argv)
 		if (bl_ip_canon(ip, canon) != 0)
 			return usage_error("limits: \"%s\" is not an IPv4 or IPv6 address", ip);
 		if (set && (op == NULL || win != NULL))
-			return usage_error("limits set --ip: --op create|metadata|retrieve|burn|all is required");
+			return usage_error("limits set --ip: --op create|metadata|retrieve|burn|create-48|all is required");
 		if (json_out) {
 			o = json_object_new_object();
 			json_object_object_add(o, "client", json_object_new_string(canon));
@@ -593,13 +595,20 @@ cmd_limits(struct bl_ctx *c, int argc, char **argv)
 		} else
 			printf("client %s (IPv6 is counted per /64), requests today:\n", canon);
 		for (j = 0; j < N_IP_OPS; j++) {
+			const char *subject = canon;
 			if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, ip_ops[j].op) != 0)
 				continue;
+			if (ip_ops[j].lim == BL_LIM_NET48_CREATE) {
+				bl_client_net48(canon, net);
+				if (strcmp(net, canon) == 0)
+					continue;	/* IPv4 has no /48 */
+				subject = net;
+			}
 			done++;
-			if ((set || reset) && (e = bl_limit_set(c, ip_ops[j].lim, canon,
-			    strlen(canon), reset ? 0 : count)) != BL_OK)
+			if ((set || reset) && (e = bl_limit_set(c, ip_ops[j].lim, subject,
+			    strlen(subject), reset ? 0 : count)) != BL_OK)
 				goto fail;
-			if ((e = bl_limit_usage(c, ip_ops[j].lim, canon, strlen(canon), &u)) != BL_OK)
+			if ((e = bl_limit_usage(c, ip_ops[j].lim, subject, strlen(subject), &u)) != BL_OK)
 				goto fail;
 			if (arr != NULL)
 				json_object_array_add(arr, usage_json(ip_ops[j].op, &u));

@@ -6,15 +6,30 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newContext, runProgram } from '../lib/cgi.mjs';
-import { countersPath, seedCounter, readCounter, countLive, countUsed, expireAll } from '../lib/counters.mjs';
+import { countersPath, seedCounter, readCounter, countLive, countUsed, expireAll, holdLock } from '../lib/counters.mjs';
+import { dbFiles } from '../lib/cgi.mjs';
 
-const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets and (\d+) expired secret requests, pruned (\d+) counter windows\n$/;
+const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets and (\d+) expired secret requests, pruned (\d+) counter windows, in (\d+) steps\n$/;
 
-function summary(res) {
+function summary(res, withSteps = false) {
 	assert.equal(res.code, 0, `exit ${res.code}: ${res.stderr}`);
 	const m = SUMMARY.exec(res.stdout);
 	assert.ok(m, `one summary line expected, got ${JSON.stringify(res.stdout)}`);
-	return { removed: Number(m[1]), counters: Number(m[3]), requests: Number(m[2]) };
+	const out = { removed: Number(m[1]), counters: Number(m[3]), requests: Number(m[2]) };
+	if (withSteps) out.steps = Number(m[4]);
+	return out;
+}
+
+// n copies of the first secret, each with its own keys' hashes and its text:
+// the marker followed by random bytes (its attachments are not copied).
+function cloneSecrets(ctx, n, marker) {
+	const id = ctx.sql('SELECT min(id) FROM secrets').trim();
+	ctx.sql(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
+		INSERT INTO secrets (secret_hash, receipt_hash, state, created_at, expires_at, max_views,
+			view_count, deletable, server_side, text_ct, text_iv)
+		SELECT randomblob(32), randomblob(32), state, created_at, expires_at, max_views, view_count,
+			deletable, server_side, X'${marker.toString('hex')}' || randomblob(48), text_iv
+		FROM secrets, k WHERE id = ${id};`);
 }
 
 describe('cron/cleanup', () => {
@@ -102,6 +117,48 @@ describe('cron/cleanup', () => {
 		summary(await ctx.cleanup());
 		const wal = `${ctx.db}-wal`;
 		assert.ok(!fs.existsSync(wal) || fs.statSync(wal).size === 0, 'the WAL is empty');
+		ctx.remove();
+	});
+	test('works in steps (the first of 500 rows): 1,234 expired secrets all go, with attachments, and no byte of their text is left', async () => {
+		const ctx = newContext();
+		const file = [{ filename: 'f', data: 'data:text/plain;base64,YWJj' }];
+		const a = await ctx.createOk({ text: 'a', files: file });
+		const keep = await ctx.createOk({ text: 'keep' });
+		ctx.age(a.secretKey);
+		const marker = crypto.randomBytes(24);
+		cloneSecrets(ctx, 1233, marker);
+		const found = () => dbFiles(ctx.db).filter((f) => fs.readFileSync(f).includes(marker));
+		assert.ok(found().length > 0, 'the marker is found while the rows exist');
+		const r = summary(await ctx.cleanup(), true);
+		assert.equal(r.removed, 1234);
+		// one step of requests, then 500 rows, then the 734 left in one step
+		// or more (a step takes 250 to 20,000 rows, by how long the last took)
+		assert.ok(r.steps >= 3 && r.steps <= 6, `a transaction per step (${r.steps})`);
+		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1');
+		assert.equal(ctx.sql('SELECT count(*) FROM attachments').trim(), '0');
+		assert.deepEqual(found(), [], 'secure delete: the text of every removed row is overwritten');
+		assert.equal((await ctx.retrieve(keep.secretKey)).status, 200);
+		ctx.remove();
+	});
+	test('a second cleanup while one runs (holds the lock) stands down: exit 0, nothing removed', async () => {
+		const ctx = newContext();
+		const a = await ctx.createOk({ text: 'a' });
+		ctx.age(a.secretKey);
+		const lock = path.join(ctx.dir, 'burnlink-cleanup.lock');
+		fs.writeFileSync(lock, '', { mode: 0o600 });
+		const release = await holdLock(lock);
+		let res;
+		try {
+			res = await ctx.cleanup();
+		} finally {
+			await release();
+		}
+		assert.equal(res.code, 0, res.stderr);
+		assert.match(res.stdout, /^cleanup: .+: another cleanup is still running \(it holds the lock of .+burnlink-cleanup\.lock\); standing down\n$/);
+		assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1', 'nothing removed');
+		assert.ok(!fs.existsSync(path.join(ctx.dir, 'burnlink-cleanup')), 'no run recorded for GET /api/health');
+		// once the lock is free, the next run does the work
+		assert.equal(summary(await ctx.cleanup()).removed, 1);
 		ctx.remove();
 	});
 	test('exits non-zero when the database cannot be opened', async () => {

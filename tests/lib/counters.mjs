@@ -1,7 +1,9 @@
 // counters.mjs: the rate-limit counters file of the SQLite backend, for tests.
 //
 // The file beside the database (x.db or x -> x-counters) is a 4096-byte header
-// ("BLCTR01\n", slot count N, slot size 32, rest zero) and N slots of 32 bytes:
+// ("BLCTR01\n", slot count N, slot size 32, rest zero) and N slots of 32 bytes
+// (N a power of two from 131072 = SLOTS to 2^26; the programs double it when
+// an entry finds no free slot, and cron/cleanup shrinks it again):
 // bucket (the first 16 bytes of HMAC-SHA-256(install secret, name NUL subject)),
 // window start, window end, count, reserved zero; little-endian uint32. An
 // entry lives in one of the 64 slots from its home slot on:
@@ -11,6 +13,7 @@
 // operation; these helpers do not (seed before requests run, read after).
 
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 
 export const MAGIC = Buffer.from('BLCTR01\n', 'latin1');
@@ -18,7 +21,9 @@ export const HEADER = 4096;
 export const SLOTS = 131072;
 export const SLOT = 32;
 export const PROBE = 64;
-export const SIZE = HEADER + SLOTS * SLOT; // 4198400
+export const SIZE = HEADER + SLOTS * SLOT; // 4198400, the size of a new file
+export const MAX_SLOTS = 2 ** 26;
+export const sizeOf = (slots) => HEADER + slots * SLOT;
 const LENGTHS = new Set([60, 3600, 86400]);
 
 // x.db -> x-counters; anything else -> <path>-counters.
@@ -26,18 +31,34 @@ export function countersPath(dbPath) {
 	return /\.db$/.test(dbPath) ? dbPath.replace(/\.db$/, '-counters') : `${dbPath}-counters`;
 }
 
-export function header() {
+export function header(slots = SLOTS) {
 	const h = Buffer.alloc(HEADER);
 	MAGIC.copy(h, 0);
-	h.writeUInt32LE(SLOTS, 8);
+	h.writeUInt32LE(slots, 8);
 	h.writeUInt32LE(SLOT, 12);
 	return h;
 }
 
-// The first slot an entry of (bucket, window start) can be in.
-export function home(bucket16, start) {
-	const h = (BigInt(bucket16.readUInt32LE(0)) + BigInt(start >>> 0) * 2654435761n) & 0xffffffffn;
-	return Number(h % BigInt(SLOTS - PROBE + 1));
+// The first slot an entry of (bucket, window start) can be in, in a table of slots slots.
+export function home(bucket16, start, slots = SLOTS) {
+	const h = (bucket16.readUInt32LE(0) + Math.imul(start >>> 0, 2654435761 | 0)) >>> 0;
+	return h % (slots - PROBE + 1);
+}
+
+// The slot count of a counters file (from its header; its size must match).
+export function slotsOf(file) {
+	const fd = fs.openSync(file, 'r');
+	try {
+		const h = Buffer.alloc(16);
+		fs.readSync(fd, h, 0, 16, 0);
+		const n = h.readUInt32LE(8);
+		const size = fs.fstatSync(fd).size;
+		if (!h.subarray(0, 8).equals(MAGIC) || size !== sizeOf(n))
+			throw new Error(`${file}: ${size} bytes, not a counters file`);
+		return n;
+	} finally {
+		fs.closeSync(fd);
+	}
 }
 
 function bucketBytes(bucketHex) {
@@ -69,12 +90,14 @@ export function isValid(s) {
 export function ensureFile(file) {
 	const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
 	try {
-		const size = fs.fstatSync(fd).size;
-		if (size === 0) fs.ftruncateSync(fd, SIZE);
-		else if (size !== SIZE) throw new Error(`${file}: ${size} bytes, not a counters file`);
+		let size = fs.fstatSync(fd).size;
+		if (size === 0) fs.ftruncateSync(fd, size = SIZE);
+		const slots = (size - HEADER) / SLOT;
+		if (size < SIZE || !Number.isInteger(slots) || (slots & (slots - 1)) !== 0)
+			throw new Error(`${file}: ${size} bytes, not a counters file`);
 		const h = Buffer.alloc(16);
 		fs.readSync(fd, h, 0, 16, 0);
-		const want = header().subarray(0, 16);
+		const want = header(slots).subarray(0, 16);
 		if (h.equals(want)) return;
 		if (!h.every((x) => x === 0)) throw new Error(`${file}: unknown header`);
 		fs.writeSync(fd, want, 0, 16, 0);
@@ -100,7 +123,7 @@ function readProbe(fd, first) {
 export function seedCounter(file, bucketHex, windowStart, windowLen, count, nowS = Math.floor(Date.now() / 1000)) {
 	ensureFile(file);
 	const b = bucketBytes(bucketHex);
-	const first = home(b, windowStart);
+	const first = home(b, windowStart, slotsOf(file));
 	const fd = fs.openSync(file, 'r+');
 	try {
 		const buf = readProbe(fd, first);
@@ -134,8 +157,7 @@ export function readCounter(file, bucketHex, windowStart) {
 	const b = bucketBytes(bucketHex);
 	const fd = fs.openSync(file, 'r');
 	try {
-		if (fs.fstatSync(fd).size !== SIZE) throw new Error(`${file}: not a counters file`);
-		const buf = readProbe(fd, home(b, windowStart));
+		const buf = readProbe(fd, home(b, windowStart, slotsOf(file)));
 		for (let i = 0; i < PROBE; i++) {
 			const s = decode(buf, i * SLOT);
 			if (isValid(s) && s.start === windowStart && s.bucket.equals(b)) return s.count;
@@ -148,10 +170,10 @@ export function readCounter(file, bucketHex, windowStart) {
 
 // Every slot that is not all zero: { index, bucket (hex), start, end, count, valid }.
 export function allSlots(file) {
+	const slots = slotsOf(file);
 	const data = fs.readFileSync(file);
-	if (data.length !== SIZE) throw new Error(`${file}: ${data.length} bytes, not a counters file`);
 	const out = [];
-	for (let i = 0; i < SLOTS; i++) {
+	for (let i = 0; i < slots; i++) {
 		const s = decode(data, HEADER + i * SLOT);
 		if (isEmpty(s)) continue;
 		out.push({ index: i, bucket: Buffer.from(s.bucket).toString('hex'), start: s.start, end: s.end,
@@ -163,7 +185,14 @@ export function allSlots(file) {
 // Valid slots whose window has not ended at nowS; 0 when there is no file.
 export function countLive(file, nowS = Math.floor(Date.now() / 1000)) {
 	if (!fs.existsSync(file)) return 0;
-	return allSlots(file).filter((s) => s.valid && s.end > nowS).length;
+	const slots = slotsOf(file);
+	const data = fs.readFileSync(file);
+	let n = 0;
+	for (let i = 0; i < slots; i++) {
+		const s = decode(data, HEADER + i * SLOT);
+		if (isValid(s) && s.end > nowS) n++;
+	}
+	return n;
 }
 
 // Slots that are not empty (valid or not, ended or not); 0 when there is no file.
@@ -175,11 +204,12 @@ export function countUsed(file) {
 // Ends every entry's window (moves it back by its length a number of times so it
 // stays aligned) — the counterpart of "UPDATE counters SET expires = 0".
 export function expireAll(file, nowS = Math.floor(Date.now() / 1000)) {
+	const slots = slotsOf(file);
 	const data = fs.readFileSync(file);
 	let n = 0;
 	const fd = fs.openSync(file, 'r+');
 	try {
-		for (let i = 0; i < SLOTS; i++) {
+		for (let i = 0; i < slots; i++) {
 			const off = HEADER + i * SLOT;
 			const s = decode(data, off);
 			if (!isValid(s) || s.end <= nowS) continue;
@@ -195,6 +225,62 @@ export function expireAll(file, nowS = Math.floor(Date.now() / 1000)) {
 		fs.closeSync(fd);
 	}
 	return n;
+}
+
+/*
+ * Writes a new counters file of slots slots holding n live entries of random
+ * buckets (every slot taken when n >= slots), each placed as the programs place it, in the windows of len
+ * seconds that contain nowS, each with count: a table far fuller than any test
+ * could make it through requests. Also places the entries of extra
+ * ([{ bucket (hex), start, len, count }]). Returns the number placed.
+ */
+export function fillTable(file, slots, n, { len = 86400, count = 1, extra = [], nowS = Math.floor(Date.now() / 1000) } = {}) {
+	const data = Buffer.alloc(sizeOf(slots));
+	header(slots).copy(data, 0);
+	const start = nowS - (nowS % len);
+	let placed = 0;
+	const put = (b, st, l, c) => {
+		const first = home(b, st, slots);
+		for (let j = 0; j < PROBE; j++) {
+			const off = HEADER + (first + j) * SLOT;
+			if (data.readUInt32LE(off + 20) !== 0) continue;
+			b.copy(data, off, 0, 16);
+			data.writeUInt32LE(st >>> 0, off + 16);
+			data.writeUInt32LE((st + l) >>> 0, off + 20);
+			data.writeUInt32LE(c >>> 0, off + 24);
+			placed++;
+			return true;
+		}
+		return false;
+	};
+	for (const e of extra)
+		if (!put(bucketBytes(e.bucket), e.start, e.len, e.count)) throw new Error('no room for an extra entry');
+	if (n >= slots - extra.length) {
+		// every slot: a bucket made to have its home at the slot (or, for
+		// the last 63, at the last home), so that no slot is left free; in
+		// a larger table its home is as random as any other's
+		const K = 2654435761 | 0;
+		const b = Buffer.alloc(16);
+		for (let i = 0; i < slots; i++) {
+			const off = HEADER + i * SLOT;
+			if (data.readUInt32LE(off + 20) !== 0) continue;
+			crypto.randomFillSync(b);
+			const h = Math.min(i, slots - PROBE), m = slots - PROBE + 1;
+			const x = h + m * Math.floor(Math.random() * Math.floor((2 ** 32 - 1 - h) / m));
+			b.writeUInt32LE((x - Math.imul(start >>> 0, K)) >>> 0, 0);
+			if (!put(b, start, len, count)) throw new Error(`slot ${i} not reached`);
+		}
+		fs.writeFileSync(file, data, { mode: 0o600 });
+		return placed;
+	}
+	const rnd = crypto.randomBytes(16 * 65536);
+	for (let i = 0; placed < n + extra.length; i++) {
+		if (i % 65536 === 0 && i > 0) crypto.randomFillSync(rnd);
+		put(rnd.subarray((i % 65536) * 16, (i % 65536) * 16 + 16), start, len, count);
+		if (i > 4 * (n + extra.length)) throw new Error(`only ${placed} entries fitted in ${slots} slots`);
+	}
+	fs.writeFileSync(file, data, { mode: 0o600 });
+	return placed;
 }
 
 /*

@@ -7,7 +7,7 @@
 // BURNLINK_TEST_PG (tests/run.sh pg) or on one of its own.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -365,10 +365,82 @@ describe('one database through CGI', () => {
 		let removed = 0;
 		for (const r of runs) {
 			assert.equal(r.code, 0, r.stderr);
+			// one that finds another running stands down (next test)
+			if (/standing down/.test(r.stdout)) continue;
 			removed += Number(/removed (\d+) expired/.exec(r.stdout)[1]);
 		}
 		assert.equal(removed, 30);
 		assert.equal(pgSql(db, 'SELECT count(*) FROM secrets'), '0');
+	});
+
+	test("a cleanup stands down while another host's holds the database's cleanup lock", async () => {
+		const { db, env } = freshEnv();
+		await create(env, { text: 'a' });
+		pgSql(db, `UPDATE secrets SET expires_at = ${Date.now() - 1000}`);
+		// another session holds the advisory lock (lib/store_pg.c, ST_CLEAN_LOCK)
+		const holder = spawn('psql', ['-X', '-q', '-A', '-t', '-h', cluster.socketDir(pgDir), '-p',
+			String(cluster.portOf(pgDir)), '-U', 'postgres', '-d', db], { stdio: ['pipe', 'pipe', 'inherit'] });
+		const closed = new Promise((resolve) => holder.on('close', resolve));
+		await new Promise((resolve, reject) => {
+			let out = '';
+			holder.stdout.on('data', (c) => { out += c; if (out.includes('locked')) resolve(); });
+			holder.on('exit', (code) => reject(new Error(`psql exited (${code})`)));
+			holder.stdin.write("SELECT pg_advisory_lock(1651270252);\n\\echo locked\n");
+		});
+		let r;
+		try {
+			r = await runProgram('cleanup', { env });
+		} finally {
+			holder.stdin.end();
+			await closed;
+		}
+		assert.equal(r.code, 0, r.stderr);
+		assert.match(r.stdout, /another cleanup is still running \(it holds the database's cleanup lock\); standing down/);
+		assert.equal(pgSql(db, 'SELECT count(*) FROM secrets'), '1', 'nothing removed');
+		r = await runProgram('cleanup', { env });
+		assert.match(r.stdout, /removed 1 expired secrets/);
+	});
+
+	test('cleanup in steps: 1,234 expired secrets with attachments all go, a live one stays', async () => {
+		const { db, env } = freshEnv();
+		await create(env, { text: 'a', files: [{ filename: 'f', data: 'data:text/plain;base64,YWJj' }] });
+		const keep = await create(env, { text: 'keep' });
+		pgSql(db, `UPDATE secrets SET expires_at = ${Date.now() - 1000} WHERE id = (SELECT min(id) FROM secrets);
+			INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, text_ct, text_iv)
+			SELECT sha256(i::text::bytea), sha256(('r' || i)::text::bytea), created_at, expires_at, text_ct, text_iv
+			FROM secrets, generate_series(1, 1233) i WHERE id = (SELECT min(id) FROM secrets);
+			INSERT INTO attachments (secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv)
+			SELECT s.id, 0, a.name, a.name_iv, a.mime, a.mime_iv, a.data, a.data_iv FROM secrets s, attachments a
+			WHERE s.expires_at < ${Date.now()} AND s.id <> a.secret_id`);
+		assert.equal(pgSql(db, 'SELECT count(*) FROM attachments'), '1234');
+		const r = await runProgram('cleanup', { env });
+		assert.equal(r.code, 0, r.stderr);
+		const m = /removed (\d+) expired secrets .* in (\d+) steps/.exec(r.stdout);
+		assert.ok(m, r.stdout);
+		assert.equal(Number(m[1]), 1234);
+		assert.ok(Number(m[2]) >= 3, `a transaction per step (${m[2]})`);
+		assert.equal(pgSql(db, 'SELECT count(*) FROM secrets'), '1');
+		assert.equal(pgSql(db, 'SELECT count(*) FROM attachments'), '0');
+		assert.equal((await retrieve(env, keep.json.metadata.secretKey)).status, 200);
+	});
+
+	test('a counters table of 1,000,000 live clients: a fresh client gets 200 and the boundary stays exact', async () => {
+		const { db, env } = freshEnv();
+		const s = await create(env, { text: 'x', maxViews: 100 });
+		const day = Math.floor(Date.now() / 1000 / 86400) * 86400;
+		const ip = '203.0.113.61';
+		pgSql(db, `INSERT INTO counters (bucket, window_start, expires, count)
+			SELECT sha256(i::text::bytea), ${day}, ${day + 86400}, 1 + i % 999 FROM generate_series(1, 1000000) i;
+			INSERT INTO counters VALUES ('\\x${bucket(env.BURNLINK_SECRET_FILE, 'ip:metadata', ip)}', ${day}, ${day + 86400}, 998)`);
+		const meta = (addr) => runCgi('metadata', { method: 'GET', pathInfo: `/${s.json.metadata.secretKey}`, env: { ...env, REMOTE_ADDR: addr } });
+		const fresh = await meta('203.0.113.62');
+		assert.equal(fresh.status, 200, fresh.body.toString());
+		assert.equal(fresh.headers['x-ratelimit-remaining'], '999');
+		assert.equal((await meta(ip)).status, 200);
+		const last = await meta(ip);
+		assert.equal(last.status, 200);
+		assert.equal(last.headers['x-ratelimit-remaining'], '0');
+		checkError(assert, await meta(ip), 429, 'RATE_LIMIT_EXCEEDED');
 	});
 
 	test('after the last view and after a burn the database holds no trace of the content, the keys or the passphrase', async () => {

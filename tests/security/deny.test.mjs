@@ -27,6 +27,7 @@ const DATA_FILES = [
 	'secret.key', 'secret.key.a1B2c3', 'secret.key.XyZ901',
 	'sub/dir/burnlink.db-wal', 'sub/dir/secret.key.Qw3rTy',
 	'burnlink-cleanup', 'burnlink-cleanup.a1B2c3', 'burnlink.conf',
+	'burnlink-counters.new', 'burnlink-cleanup.lock', 'data-counters.new',
 ];
 
 for (const kind of SERVERS) {
