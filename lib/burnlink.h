@@ -219,6 +219,8 @@ struct bl_io {
 #define BL_SITE_NAME_MAX	64
 #define BL_FOOTER_MAX		255
 #define BL_URL_MAX		255
+#define BL_METRICS_TOKEN_MAX	128
+#define BL_METRICS_ALLOW_MAX	511
 
 struct bl_policy {
 	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
@@ -234,6 +236,9 @@ struct bl_policy {
 	char	 logo[BL_URL_MAX + 1];
 	char	 imprint[BL_URL_MAX + 1];
 	char	 footer[BL_FOOTER_MAX + 1];
+	/* GET /api/metrics (docs/ADMIN.md, "Metrics"): who may read it; "" when unset */
+	char	 metrics_token[BL_METRICS_TOKEN_MAX + 1];
+	char	 metrics_allow[BL_METRICS_ALLOW_MAX + 1];	/* addresses and CIDR blocks */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -297,6 +302,7 @@ extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
 extern const struct bl_route bl_route_config;		/* GET /api/config */
 extern const struct bl_route bl_route_health;		/* GET /api/health */
+extern const struct bl_route bl_route_metrics;		/* GET /api/metrics */
 extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */

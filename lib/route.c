@@ -139,6 +139,19 @@ const struct bl_route bl_route_health = {
 };
 
 /*
+ * GET /api/metrics (docs/API.md): visible only to the settings' bearer token
+ * or an allowed network, else the 404 of a path that is no endpoint (counted
+ * as that is); not counted by a limit, so a scraper is never refused.
+ */
+const struct bl_route bl_route_metrics = {
+	.name = "metrics", .limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_UNCOUNTED, .visible = bl_metrics_visible,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_metrics },
+	},
+};
+
+/*
  * /api/requests and /api/requests/<key> (docs/API.md, "Secret requests"):
  * one program; each method is counted by the per-IP limit of the secret
  * operation it resembles (create, metadata, retrieve, burn).

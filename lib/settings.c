@@ -1,4 +1,5 @@
 /* settings.c (layer: base): the operator's settings file (docs/ADMIN.md, "The settings file"), read strictly. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -44,6 +45,8 @@ enum key {
 	K_LOGO_URL,
 	K_IMPRINT_URL,
 	K_FOOTER_TEXT,
+	K_METRICS_TOKEN,
+	K_METRICS_ALLOW,
 	/*
 	 * The page's languages are not settings: the page chooses one before
 	 * any request, from assets/i18n/index.json (INSTALL, section 8).
@@ -75,6 +78,8 @@ static const struct {
 	[K_LOGO_URL] = {"logo_url", "a path on this site, e.g. /assets/logo.svg (up to 255 bytes of URL characters)"},
 	[K_IMPRINT_URL] = {"imprint_url", "an https:// or http:// address, a mailto: link or a path on this site (up to 255 bytes of URL characters)"},
 	[K_FOOTER_TEXT] = {"footer_text", "1 to 255 bytes of text without control characters"},
+	[K_METRICS_TOKEN] = {"metrics_token", "32 to 128 characters A-Z a-z 0-9 - . _ ~ (e.g. from openssl rand -hex 32)"},
+	[K_METRICS_ALLOW] = {"metrics_allow", "a comma-separated list of up to 16 IPv4 or IPv6 addresses or CIDR blocks, e.g. 127.0.0.1/32, ::1/128"},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -274,6 +279,35 @@ each_item(struct parse *p, enum key k, const char *v, size_t len, size_t max,
 	return n == 0 ? bad_value(p, k, "", 0) : 0;
 }
 
+/* One address or CIDR block of metrics_allow, appended to the policy's list. */
+static int
+net_item(struct parse *p, const char *v, size_t len, size_t i)
+{
+	char		*list = p->cfg->policy.metrics_allow, a[64];
+	unsigned char	 bin[16];
+	const char	*slash = memchr(v, '/', len);
+	size_t		 alen = slash != NULL ? (size_t)(slash - v) : len, at = strlen(list);
+	int64_t		 bits = 0;
+	int		 v6;
+
+	if (alen == 0 || alen >= sizeof(a))
+		return -1;
+	memcpy(a, v, alen);
+	a[alen] = '\0';
+	v6 = memchr(a, ':', alen) != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, a, bin) != 1)
+		return -1;
+	if (slash != NULL && parse_int(slash + 1, len - alen - 1, 0, v6 ? 128 : 32, &bits) != 0)
+		return -1;
+	if (at + (i > 0) + len >= sizeof(p->cfg->policy.metrics_allow))
+		return -1;
+	if (i > 0)
+		list[at++] = ',';
+	memcpy(list + at, v, len);
+	list[at + len] = '\0';
+	return 0;
+}
+
 static int
 expiry_item(struct parse *p, const char *v, size_t len, size_t i)
 {
@@ -349,6 +383,16 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 	case K_IMPRINT_URL:
 		rc = parse_url(v, len, 1, pol->imprint);
 		break;
+	case K_METRICS_TOKEN:
+		if (len >= 32 && len <= BL_METRICS_TOKEN_MAX && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789-._~") >= len) {
+			memcpy(pol->metrics_token, v, len);
+			pol->metrics_token[len] = '\0';
+			rc = 0;
+		}
+		break;
+	case K_METRICS_ALLOW:
+		return each_item(p, k, v, len, 16, net_item);
 	default:
 		break;
 	}

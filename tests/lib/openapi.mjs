@@ -228,6 +228,7 @@ export function cgiRoute(program, method, pathInfo) {
 	case 'password':
 	case 'config':
 	case 'health':
+	case 'metrics':
 	case 'email':
 	case 'token':
 		return { path: `/api/${program}`, method };
