@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { startServer, rawRequest, freePort } from '../lib/server.mjs';
+import { startServer, rawRequest, freePort, ROOT } from '../lib/server.mjs';
 import { newToken, writeSettings, tmpDir } from './helpers.mjs';
 
 const KIND = process.env.BURNLINK_SERVER || 'lighttpd';
@@ -184,6 +184,16 @@ test(`${KIND}: a real Prometheus scrapes the instance with the token and sees se
 		// Prometheus' own view of the counter: its increase is what was done.
 		await until(prom, 'sum(burnlink_http_requests_total{endpoint="metrics",code="2xx"})', (v) => v >= 1);
 		await until(prom, 'burnlink_build_info', (v) => v === 1);
+		// Every query of the example dashboard is one Prometheus accepts.
+		const dash = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/metrics/grafana-dashboard.json'), 'utf8'));
+		for (const p of dash.panels) {
+			for (const t of p.targets) {
+				const q = t.expr.replaceAll('$job', 'burnlink').replaceAll('$instance', '.*')
+					.replaceAll('$__rate_interval', '1m');
+				const r = await (await fetch(`${prom.base}/api/v1/query?query=${encodeURIComponent(q)}`)).json();
+				assert.equal(r.status, 'success', `${p.title}: ${q}: ${JSON.stringify(r)}`);
+			}
+		}
 	} finally {
 		await prom.stop();
 	}
