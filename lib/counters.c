@@ -503,22 +503,27 @@ le64(const unsigned char *p)
 	return (int64_t)((uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32);
 }
 
-/* Adds n to metrics total i: read and written back under the lock. */
+/* Adds by to each of the n metrics totals in slots: read and written back under one lock. */
 static enum bl_err
-ctr_bump(void *arg, unsigned i, int64_t n)
+ctr_bump(void *arg, const unsigned *slots, int n, int64_t by)
 {
 	struct bl_counters	*c = arg;
 	unsigned char		 b[8];
 	uint64_t		 v;
-	off_t			 off = CTR_METRICS + (off_t)i * 8;
+	off_t			 off;
 	enum bl_err		 e;
+	int			 i;
 
-	if (i >= BL_METRIC_SLOTS)
-		return fail(c, "metric", ERANGE);
+	for (i = 0; i < n; i++)
+		if (slots[i] >= BL_METRIC_SLOTS)
+			return fail(c, "metric", ERANGE);
 	if ((e = lock(c)) != BL_OK)
 		return e;
-	if ((e = readall(c, b, sizeof(b), off)) == BL_OK) {
-		v = (uint64_t)le64(b) + (uint64_t)n;
+	for (i = 0; i < n && e == BL_OK; i++) {
+		off = CTR_METRICS + (off_t)slots[i] * 8;
+		if ((e = readall(c, b, sizeof(b), off)) != BL_OK)
+			break;
+		v = (uint64_t)le64(b) + (uint64_t)by;
 		put32(b, (uint32_t)v);
 		put32(b + 4, (uint32_t)(v >> 32));
 		e = writeall(c, b, sizeof(b), off);

@@ -197,7 +197,7 @@ enum bl_err	 bl_counter_get(struct bl_store *, const unsigned char bucket[BL_HAS
 enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
 enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
-enum bl_err	 bl_counter_bump(struct bl_store *, unsigned i, int64_t n);
+enum bl_err	 bl_counter_bump(struct bl_store *, const unsigned *slots, int n, int64_t by);
 enum bl_err	 bl_counter_totals(struct bl_store *, int64_t out[BL_METRIC_SLOTS]);
 enum bl_err	 bl_counter_occupancy(struct bl_store *, int64_t now, int64_t *used,
 		    int64_t *capacity /* -1: none fixed */);

@@ -109,11 +109,12 @@ event_of(enum bl_endpoint ep, int method, int item, int status)
 	}
 }
 
-/* Adds n to total i, quietly: a metric never fails the answer it counts. */
+/* Adds by to the n totals in slots, quietly: a metric never fails what it counts. */
 static void
-bump(struct bl_ctx *c, unsigned i, int64_t n)
+bump(struct bl_ctx *c, const unsigned *slots, int n, int64_t by)
 {
-	if (bl_ctx_counters(c) == BL_OK && bl_counter_bump(c->counters, i, n) != BL_OK)
+	if (n > 0 && bl_ctx_counters(c) == BL_OK &&
+	    bl_counter_bump(c->counters, slots, n, by) != BL_OK)
 		bl_log_id(c->log_id, "metrics: %s", bl_store_error(c->counters));
 }
 
@@ -127,35 +128,41 @@ void
 bl_metrics_answer(struct bl_ctx *c, enum bl_endpoint ep, int method, int item, int status,
     enum bl_event ev)
 {
-	int	 cls = status / 100 - 2;
+	unsigned	 slots[2];
+	int		 n = 0, cls = status / 100 - 2;
 
 	if (c == NULL || c->counters == NULL || (unsigned)ep >= BL_EP__MAX)
 		return;
 	if (cls >= 0 && cls < M_CLASSES)
-		bump(c, M_REQUESTS + (unsigned)ep * M_CLASSES + (unsigned)cls, 1);
+		slots[n++] = M_REQUESTS + (unsigned)ep * M_CLASSES + (unsigned)cls;
 	if (ev == BL_EV_NONE)
 		ev = event_of(ep, method, item, status);
 	if (ev != BL_EV_NONE && (status / 100 == 2 || ev == BL_EV_SIGNIN_REFUSED))
-		bump(c, M_EVENTS + (unsigned)ev, 1);
+		slots[n++] = M_EVENTS + (unsigned)ev;
+	bump(c, slots, n, 1);
 }
 
 /* Counts a limit hit (a 429). */
 void
 bl_metrics_limit(struct bl_ctx *c, enum bl_limit which)
 {
+	unsigned	 slot = M_LIMITS + (unsigned)which;
+
 	if ((unsigned)which < BL_LIM__MAX)
-		bump(c, M_LIMITS + (unsigned)which, 1);
+		bump(c, &slot, 1, 1);
 }
 
 /* Counts a cleanup run and what it removed. */
 void
 bl_metrics_cleanup(struct bl_ctx *c, const struct bl_cleanup_stats *st)
 {
-	bump(c, M_CLEANUP, 1);
+	unsigned	 runs = M_CLEANUP, secrets = M_CLEANUP + 1, requests = M_CLEANUP + 2;
+
+	bump(c, &runs, 1, 1);
 	if (st->removed > 0)
-		bump(c, M_CLEANUP + 1, st->removed);
+		bump(c, &secrets, 1, st->removed);
 	if (st->requests > 0)
-		bump(c, M_CLEANUP + 2, st->requests);
+		bump(c, &requests, 1, st->requests);
 }
 
 /* A growing text buffer; err once anything failed. */

@@ -449,9 +449,9 @@ bl_counter_clean(struct bl_store *s, int64_t now, int64_t *removed)
 
 /* The metrics' totals (lib/metrics.c): kept by the counters' backend. */
 enum bl_err
-bl_counter_bump(struct bl_store *s, unsigned i, int64_t n)
+bl_counter_bump(struct bl_store *s, const unsigned *slots, int n, int64_t by)
 {
-	return s->cops->bump(s->counters, i, n);
+	return s->cops->bump(s->counters, slots, n, by);
 }
 
 enum bl_err

@@ -215,10 +215,11 @@ struct bl_counter_ops {
 	/*
 	 * The metrics' counters (lib/metrics.c): BL_METRIC_SLOTS totals that
 	 * only grow, apart from the windows (clean() leaves them): bump() adds
-	 * n to total i, totals() reads them all; occupancy() the live windows
-	 * and how many fit (-1: no fixed capacity).
+	 * by to each of the n totals in slots (one lock, or one statement per
+	 * two), totals() reads them all; occupancy() the live windows and how
+	 * many fit (-1: no fixed capacity).
 	 */
-	enum bl_err	 (*bump)(void *, unsigned i, int64_t n);
+	enum bl_err	 (*bump)(void *, const unsigned *slots, int n, int64_t by);
 	enum bl_err	 (*totals)(void *, int64_t out[BL_METRIC_SLOTS]);
 	enum bl_err	 (*occupancy)(void *, int64_t now, int64_t *used, int64_t *capacity);
 	int		 (*idle)(void *);

@@ -103,6 +103,7 @@ enum ctr_stmt {
 	CT_DEL,
 	CT_CLEAN,
 	CT_BUMP,
+	CT_BUMP2,
 	CT_TOTALS,
 	CT_LIVE,
 	CT__MAX
@@ -121,6 +122,10 @@ static const char *const ctr_sql[CT__MAX] = {
 	/* the metrics' totals: window 0, never ending (metric_bucket()) */
 	[CT_BUMP] = "INSERT INTO counters (bucket, window_start, expires, count) "
 	    "VALUES ($1,0,9223372036854775807,$2) ON CONFLICT (bucket, window_start) DO UPDATE SET "
+	    "count = counters.count + excluded.count",
+	[CT_BUMP2] = "INSERT INTO counters (bucket, window_start, expires, count) "
+	    "VALUES ($1,0,9223372036854775807,$3), ($2,0,9223372036854775807,$3) "
+	    "ON CONFLICT (bucket, window_start) DO UPDATE SET "
 	    "count = counters.count + excluded.count",
 	[CT_TOTALS] = "SELECT bucket, count FROM counters WHERE window_start = 0",
 	[CT_LIVE] = "SELECT count(*) FROM counters WHERE window_start > 0 AND expires > $1",
@@ -912,14 +917,28 @@ metric_bucket(unsigned i, unsigned char b[BL_HASH_BYTES])
 	b[BL_HASH_BYTES - 1] = (unsigned char)i;
 }
 
-/* Adds n to metrics total i: one upsert, never pruned (expires never comes). */
+/*
+ * Adds by to each of the n metrics totals in slots (distinct): an upsert per
+ * two, never pruned (their expiry never comes).
+ */
 static enum bl_err
-ctr_bump(void *arg, unsigned i, int64_t n)
+ctr_bump(void *arg, const unsigned *slots, int n, int64_t by)
 {
-	unsigned char	 b[BL_HASH_BYTES];
+	unsigned char	 a[BL_HASH_BYTES], b[BL_HASH_BYTES];
+	enum bl_err	 e = BL_OK;
+	int		 i;
 
-	metric_bucket(i, b);
-	return ctr_run(arg, CT_BUMP, PARMS(P_BLOB(b, BL_HASH_BYTES), P_INT(n)), NULL);
+	for (i = 0; i < n && e == BL_OK; i += 2) {
+		metric_bucket(slots[i], a);
+		if (i + 1 == n) {
+			e = ctr_run(arg, CT_BUMP, PARMS(P_BLOB(a, BL_HASH_BYTES), P_INT(by)), NULL);
+			break;
+		}
+		metric_bucket(slots[i + 1], b);
+		e = ctr_run(arg, CT_BUMP2, PARMS(P_BLOB(a, BL_HASH_BYTES), P_BLOB(b, BL_HASH_BYTES),
+		    P_INT(by)), NULL);
+	}
+	return e;
 }
 
 /* Reads every metrics total (the rows of window 0). */
