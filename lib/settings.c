@@ -117,6 +117,8 @@ fail(struct parse *p, const char *fmt, ...)
 static int
 bad_value(struct parse *p, enum key k, const char *v, size_t len)
 {
+	if (k == K_METRICS_TOKEN)	/* a token is never logged, even a bad one */
+		return fail(p, "%s = (not shown): allowed: %s", keys[k].name, keys[k].allowed);
 	return fail(p, "%s = %.*s: allowed: %s", keys[k].name,
 	    (int)(len > 64 ? 64 : len), v, keys[k].allowed);
 }
@@ -576,10 +578,9 @@ apply(struct parse *p)
  * the settings are in force; -1 with cfg->policy.err set ("file:line: ...")
  * when they cannot be read or are not allowed: then nothing of them is.
  */
-int
-bl_settings_load(struct bl_config *cfg, int explicit)
+static int
+settings_load(struct bl_config *cfg, int explicit, char buf[SETTINGS_MAX + 1])
 {
-	char		 buf[SETTINGS_MAX + 1];
 	struct parse	 p;
 	const char	*s, *nl, *end;
 	size_t		 len = 0;
@@ -595,7 +596,7 @@ bl_settings_load(struct bl_config *cfg, int explicit)
 			return apply(&p);
 		return fail(&p, "cannot open the settings file: %s", strerror(errno));
 	}
-	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+	while (len < SETTINGS_MAX + 1 && (n = read(fd, buf + len, SETTINGS_MAX + 1 - len)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -623,5 +624,21 @@ bl_settings_load(struct bl_config *cfg, int explicit)
 bad:
 	/* Nothing of a file with an error is in force. */
 	bl_limits_init(&cfg->limits);
+	bl_wipe(cfg->policy.metrics_token, sizeof(cfg->policy.metrics_token));
 	return -1;
+}
+
+/*
+ * Reads the settings file (settings_load()) through a buffer on the stack,
+ * wiped after: it held metrics_token.
+ */
+int
+bl_settings_load(struct bl_config *cfg, int explicit)
+{
+	char	 buf[SETTINGS_MAX + 1];
+	int	 rc;
+
+	rc = settings_load(cfg, explicit, buf);
+	bl_wipe(buf, sizeof(buf));
+	return rc;
 }

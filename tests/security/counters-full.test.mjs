@@ -65,7 +65,9 @@ test('a full table refuses a new counter (503) and keeps the passphrase count it
 		assert.equal(r.json.code, 'RATE_LIMIT_UNAVAILABLE');
 		assert.equal(r.headers['retry-after'], '60');
 		assert.match(r.stderr, /counters table full/);
-		assert.ok(fs.readFileSync(ctx.limits).equals(before), 'no slot of the table changed');
+		// The slots, after the header page (whose metrics' totals count the 503).
+		assert.ok(fs.readFileSync(ctx.limits).subarray(4096).equals(before.subarray(4096)),
+		    'no slot of the table changed');
 
 		// The guesser is still refused, with the right passphrase too.
 		const again = await cgi(ctx, 'retrieve', { key: s.secretKey, ip: guesser, body: { passphrase: 'right horse' } });
