@@ -123,7 +123,11 @@ for s in $suites; do
 	# cron/notify against a loopback HTTPS receiver and a capture mailer (docs/NOTIFY.md).
 	notify) node_suite notify tests/notify ;;
 	# GET /api/metrics: access, promtool, a real Prometheus scraping lighttpd (docs/ADMIN.md "Metrics").
-	metrics) node_suite metrics tests/metrics ;;
+	# Its routing and access control again behind the other servers.
+	metrics) node_suite metrics tests/metrics
+		for srv in apache htaccess nginx; do
+			node_suite "metrics-$srv" tests/metrics/prometheus.test.mjs BURNLINK_SERVER=$srv
+		done ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-limits tests/limits BURNLINK_BIN="$top/build/asan" \
