@@ -514,7 +514,10 @@ gauge_int(void *arg, const struct bl_row *row)
 	return 0;
 }
 
-/* Reads the gauges in one read transaction: five aggregate statements. */
+/*
+ * Reads the gauges: five aggregate statements, each a read of its own (no
+ * write transaction: SQLite's BEGIN IMMEDIATE would hold writers off).
+ */
 enum bl_err
 bl_store_gauges(struct bl_store *s, int64_t now_ms, struct bl_gauges *g)
 {
@@ -523,8 +526,6 @@ bl_store_gauges(struct bl_store *s, int64_t now_ms, struct bl_gauges *g)
 
 	memset(g, 0, sizeof(*g));
 	g->outbox_oldest_ms = -1;
-	if ((e = bl_st_begin(s)) != BL_OK)
-		return e;
 	if ((e = bl_st_run(s, ST_M_SECRETS, PARMS(P_INT(now_ms)), gauge_by_state, &sec,
 	    NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_M_REQUESTS, PARMS(P_INT(now_ms)), gauge_by_state, &rq,
@@ -532,5 +533,5 @@ bl_store_gauges(struct bl_store *s, int64_t now_ms, struct bl_gauges *g)
 	    (e = bl_st_run(s, ST_M_ACCOUNTS, NO_PARMS, gauge_accounts, g, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_M_OUTBOX, NO_PARMS, gauge_outbox, g, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_M_DBSIZE, NO_PARMS, gauge_int, &g->db_bytes, NULL);
-	return bl_st_end(s, e);
+	return e;
 }
