@@ -137,6 +137,8 @@ for s in $suites; do
 	    node_suite asan-requests tests/requests/api.test.mjs BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-notify tests/notify BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	    node_suite asan-metrics tests/metrics/cgi.test.mjs BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
 	# Under valgrind every program costs about 2 s of CPU: make check runs
 	# tests/valgrind, every path through the four programs and cleanup once
