@@ -228,6 +228,8 @@ struct bl_io {
 #define BL_URL_MAX		255
 #define BL_VAR_MAX		64	/* the name of a CGI variable (webserver_email_var) */
 #define BL_LIST_MAX		1023	/* a list setting (allowed_groups), as written */
+#define BL_METRICS_TOKEN_MAX	128
+#define BL_METRICS_ALLOW_MAX	511
 
 struct bl_policy {
 	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
@@ -253,6 +255,9 @@ struct bl_policy {
 	char	 groups[BL_LIST_MAX + 1];	/* allowed groups, "a,b" ("": any) */
 	char	 domains[BL_LIST_MAX + 1];	/* allowed e-mail domains, "a,b" ("": any) */
 	char	 logout[BL_URL_MAX + 1];	/* the module's logout address */
+	/* GET /api/metrics (docs/ADMIN.md, "Metrics"): who may read it; "" when unset */
+	char	 metrics_token[BL_METRICS_TOKEN_MAX + 1];
+	char	 metrics_allow[BL_METRICS_ALLOW_MAX + 1];	/* addresses and CIDR blocks */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -332,6 +337,7 @@ extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
 extern const struct bl_route bl_route_config;		/* GET /api/config */
 extern const struct bl_route bl_route_health;		/* GET /api/health */
 extern const struct bl_route bl_route_version;	/* GET /api/version */
+extern const struct bl_route bl_route_metrics;		/* GET /api/metrics */
 extern const struct bl_route bl_route_requests;	/* /api/requests[/<key>] */
 extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */

@@ -73,7 +73,8 @@ bl_cleanup(struct bl_ctx *c, struct bl_cleanup_stats *st, char *errbuf, size_t e
 		    "cannot open the rate-limit counters");
 		goto out;
 	}
-	/* GET /api/health reads when it last finished. */
+	/* GET /api/metrics counts the run; GET /api/health reads when it last finished. */
+	bl_metrics_cleanup(c, st);
 	rc = bl_cleanup_record(c, errbuf, errlen);
 out:
 	close(lock);

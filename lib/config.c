@@ -525,6 +525,7 @@ bl_config_free(struct bl_config *cfg)
 	free(cfg->work_lock);
 	free(cfg->site_url);
 	free(cfg->trusted_proxies);
+	bl_wipe(cfg->policy.metrics_token, sizeof(cfg->policy.metrics_token));
 	memset(cfg, 0, sizeof(*cfg));
 }
 

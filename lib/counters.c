@@ -46,6 +46,13 @@
 #define CTR_SIZE(n)	((off_t)CTR_HEADER + (off_t)(n) * CTR_SLOT)
 #define CTR_WAIT_MS	5000
 #define CTR_REOPEN	8	/* files replaced under us in a row before giving up */
+/*
+ * The metrics' totals (lib/metrics.c) live in the header page, after the
+ * 16 bytes of the header proper: BL_METRIC_SLOTS 64-bit little-endian
+ * numbers from CTR_METRICS on. clean() reads and writes only the slots, so a
+ * cleanup leaves them; an older file has zeros there, and takes them.
+ */
+#define CTR_METRICS	1024
 
 struct bl_counters {
 	int		 fd;		/* -1 until first use */
@@ -421,6 +428,8 @@ rebuild(struct bl_counters *c, uint32_t n, int64_t now)
 			goto out;
 		}
 		header(to, n);
+		/* the metrics' totals go with the table (lib/metrics.c) */
+		memcpy(to + CTR_METRICS, from + CTR_METRICS, BL_METRIC_SLOTS * 8);
 		rc = move_live(from + CTR_HEADER, c->slots, to + CTR_HEADER, n, now);
 		munmap(to, (size_t)CTR_SIZE(n));
 		if (rc == 0)
@@ -672,6 +681,95 @@ ctr_clean(void *arg, int64_t now, int64_t *removed)
 	return e;
 }
 
+static int64_t
+le64(const unsigned char *p)
+{
+	return (int64_t)((uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32);
+}
+
+/* Adds by to each of the n metrics totals in slots: read and written back under one lock. */
+static enum bl_err
+ctr_bump(void *arg, const unsigned *slots, int n, int64_t by)
+{
+	struct bl_counters	*c = arg;
+	unsigned char		 b[8];
+	uint64_t		 v;
+	off_t			 off;
+	enum bl_err		 e;
+	int			 i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i] >= BL_METRIC_SLOTS)
+			return fail(c, "metric", ERANGE);
+	if ((e = lock(c)) != BL_OK)
+		return e;
+	for (i = 0; i < n && e == BL_OK; i++) {
+		off = CTR_METRICS + (off_t)slots[i] * 8;
+		if ((e = readall(c, b, sizeof(b), off)) != BL_OK)
+			break;
+		v = (uint64_t)le64(b) + (uint64_t)by;
+		put32(b, (uint32_t)v);
+		put32(b + 4, (uint32_t)(v >> 32));
+		e = writeall(c, b, sizeof(b), off);
+	}
+	unlock(c);
+	return e;
+}
+
+/* Reads every metrics total. */
+static enum bl_err
+ctr_totals(void *arg, int64_t out[BL_METRIC_SLOTS])
+{
+	struct bl_counters	*c = arg;
+	unsigned char		 b[BL_METRIC_SLOTS * 8];
+	enum bl_err		 e;
+	unsigned		 i;
+
+	if ((e = lock(c)) != BL_OK)
+		return e;
+	e = readall(c, b, sizeof(b), CTR_METRICS);
+	unlock(c);
+	for (i = 0; i < BL_METRIC_SLOTS; i++)
+		out[i] = e == BL_OK ? le64(b + i * 8) : 0;
+	return e;
+}
+
+/*
+ * The live entries (a window not ended) of the whole table, read without the
+ * lock a chunk at a time (a gauge: an entry torn by a concurrent write is
+ * counted as it happens to read), and the table's size.
+ */
+static enum bl_err
+ctr_occupancy(void *arg, int64_t now, int64_t *used, int64_t *capacity)
+{
+	struct bl_counters	*c = arg;
+	static unsigned char	 buf[65536];
+	struct slot		 s;
+	off_t			 off;
+	enum bl_err		 e;
+	size_t			 i;
+
+	off_t			 size;
+
+	*used = 0;
+	if ((e = lock(c)) != BL_OK)	/* opens it and checks the header: c->slots */
+		return e;
+	*capacity = c->slots;
+	size = CTR_SIZE(c->slots);
+	unlock(c);
+	for (off = CTR_HEADER; off + (off_t)sizeof(buf) <= size; off += sizeof(buf)) {
+		if ((e = readall(c, buf, sizeof(buf), off)) != BL_OK)
+			return e;
+		for (i = 0; i < sizeof(buf); i += CTR_SLOT) {
+			decode(buf + i, &s);
+			if (valid(&s) && (int64_t)s.end > now)
+				(*used)++;
+		}
+	}
+	return BL_OK;
+}
+
 const struct bl_counter_ops bl_counters_file_ops = {
-	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, ctr_idle, ctr_error, ctr_close
+	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, ctr_bump, ctr_totals, ctr_occupancy,
+	ctr_idle, ctr_error, ctr_close
 };

@@ -327,15 +327,18 @@ write_response(struct bl_req *r, int status, const char *body, size_t blen)
 	char		 head[2048];
 	struct obuf	 o = { head, 0, sizeof(head), 0 };
 
+	bl_metrics_answer(r->ctx, r->endpoint, (int)r->method, r->item, status, r->event);
 	oprintf(&o, "Status: %d %s\r\n"
-	    "Content-Type: application/json; charset=utf-8\r\n"
+	    "Content-Type: %s\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Cache-Control: %s\r\n"
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
 	    "X-Frame-Options: DENY\r\n"
-	    "X-Request-Id: %s\r\n", status, reason(status), blen,
+	    "X-Request-Id: %s\r\n", status, reason(status),
+	    status == 200 && r->content_type != NULL ? r->content_type :
+	    "application/json; charset=utf-8", blen,
 	    status == 200 && r->cache_control != NULL ? r->cache_control : "no-store", r->id);
 	if (r->rl.set)
 		oprintf(&o, "X-RateLimit-Limit: %lld\r\nX-RateLimit-Remaining: %lld\r\n"
@@ -795,6 +798,7 @@ bl_limit_take(struct bl_req *r, enum bl_limit which, const void *subject, size_t
 		*remaining = left;
 	if (u.count <= u.limit)
 		return BL_OK;
+	bl_metrics_limit(r->ctx, which);
 	r->retry_after = (long)(r->rl.reset - r->now_ms / 1000);
 	if (r->retry_after < 1)
 		r->retry_after = 1;

@@ -117,12 +117,13 @@ fail:
 
 /*
  * Records that a run (cron/cleanup, cron/notify) finished now: its time in
- * ms, written to a new file renamed over stamp. 0, or -1 with err set.
+ * ms (the context's clock) and how long it took, written to a new file
+ * renamed over stamp. 0, or -1 with err set.
  */
 int
 bl_run_record(const struct bl_ctx *c, const char *path, char *err, size_t errlen)
 {
-	char	 tmp[4096], line[32];
+	char	 tmp[4096], line[48];
 	int	 fd, n, rc = -1;
 
 	/* A name of its own: cleanups of several hosts may record at once. */
@@ -135,7 +136,9 @@ bl_run_record(const struct bl_ctx *c, const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "cannot record the run in %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	n = snprintf(line, sizeof(line), "%lld\n", (long long)c->now_ms);
+	/* A second line, how long it took (ms): GET /api/metrics reads it. */
+	n = snprintf(line, sizeof(line), "%lld\n%lld\n", (long long)c->now_ms,
+	    (long long)(bl_now_ms() - c->now_ms));
 	if (write(fd, line, (size_t)n) != n)
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
 	else if (rename(tmp, path) != 0)

@@ -1,6 +1,8 @@
 /* instance_ops.c (layer: handlers): GET /api/config, /api/health and /api/version (docs/API.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 #include "store.h"	/* BL_SCHEMA_VERSION */
@@ -82,4 +84,49 @@ bl_op_health(struct bl_req *r)
 		return BL_ERR_INTERNAL;
 	}
 	return bl_respond_json(r, ei->status, o, 0);
+}
+
+/*
+ * Whether GET /api/metrics shows itself to this request: its bearer token is
+ * the settings' metrics_token (SHA-256 of both compared in constant time, so
+ * neither content nor length shows in the time), or the client (after the
+ * trusted proxies, lib/limit.c) is in metrics_allow. Neither set: nobody.
+ */
+int
+bl_metrics_visible(struct bl_req *r)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	const char		*auth = bl_req_env(r, "HTTP_AUTHORIZATION");
+	unsigned char		 want[BL_HASH_BYTES], got[BL_HASH_BYTES];
+	int			 ok = 0;
+
+	if (pol->metrics_token[0] != '\0' && auth != NULL &&
+	    strncasecmp(auth, "Bearer ", 7) == 0 &&
+	    bl_sha256(pol->metrics_token, strlen(pol->metrics_token), want) == 0 &&
+	    bl_sha256(auth + 7, strlen(auth + 7), got) == 0)
+		ok = bl_ct_equal(want, got, sizeof(want));
+	bl_wipe(want, sizeof(want));
+	bl_wipe(got, sizeof(got));
+	if (ok)
+		return 1;
+	return pol->metrics_allow[0] != '\0' && bl_client_listed(r->ctx,
+	    bl_req_env(r, "REMOTE_ADDR"), bl_req_env(r, "HTTP_X_FORWARDED_FOR"),
+	    pol->metrics_allow);
+}
+
+/* GET /api/metrics: the Prometheus text format (version 0.0.4), never cached. */
+enum bl_err
+bl_op_metrics(struct bl_req *r)
+{
+	enum bl_err	 e;
+	size_t		 len;
+	char		*text;
+	int		 rc;
+
+	if ((text = bl_metrics_text(r->ctx, &len, &e)) == NULL)
+		return e;
+	r->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	rc = bl_respond_text(r, 200, text, len);
+	free(text);
+	return rc == 0 ? BL_OK : BL_ERR_INTERNAL;
 }

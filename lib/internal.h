@@ -130,6 +130,65 @@ enum bl_err	 bl_store_cleanup(struct bl_store *, int64_t now_ms,
 enum bl_err	 bl_store_secret_get(struct bl_store *, int64_t id, struct bl_secret *);
 int64_t		 bl_views_left(const struct bl_secret *);
 
+/* The metrics' totals kept beside the rate-limit windows (lib/metrics.c). */
+#define BL_METRIC_SLOTS	256
+#define BL_VERSION	"0.1.0"		/* burnlink_build_info's version (cli/package.json's) */
+
+/* The endpoints an answer is counted under (burnlink_http_requests_total). */
+enum bl_endpoint {
+	BL_EP_UNKNOWN = 0,	/* a path under /api/ that is no endpoint */
+	BL_EP_CREATE,
+	BL_EP_METADATA,
+	BL_EP_RETRIEVE,
+	BL_EP_DELETE,
+	BL_EP_SESSION,
+	BL_EP_SIGNUP,
+	BL_EP_PASSWORD,
+	BL_EP_KEYS,
+	BL_EP_WEBHOOKS,
+	BL_EP_EMAIL,
+	BL_EP_TOKEN,
+	BL_EP_MYSECRETS,
+	BL_EP_CONFIG,
+	BL_EP_HEALTH,
+	BL_EP_REQUESTS,
+	BL_EP_METRICS,
+	BL_EP__MAX		/* at most 20: the slots of lib/metrics.c */
+};
+
+/* The events counted (burnlink_events_total); new ones at the end. */
+enum bl_event {
+	BL_EV_NONE = 0,
+	BL_EV_SECRET_CREATED,
+	BL_EV_SECRET_VIEWED,
+	BL_EV_SECRET_BURNED,
+	BL_EV_REQUEST_CREATED,
+	BL_EV_REQUEST_ANSWERED,
+	BL_EV_REQUEST_READ,
+	BL_EV_REQUEST_BURNED,
+	BL_EV_SIGNED_IN,
+	BL_EV_SIGNIN_REFUSED,
+	BL_EV_SIGNED_OUT,
+	BL_EV_SIGNED_UP,
+	BL_EV_PASSWORD_CHANGED,
+	BL_EV_KEY_CREATED,
+	BL_EV_KEY_REVOKED,
+	BL_EV__MAX		/* at most 64 */
+};
+
+/*
+ * metrics.c: the totals counted as answers leave, limits are hit and cleanup
+ * runs (never failing what they count), and the body of GET /api/metrics.
+ */
+enum bl_endpoint bl_metric_endpoint(const char *route_name);
+void		 bl_metrics_answer(struct bl_ctx *, enum bl_endpoint, int method, int item,
+		    int status, enum bl_event);
+void		 bl_metrics_limit(struct bl_ctx *, enum bl_limit);
+void		 bl_metrics_cleanup(struct bl_ctx *, const struct bl_cleanup_stats *);
+char		*bl_metrics_text(struct bl_ctx *, size_t *len, enum bl_err *);
+int		 bl_client_listed(struct bl_ctx *, const char *peer, const char *xff,
+		    const char *list);
+
 /*
  * The rate-limit counters (lib/limit.c): a store of their own, opened with
  * bl_store_open_counters(); any failure is RATE_LIMIT_UNAVAILABLE.
@@ -142,6 +201,28 @@ enum bl_err	 bl_counter_get(struct bl_store *, const unsigned char bucket[BL_HAS
 enum bl_err	 bl_counter_set(struct bl_store *, const unsigned char bucket[BL_HASH_BYTES],
 		    int64_t window_start, int64_t expires, int64_t count /* 0 removes it */);
 enum bl_err	 bl_counter_clean(struct bl_store *, int64_t now, int64_t *removed);
+enum bl_err	 bl_counter_bump(struct bl_store *, const unsigned *slots, int n, int64_t by);
+enum bl_err	 bl_counter_totals(struct bl_store *, int64_t out[BL_METRIC_SLOTS]);
+enum bl_err	 bl_counter_occupancy(struct bl_store *, int64_t now, int64_t *used,
+		    int64_t *capacity /* -1: none fixed */);
+
+/*
+ * What GET /api/metrics reads from the database at scrape time (lib/metrics.c):
+ * secrets and secret requests by state (a row past its expiry counted as
+ * expired), accounts, API keys, the outbox's waiting rows and the oldest's
+ * time (-1: none), the database's size.
+ */
+struct bl_gauges {
+	int64_t	 secrets[4];	/* active expired burned exhausted */
+	int64_t	 requests[5];	/* waiting answered read expired burned */
+	int64_t	 accounts;
+	int64_t	 keys_valid;
+	int64_t	 keys_revoked;
+	int64_t	 outbox_pending;
+	int64_t	 outbox_oldest_ms;
+	int64_t	 db_bytes;
+};
+enum bl_err	 bl_store_gauges(struct bl_store *, int64_t now_ms, struct bl_gauges *);
 
 /*
  * request.c: the lifecycle of a secret request (docs/API.md, "Secret
@@ -457,6 +538,10 @@ struct bl_req {
 	struct bl_sess		 session;	/* the signed-in session, if loaded */
 	int64_t			 account_id;	/* the creator's account (0: anonymous) */
 	int64_t			 api_key_id;	/* the creator's API key (0: none) */
+	enum bl_endpoint	 endpoint;	/* what the answer is counted under */
+	int			 item;		/* the path named an item (after the route's) */
+	enum bl_event		 event;		/* set by a handler; else lib/metrics.c's table */
+	const char		*content_type;	/* NULL: JSON */
 };
 
 /* log.c: the log line of a request, and the hint of the error it will answer. */
@@ -548,6 +633,8 @@ struct bl_route {
 	const char	*allow_item;	/* BL_PATH_ITEM: the Allow header for "/<id>" */
 	enum bl_err	 bad_item;	/* BL_PATH_ITEM: a "/<id>" that is not one */
 	int		(*open)(const struct bl_req *);	/* NULL: always open */
+	/* NULL: always; when it says no, answered as a path that is no endpoint */
+	int		(*visible)(struct bl_req *);
 	enum bl_err	 closed;	/* when open() says no */
 	unsigned	 flags;		/* BL_ROUTE_* */
 	struct bl_action actions[BL_ACTIONS_MAX];
@@ -601,6 +688,8 @@ enum bl_err	 bl_op_version(struct bl_req *);	/* GET, HEAD /api/version */
 
 /* validate.c: an e-mail address, checked and lower-cased (sign-up, /api/email, burnlink-admin). */
 int		 bl_email_normalise(const char *, size_t, char out[BL_EMAIL_MAX + 1]);
+enum bl_err	 bl_op_metrics(struct bl_req *);		/* GET, HEAD /api/metrics */
+int		 bl_metrics_visible(struct bl_req *);	/* the token or an allowed network */
 
 /* request_ops.c: the secret request handlers (docs/API.md, "Secret requests"). */
 enum bl_err	 bl_op_request_create(struct bl_req *);	/* POST /api/requests */

@@ -121,14 +121,14 @@ prefix_match(const struct addr *a, const struct addr *b, int bits)
 }
 
 /*
- * 1 if a is in BURNLINK_TRUSTED_PROXIES: addresses and CIDR blocks, IPv4 or
- * IPv6, separated by commas or white space. A malformed entry is logged and
- * trusts nothing.
+ * 1 if a is in the list p (BURNLINK_TRUSTED_PROXIES, metrics_allow):
+ * addresses and CIDR blocks, IPv4 or IPv6, separated by commas or white
+ * space. A malformed entry is logged (as what's) and matches nothing.
  */
 static int
-trusted(struct bl_ctx *c, const struct addr *a)
+listed(struct bl_ctx *c, const char *p, const char *what, const struct addr *a)
 {
-	const char	*p = c->cfg.trusted_proxies, *end, *slash;
+	const char	*end, *slash;
 	struct addr	 net;
 	long		 bits;
 	char		*ep;
@@ -158,10 +158,16 @@ trusted(struct bl_ctx *c, const struct addr *a)
 			return 1;
 		continue;
 bad:
-		bl_log_id(c->log_id, "BURNLINK_TRUSTED_PROXIES: ignoring the malformed entry \"%.*s\"",
+		bl_log_id(c->log_id, "%s: ignoring the malformed entry \"%.*s\"", what,
 		    (int)(n > 64 ? 64 : n), p);
 	}
 	return 0;
+}
+
+static int
+trusted(struct bl_ctx *c, const struct addr *a)
+{
+	return listed(c, c->cfg.trusted_proxies, "BURNLINK_TRUSTED_PROXIES", a);
 }
 
 /* The canonical text of a counted address: IPv4 as is, IPv6 as its /64. */
@@ -224,16 +230,15 @@ bl_ip_canon(const char *s, char out[BL_IP_TEXT])
  * BL_MAX_PROXY_HOPS trusted ones, ends the walk at the last hop reached).
  * IPv6 clients are reduced to their /64; "unknown" without a valid peer.
  */
-void
-bl_client_ip(struct bl_ctx *c, const char *peer, const char *xff, char out[BL_IP_TEXT])
+static int
+client_addr(struct bl_ctx *c, const char *peer, const char *xff, struct addr *out)
 {
 	struct addr	 client, hop;
 	size_t		 end, start;
 	int		 hops = 0;
 
-	snprintf(out, BL_IP_TEXT, "unknown");
 	if (peer == NULL || addr_parse(peer, strlen(peer), &client) != 0)
-		return;
+		return -1;
 	if (xff != NULL && c->cfg.trusted_proxies != NULL && trusted(c, &client)) {
 		end = strlen(xff);
 		while (end > 0 && hops++ < BL_MAX_PROXY_HOPS) {
@@ -248,7 +253,31 @@ bl_client_ip(struct bl_ctx *c, const char *peer, const char *xff, char out[BL_IP
 			end = start > 0 ? start - 1 : 0;
 		}
 	}
-	addr_text(&client, out);
+	*out = client;
+	return 0;
+}
+
+void
+bl_client_ip(struct bl_ctx *c, const char *peer, const char *xff, char out[BL_IP_TEXT])
+{
+	struct addr	 client;
+
+	snprintf(out, BL_IP_TEXT, "unknown");
+	if (client_addr(c, peer, xff, &client) == 0)
+		addr_text(&client, out);
+}
+
+/*
+ * 1 if the client (the whole address, after the trusted proxies as
+ * bl_client_ip() finds it) is in list (metrics_allow).
+ */
+int
+bl_client_listed(struct bl_ctx *c, const char *peer, const char *xff, const char *list)
+{
+	struct addr	 client;
+
+	return client_addr(c, peer, xff, &client) == 0 &&
+	    listed(c, list, "metrics_allow", &client);
 }
 
 /* The bucket of a limit and subject: HMAC-SHA-256(install secret, name NUL subject). */

@@ -272,6 +272,7 @@ bl_op_request_post(struct bl_req *r)
 
 	if ((e = find(r, &q, NULL)) != BL_OK)
 		return e;
+	r->event = q.by_inbox ? BL_EV_REQUEST_READ : BL_EV_REQUEST_ANSWERED;
 	return q.by_inbox ? read_answer(r, &q) : answer(r, &q);
 }
 

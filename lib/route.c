@@ -184,6 +184,20 @@ const struct bl_route bl_route_health = {
 };
 
 /*
+ * GET /api/metrics (docs/API.md): visible only to the settings' bearer token
+ * or an allowed network, else the 404 of a path that is no endpoint (counted
+ * as that is); not counted by a limit, so a scraper is never refused.
+ */
+const struct bl_route bl_route_metrics = {
+	.name = "metrics", .url = "/api/metrics",
+	.limit = BL_LIM__MAX, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.flags = BL_ROUTE_NOT_PRECOUNTED, .visible = bl_metrics_visible,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_metrics },
+	},
+};
+
+/*
  * /api/requests and /api/requests/<key> (docs/API.md, "Secret requests"):
  * one program; each method is counted by the per-IP limit of the secret
  * operation it resembles (create, metadata, retrieve, burn).
@@ -211,6 +225,7 @@ const struct bl_route *const bl_routes[] = {
 	&bl_route_create, &bl_route_metadata, &bl_route_retrieve, &bl_route_delete,
 	&bl_route_session, &bl_route_signup, &bl_route_password, &bl_route_keys,
 	&bl_route_webhooks, &bl_route_email, &bl_route_totp, &bl_route_token, &bl_route_mysecrets,
-	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_requests,
+	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_metrics,
+	&bl_route_requests,
 	NULL
 };

@@ -57,11 +57,16 @@ run(const struct bl_route *rt, struct bl_req *r)
 	 * sends every path under /api/ that is no endpoint to /api/config's
 	 * program with the path "/-" (conf/), so that it too is the API's JSON
 	 * 404, counted as a metadata request is (probing paths costs as much as
-	 * probing keys).
+	 * probing keys). A route that is not visible to this request
+	 * (GET /api/metrics without its token) answers the same.
 	 */
-	if (rt->path == BL_PATH_NONE && bl_req_item(r))
+	r->endpoint = BL_EP_UNKNOWN;
+	if ((rt->path == BL_PATH_NONE && bl_req_item(r)) ||
+	    (rt->visible != NULL && !rt->visible(r)))
 		return (e = bl_limit_request(r, BL_LIM_IP_METADATA)) != BL_OK ? e :
 		    BL_ERR_ENDPOINT_NOT_FOUND;
+	r->endpoint = bl_metric_endpoint(rt->name);
+	r->item = item;
 	/*
 	 * Counted first (by the action's own limit, if it has one), so that
 	 * every answer (a 405 too) carries the rate-limit headers.

@@ -1,4 +1,5 @@
 /* settings.c (layer: base): the operator's settings file (docs/ADMIN.md, "The settings file"), read strictly. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -54,6 +55,8 @@ enum key {
 	K_ALLOWED_GROUPS,
 	K_ALLOWED_DOMAINS,
 	K_WEBSERVER_LOGOUT,
+	K_METRICS_TOKEN,
+	K_METRICS_ALLOW,
 	/*
 	 * The page's languages are not settings: the page chooses one before
 	 * any request, from assets/i18n/index.json (INSTALL, section 8).
@@ -94,6 +97,8 @@ static const struct {
 	[K_ALLOWED_GROUPS] = {"allowed_groups", "a comma-separated list of up to 32 group names (no control characters), at most 1023 bytes"},
 	[K_ALLOWED_DOMAINS] = {"allowed_domains", "a comma-separated list of up to 32 domains, e.g. example.org, example.com"},
 	[K_WEBSERVER_LOGOUT] = {"webserver_logout", "a path on this site or an https:// or http:// address, e.g. /oidc/redirect?logout=https%3A%2F%2Fsecrets.example.org%2F"},
+	[K_METRICS_TOKEN] = {"metrics_token", "32 to 128 characters A-Z a-z 0-9 - . _ ~ (e.g. from openssl rand -hex 32)"},
+	[K_METRICS_ALLOW] = {"metrics_allow", "a comma-separated list of up to 16 IPv4 or IPv6 addresses or CIDR blocks, e.g. 127.0.0.1/32, ::1/128"},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -132,6 +137,8 @@ fail(struct parse *p, const char *fmt, ...)
 static int
 bad_value(struct parse *p, enum key k, const char *v, size_t len)
 {
+	if (k == K_METRICS_TOKEN)	/* a token is never logged, even a bad one */
+		return fail(p, "%s = (not shown): allowed: %s", keys[k].name, keys[k].allowed);
 	return fail(p, "%s = %.*s: allowed: %s", keys[k].name,
 	    (int)(len > 64 ? 64 : len), v, keys[k].allowed);
 }
@@ -323,6 +330,35 @@ each_item(struct parse *p, enum key k, const char *v, size_t len, size_t max,
 	return n == 0 ? bad_value(p, k, "", 0) : 0;
 }
 
+/* One address or CIDR block of metrics_allow, appended to the policy's list. */
+static int
+net_item(struct parse *p, const char *v, size_t len, size_t i)
+{
+	char		*list = p->cfg->policy.metrics_allow, a[64];
+	unsigned char	 bin[16];
+	const char	*slash = memchr(v, '/', len);
+	size_t		 alen = slash != NULL ? (size_t)(slash - v) : len, at = strlen(list);
+	int64_t		 bits = 0;
+	int		 v6;
+
+	if (alen == 0 || alen >= sizeof(a))
+		return -1;
+	memcpy(a, v, alen);
+	a[alen] = '\0';
+	v6 = memchr(a, ':', alen) != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, a, bin) != 1)
+		return -1;
+	if (slash != NULL && parse_int(slash + 1, len - alen - 1, 0, v6 ? 128 : 32, &bits) != 0)
+		return -1;
+	if (at + (i > 0) + len >= sizeof(p->cfg->policy.metrics_allow))
+		return -1;
+	if (i > 0)
+		list[at++] = ',';
+	memcpy(list + at, v, len);
+	list[at + len] = '\0';
+	return 0;
+}
+
 static int
 expiry_item(struct parse *p, const char *v, size_t len, size_t i)
 {
@@ -463,6 +499,16 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 	case K_IMPRINT_URL:
 		rc = parse_url(v, len, 1, pol->imprint);
 		break;
+	case K_METRICS_TOKEN:
+		if (len >= 32 && len <= BL_METRICS_TOKEN_MAX && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789-._~") >= len) {
+			memcpy(pol->metrics_token, v, len);
+			pol->metrics_token[len] = '\0';
+			rc = 0;
+		}
+		break;
+	case K_METRICS_ALLOW:
+		return each_item(p, k, v, len, 16, net_item);
 	default:
 		break;
 	}
@@ -681,10 +727,9 @@ apply(struct parse *p)
  * the settings are in force; -1 with cfg->policy.err set ("file:line: ...")
  * when they cannot be read or are not allowed: then nothing of them is.
  */
-int
-bl_settings_load(struct bl_config *cfg, int explicit)
+static int
+settings_load(struct bl_config *cfg, int explicit, char buf[SETTINGS_MAX + 1])
 {
-	char		 buf[SETTINGS_MAX + 1];
 	struct parse	 p;
 	const char	*s, *nl, *end;
 	size_t		 len = 0;
@@ -700,7 +745,7 @@ bl_settings_load(struct bl_config *cfg, int explicit)
 			return apply(&p);
 		return fail(&p, "cannot open the settings file: %s", strerror(errno));
 	}
-	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+	while (len < SETTINGS_MAX + 1 && (n = read(fd, buf + len, SETTINGS_MAX + 1 - len)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -728,5 +773,21 @@ bl_settings_load(struct bl_config *cfg, int explicit)
 bad:
 	/* Nothing of a file with an error is in force. */
 	bl_limits_init(&cfg->limits);
+	bl_wipe(cfg->policy.metrics_token, sizeof(cfg->policy.metrics_token));
 	return -1;
+}
+
+/*
+ * Reads the settings file (settings_load()) through a buffer on the stack,
+ * wiped after: it held metrics_token.
+ */
+int
+bl_settings_load(struct bl_config *cfg, int explicit)
+{
+	char	 buf[SETTINGS_MAX + 1];
+	int	 rc;
+
+	rc = settings_load(cfg, explicit, buf);
+	bl_wipe(buf, sizeof(buf));
+	return rc;
 }

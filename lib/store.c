@@ -467,3 +467,92 @@ bl_counter_clean(struct bl_store *s, int64_t now, int64_t *removed)
 {
 	return s->cops->clean(s->counters, now, removed);
 }
+
+/* The metrics' totals (lib/metrics.c): kept by the counters' backend. */
+enum bl_err
+bl_counter_bump(struct bl_store *s, const unsigned *slots, int n, int64_t by)
+{
+	return s->cops->bump(s->counters, slots, n, by);
+}
+
+enum bl_err
+bl_counter_totals(struct bl_store *s, int64_t out[BL_METRIC_SLOTS])
+{
+	return s->cops->totals(s->counters, out);
+}
+
+enum bl_err
+bl_counter_occupancy(struct bl_store *s, int64_t now, int64_t *used, int64_t *capacity)
+{
+	return s->cops->occupancy(s->counters, now, used, capacity);
+}
+
+/* Row callback of ST_M_SECRETS and ST_M_REQUESTS: state, past expiry (0/1), count. */
+struct gauge_rows {
+	int64_t	*by;
+	int	 nstates;
+	int	 expired;	/* the state an active row past its expiry counts as */
+};
+
+static int
+gauge_by_state(void *arg, const struct bl_row *row)
+{
+	struct gauge_rows	*g = arg;
+	int64_t			 state = bl_col_int(row, 0, 0);
+
+	if (bl_col_int(row, 1, 0) != 0)
+		state = g->expired;
+	if (state >= 0 && state < g->nstates)
+		g->by[state] += bl_col_int(row, 2, 0);
+	return 0;
+}
+
+static int
+gauge_accounts(void *arg, const struct bl_row *row)
+{
+	struct bl_gauges	*g = arg;
+
+	g->accounts = bl_col_int(row, 0, 0);
+	g->keys_valid = bl_col_int(row, 1, 0);
+	g->keys_revoked = bl_col_int(row, 2, 0);
+	return 0;
+}
+
+static int
+gauge_outbox(void *arg, const struct bl_row *row)
+{
+	struct bl_gauges	*g = arg;
+
+	g->outbox_pending = bl_col_int(row, 0, 0);
+	g->outbox_oldest_ms = bl_col_int(row, 1, -1);
+	return 0;
+}
+
+static int
+gauge_int(void *arg, const struct bl_row *row)
+{
+	*(int64_t *)arg = bl_col_int(row, 0, 0);
+	return 0;
+}
+
+/*
+ * Reads the gauges: five aggregate statements, each a read of its own (no
+ * write transaction: SQLite's BEGIN IMMEDIATE would hold writers off).
+ */
+enum bl_err
+bl_store_gauges(struct bl_store *s, int64_t now_ms, struct bl_gauges *g)
+{
+	struct gauge_rows	 sec = { g->secrets, 4, 1 }, rq = { g->requests, 5, 3 };
+	enum bl_err		 e;
+
+	memset(g, 0, sizeof(*g));
+	g->outbox_oldest_ms = -1;
+	if ((e = bl_st_run(s, ST_M_SECRETS, PARMS(P_INT(now_ms)), gauge_by_state, &sec,
+	    NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_M_REQUESTS, PARMS(P_INT(now_ms)), gauge_by_state, &rq,
+	    NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_M_ACCOUNTS, NO_PARMS, gauge_accounts, g, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_M_OUTBOX, NO_PARMS, gauge_outbox, g, NULL)) == BL_OK)
+		e = bl_st_run(s, ST_M_DBSIZE, NO_PARMS, gauge_int, &g->db_bytes, NULL);
+	return e;
+}

@@ -111,6 +111,12 @@ enum bl_stmt {
 	ST_RECOVERY_INSERT,	/* account_id, code_hash */
 	ST_RECOVERY_USE,	/* account_id, code_hash, now -> id (if unused) */
 	ST_RECOVERY_LEFT,	/* account_id -> count of unused codes */
+	/* GET /api/metrics (lib/metrics.c): a few aggregates, no row read one by one */
+	ST_M_SECRETS,		/* now -> state, past expiry (0/1), count */
+	ST_M_REQUESTS,		/* now -> state, past expiry (0/1), count */
+	ST_M_ACCOUNTS,		/* -> accounts, API keys valid, API keys revoked */
+	ST_M_OUTBOX,		/* -> pending, oldest occurred_at (NULL: none) */
+	ST_M_DBSIZE,		/* -> bytes */
 	ST__MAX
 };
 
@@ -283,6 +289,16 @@ struct bl_counter_ops {
 	enum bl_err	 (*set)(void *, const unsigned char[BL_HASH_BYTES], int64_t start,
 			    int64_t expires, int64_t count);
 	enum bl_err	 (*clean)(void *, int64_t now, int64_t *removed);
+	/*
+	 * The metrics' counters (lib/metrics.c): BL_METRIC_SLOTS totals that
+	 * only grow, apart from the windows (clean() leaves them): bump() adds
+	 * by to each of the n totals in slots (one lock, or one statement per
+	 * two), totals() reads them all; occupancy() the live windows and how
+	 * many fit (-1: no fixed capacity).
+	 */
+	enum bl_err	 (*bump)(void *, const unsigned *slots, int n, int64_t by);
+	enum bl_err	 (*totals)(void *, int64_t out[BL_METRIC_SLOTS]);
+	enum bl_err	 (*occupancy)(void *, int64_t now, int64_t *used, int64_t *capacity);
 	int		 (*idle)(void *);
 	const char	*(*error)(void *);
 	void		 (*close)(void *);

@@ -41,6 +41,7 @@
  * connection where that connection serves many requests (run_text()).
  */
 static const char *const dialect[ST__MAX] = {
+	[ST_M_DBSIZE] = "SELECT pg_database_size(current_database())",
 	/* the row lock of a change (see above) */
 	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1 "
 	    "FOR UPDATE",
@@ -106,6 +107,10 @@ enum ctr_stmt {
 	CT_SET,
 	CT_DEL,
 	CT_CLEAN,
+	CT_BUMP,
+	CT_BUMP2,
+	CT_TOTALS,
+	CT_LIVE,
 	CT__MAX
 };
 
@@ -119,6 +124,16 @@ static const char *const ctr_sql[CT__MAX] = {
 	    "count = excluded.count, expires = excluded.expires",
 	[CT_DEL] = "DELETE FROM counters WHERE bucket = $1 AND window_start = $2",
 	[CT_CLEAN] = "DELETE FROM counters WHERE expires <= $1",
+	/* the metrics' totals: window 0, never ending (metric_bucket()) */
+	[CT_BUMP] = "INSERT INTO counters (bucket, window_start, expires, count) "
+	    "VALUES ($1,0,9223372036854775807,$2) ON CONFLICT (bucket, window_start) DO UPDATE SET "
+	    "count = counters.count + excluded.count",
+	[CT_BUMP2] = "INSERT INTO counters (bucket, window_start, expires, count) "
+	    "VALUES ($1,0,9223372036854775807,$3), ($2,0,9223372036854775807,$3) "
+	    "ON CONFLICT (bucket, window_start) DO UPDATE SET "
+	    "count = counters.count + excluded.count",
+	[CT_TOTALS] = "SELECT bucket, count FROM counters WHERE window_start = 0",
+	[CT_LIVE] = "SELECT count(*) FROM counters WHERE window_start > 0 AND expires > $1",
 };
 
 /*
@@ -1000,7 +1015,85 @@ ctr_clean(void *arg, int64_t now, int64_t *removed)
 	return ctr_run(arg, CT_CLEAN, PARMS(P_INT(now)), removed);
 }
 
+/*
+ * The bucket of metrics total i: "blmetric", zeros, i in the last two bytes
+ * (no HMAC of a window's bucket is expected to be that), in window 0.
+ */
+static void
+metric_bucket(unsigned i, unsigned char b[BL_HASH_BYTES])
+{
+	memset(b, 0, BL_HASH_BYTES);
+	memcpy(b, "blmetric", 8);
+	b[BL_HASH_BYTES - 2] = (unsigned char)(i >> 8);
+	b[BL_HASH_BYTES - 1] = (unsigned char)i;
+}
+
+/*
+ * Adds by to each of the n metrics totals in slots (distinct): an upsert per
+ * two, never pruned (their expiry never comes).
+ */
+static enum bl_err
+ctr_bump(void *arg, const unsigned *slots, int n, int64_t by)
+{
+	unsigned char	 a[BL_HASH_BYTES], b[BL_HASH_BYTES];
+	enum bl_err	 e = BL_OK;
+	int		 i;
+
+	for (i = 0; i < n && e == BL_OK; i += 2) {
+		metric_bucket(slots[i], a);
+		if (i + 1 == n) {
+			e = ctr_run(arg, CT_BUMP, PARMS(P_BLOB(a, BL_HASH_BYTES), P_INT(by)), NULL);
+			break;
+		}
+		metric_bucket(slots[i + 1], b);
+		e = ctr_run(arg, CT_BUMP2, PARMS(P_BLOB(a, BL_HASH_BYTES), P_BLOB(b, BL_HASH_BYTES),
+		    P_INT(by)), NULL);
+	}
+	return e;
+}
+
+/* Reads every metrics total (the rows of window 0). */
+static enum bl_err
+ctr_totals(void *arg, int64_t out[BL_METRIC_SLOTS])
+{
+	struct pg_store	*s = arg;
+	struct bl_row	 row = { &bl_pg_ops, NULL, 0 };
+	unsigned char	 want[BL_HASH_BYTES];
+	const void	*p;
+	PGresult	*res;
+	size_t		 len;
+	unsigned	 i;
+	int		 n;
+
+	memset(out, 0, sizeof(int64_t) * BL_METRIC_SLOTS);
+	if (q(s, ST__MAX + CT_TOTALS, ctr_sql[CT_TOTALS], NULL, 0, &res) != BL_OK)
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	row.h = res;
+	metric_bucket(0, want);
+	for (n = 0; n < PQntuples(res); n++) {
+		row.i = n;
+		if (pg_col_blob(&row, 0, &p, &len) != 0 || p == NULL || len != BL_HASH_BYTES ||
+		    memcmp(p, want, BL_HASH_BYTES - 2) != 0)
+			continue;
+		i = (unsigned)((const unsigned char *)p)[BL_HASH_BYTES - 2] << 8 |
+		    ((const unsigned char *)p)[BL_HASH_BYTES - 1];
+		if (i < BL_METRIC_SLOTS)
+			out[i] = pg_col_int(&row, 1, 0);
+	}
+	PQclear(res);
+	return BL_OK;
+}
+
+/* The live windows; a table has no fixed capacity (-1). */
+static enum bl_err
+ctr_occupancy(void *arg, int64_t now, int64_t *used, int64_t *capacity)
+{
+	*capacity = -1;
+	return ctr_run(arg, CT_LIVE, PARMS(P_INT(now)), used);
+}
+
 const struct bl_counter_ops bl_counters_pg_ops = {
-	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, pg_idle, pg_error, pg_close
+	ctr_open, ctr_add, ctr_get, ctr_set, ctr_clean, ctr_bump, ctr_totals, ctr_occupancy,
+	pg_idle, pg_error, pg_close
 };
 #endif /* BL_HAVE_PG */

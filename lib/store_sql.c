@@ -200,4 +200,14 @@ const char *const bl_sql[ST__MAX] = {
 	    "used_at IS NULL",
 	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "
 	    "verified_at IS NOT NULL ORDER BY account_id LIMIT 1",
+	[ST_M_SECRETS] = "SELECT state, CASE WHEN state = 0 AND expires_at <= $1 THEN 1 ELSE 0 END, "
+	    "count(*) FROM secrets GROUP BY 1, 2",
+	[ST_M_REQUESTS] = "SELECT state, CASE WHEN state < 2 AND expires_at <= $1 THEN 1 ELSE 0 END, "
+	    "count(*) FROM requests GROUP BY 1, 2",
+	[ST_M_ACCOUNTS] = "SELECT (SELECT count(*) FROM accounts), "
+	    "(SELECT count(*) FROM api_keys WHERE revoked_at IS NULL), "
+	    "(SELECT count(*) FROM api_keys WHERE revoked_at IS NOT NULL)",
+	[ST_M_OUTBOX] = "SELECT count(*), min(occurred_at) FROM outbox WHERE state = 0",
+	/* PostgreSQL: pg_database_size() (lib/store_pg.c) */
+	[ST_M_DBSIZE] = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
 };

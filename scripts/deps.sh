@@ -9,7 +9,8 @@ pkgs_for() {
 	run)     echo "lighttpd" ;;
 	apache)  echo "apache2" ;;
 	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)
-	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace" ;;
+	# prometheus: promtool and a real scrape of GET /api/metrics (tests/metrics)
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace prometheus" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	# libapache2-mod-auth-openidc: sign-in through the web server against a

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: runs the test suites and prints one closing line "check: N passed, N failed".
-# Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts requests notify asan
+# Usage: tests/run.sh [SUITE...]   (default: all; suites: layers unit cgi limits accounts requests notify metrics asan
 #        valgrind fuzz-smoke faults security http fastcgi pg cli i18n browser deb screenshots)
 # Called by `make check` after the programs, the unit tests and the sanitizer
 # and valgrind builds are made.
@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 
-suites=${*:-layers unit cgi limits accounts requests notify asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser deb}
+suites=${*:-layers unit cgi limits accounts requests notify metrics asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser deb}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
 trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
@@ -122,6 +122,12 @@ for s in $suites; do
 	requests) node_suite requests tests/requests ;;
 	# cron/notify against a loopback HTTPS receiver and a capture mailer (docs/NOTIFY.md).
 	notify) node_suite notify tests/notify ;;
+	# GET /api/metrics: access, promtool, a real Prometheus scraping lighttpd (docs/ADMIN.md "Metrics").
+	# Its routing and access control again behind the other servers.
+	metrics) node_suite metrics tests/metrics
+		for srv in apache htaccess nginx; do
+			node_suite "metrics-$srv" tests/metrics/prometheus.test.mjs BURNLINK_SERVER=$srv
+		done ;;
 	asan) node_suite asan-cgi tests/cgi BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-limits tests/limits BURNLINK_BIN="$top/build/asan" \
@@ -131,6 +137,8 @@ for s in $suites; do
 	    node_suite asan-requests tests/requests/api.test.mjs BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	    node_suite asan-notify tests/notify BURNLINK_BIN="$top/build/asan" \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	    node_suite asan-metrics tests/metrics/cgi.test.mjs BURNLINK_BIN="$top/build/asan" \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
 	# Under valgrind every program costs about 2 s of CPU: make check runs
 	# tests/valgrind, every path through the four programs and cleanup once
@@ -163,6 +171,8 @@ for s in $suites; do
 			node_suite pg-requests tests/requests $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
 			# shellcheck disable=SC2086
 			node_suite pg-notify tests/notify $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
+			# shellcheck disable=SC2086
+			node_suite pg-metrics tests/metrics $pgenv NODE_OPTIONS=--import=$top/tests/pg/preload.mjs
 			# shellcheck disable=SC2086
 			node_suite pg tests/pg $pgenv
 		fi
