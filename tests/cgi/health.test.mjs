@@ -240,7 +240,7 @@ test('host: runsAs shared when a web-server user runs the customer\'s programs o
 	const CUSTOMER = 1000, NOBODY = 65534;
 	const bin = path.join(ctx.dir, 'cgi-bin');
 	fs.mkdirSync(bin);
-	fs.copyFileSync(path.join(ROOT, process.env.BURNLINK_BIN || '.', 'cgi-bin', 'health'), path.join(bin, 'health'));
+	fs.copyFileSync(path.join(path.resolve(ROOT, process.env.BURNLINK_BIN || '.'), 'cgi-bin', 'health'), path.join(bin, 'health'));
 	fs.chmodSync(bin, 0o755);
 	fs.chmodSync(path.join(bin, 'health'), 0o755);
 	fs.chownSync(path.join(bin, 'health'), CUSTOMER, CUSTOMER);
