@@ -36,6 +36,12 @@ export const sqliteOnly = {
 		'client-side mode': files,
 		'with another connection open': 'holds a sqlite3 reader on the WAL',
 	},
+	'notify/selfwork.test.mjs': {
+		'expired secrets are removed after a request, and the cleanup is recorded (health ok)':
+			'ages secrets with the sqlite3 shell and writes the run records beside the SQLite file (with PostgreSQL they are beside the install secret)',
+		'cron ran lately: the programs leave the work to it': 'ages secrets with the sqlite3 shell; the run records beside the SQLite file',
+		'a sign-up\'s verification mail and a read receipt are delivered by the programs alone': 'the run records beside the SQLite file',
+	},
 	'cgi/upgrade.test.mjs': {
 		'a schema-3 database made by an older release': 'the fixture is a SQLite file made by the programs of 604d26a',
 		'a database whose schema is newer than the programs': 'marks the SQLite file with PRAGMA user_version; PostgreSQL: tests/pg',
