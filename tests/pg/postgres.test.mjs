@@ -254,7 +254,7 @@ describe('one database through CGI', () => {
 		const c = await create(env, { text: 'first' });
 		assert.equal(c.status, 200, c.body);
 		assert.equal(c.stderr, '');
-		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '5');
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), String(SCHEMA_VERSION));
 	});
 
 	test('a view whose count cannot be written is not served: 503, the view not spent, the text not sent', async () => {
