@@ -452,10 +452,12 @@ json(void)
 				fprintf(f, "%s\"%s\"", sep, method_name[m]);
 				sep = ", ";
 			}
-		fprintf(f, "], \"otherMethods\": %s, \"fallback\": %s, \"allow\": \"%s\", "
-		    "\"allowItem\": \"%s\" }%s\n",
+		/* hidden: a route that answers the 404 of no endpoint to whom it does not serve (metrics) */
+		fprintf(f, "], \"otherMethods\": %s, \"fallback\": %s, \"hidden\": %s, "
+		    "\"allow\": \"%s\", \"allowItem\": \"%s\" }%s\n",
 		    first_of(rt) == rt ? "true" : "false",
-		    (rt->flags & BL_ROUTE_FALLBACK) ? "true" : "false", rt->allow,
+		    (rt->flags & BL_ROUTE_FALLBACK) ? "true" : "false",
+		    rt->visible != NULL ? "true" : "false", rt->allow,
 		    rt->allow_item != NULL ? rt->allow_item : "", i + 1 < nroutes ? "," : "");
 	}
 	fputs("\t]\n}\n", f);
