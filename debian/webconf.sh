@@ -15,8 +15,13 @@ www=/usr/share/burnlink/www
 cgi=/usr/lib/burnlink/cgi-bin
 base=/burnlink
 
+# The timers (or cron.d) run the cleanup and notify jobs: the programs never
+# start them themselves (docs/API.md, BURNLINK_SELF_WORK).
+BURNLINK_SELF_WORK=off
+export BURNLINK_SELF_WORK
+
 gen() { # gen TEMPLATE: the project's genconf.sh with the package's paths
-	BL_PASSENV="" BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' \
+	BL_PASSENV="BURNLINK_SELF_WORK" BL_HOST=0.0.0.0 BL_PORT=80 BL_VHOST='*:80' \
 	BL_SERVERNAME=burnlink.example.org BL_DOCROOT=$www BL_CGIBIN=$cgi \
 	BL_DATADIR=/var/lib/burnlink BL_OPENAPI=$www/api/openapi.yaml \
 	BL_LOGDIR=/var/log/lighttpd BL_ACCESSLOG=/var/log/lighttpd/access.log \
@@ -101,8 +106,7 @@ HEAD
 	    -e "/\"^\//s|=> \"/|=> \"$base/|g" -e "s|\"^/|\"^$base/|g" \
 	    -e "s|== \"/|== \"$base/|g" \
 	    -e "s|\"%m /|\"%m $base/|g" |
-	sed -e '/^# The programs read their configuration from the environment/d' \
-	    -e '/^setenv\.add-environment = ($/,/^)$/d' | indent
+	sed -e 's/^setenv\.add-environment = ($/setenv.add-environment += (/' | indent
 	echo "	alias.url += ( \"$base/\" => \"$www/\" )"
 	echo "}"
 } >"$pkg/etc/lighttpd/conf-available/50-burnlink.conf"
