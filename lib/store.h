@@ -204,9 +204,18 @@ bl_parm_text_or_null(const char *s)
  */
 #define BL_MAX_PARMS	16
 #define BL_NPARMS_(...)	(sizeof((const struct bl_parm[]){ __VA_ARGS__ }) / sizeof(struct bl_parm))
+#ifdef __clang__
+/*
+ * clang does not take the size of a compound literal with run-time members
+ * as a constant: its builds (the fuzzers, tests/fuzz) go without the check,
+ * which every gcc build (the programs, make check) keeps.
+ */
+#define PARMS(...)	(const struct bl_parm[]){ __VA_ARGS__ }, (int)BL_NPARMS_(__VA_ARGS__)
+#else
 #define PARMS(...)	(const struct bl_parm[]){ __VA_ARGS__ }, \
 	(int)(BL_NPARMS_(__VA_ARGS__) + 0 * sizeof(struct { _Static_assert( \
 	BL_NPARMS_(__VA_ARGS__) <= BL_MAX_PARMS, "more parameters than BL_MAX_PARMS"); int n_; }))
+#endif
 #define NO_PARMS	NULL, 0
 
 /*

@@ -193,7 +193,7 @@ test('GET /api/config and GET /api/health: real answers pass, altered ones fail'
 	assert.equal(code, 'UNHEALTHY');
 	fails(health(noCode), /must have required property 'code'/);
 	// as a 200: a healthy body passes; one with a failed check does not
-	const okBody = { status: 'ok', version: hb.version, checks: { ...hb.checks, cleanup: { ok: true, lastRun: new Date().toISOString() } }, failed: [] };
+	const okBody = { status: 'ok', version: hb.version, host: hb.host, checks: { ...hb.checks, cleanup: { ok: true, lastRun: new Date().toISOString() } }, failed: [] };
 	assert.deepEqual(responseProblems(health(okBody, { status: 200 })), []);
 	fails(health({ ...okBody, checks: { ...okBody.checks, database: { ok: false, error: 'STORE_UNAVAILABLE: x' } } }, { status: 200 }),
 		/database\/ok must be equal to constant/);

@@ -34,8 +34,10 @@ build() {
 	command -v "$CC_FUZZ" >/dev/null 2>&1 || { echo "fuzz: $CC_FUZZ not found (scripts/deps.sh test)" >&2; return 1; }
 	mkdir -p "$out/obj" "$out/bin" "$out/artifacts" || return 1
 	# The compiled-in schema, made the way the Makefile makes it.
-	make --no-print-directory -s build/schema.h >/dev/null || return 1
+	make --no-print-directory -s build/schema.h build/version.h >/dev/null || return 1
 	cp build/schema.h "$out/schema.h" || return 1
+	# and the build's version (scripts/version.sh), as lib/config.c includes it
+	cp build/version.h "$out/version.h" || return 1
 	objs=""
 	for src in lib/*.c; do
 		o="$out/obj/$(basename "$src" .c).o"
