@@ -36,6 +36,10 @@ export const sqliteOnly = {
 		'client-side mode': files,
 		'with another connection open': 'holds a sqlite3 reader on the WAL',
 	},
+	'cgi/datadir.test.mjs': {
+		'a writable data directory of the programs\' own user works (suEXEC: mode 0700)':
+			"runs the programs as another user over a SQLite data directory (with PostgreSQL the database is the test cluster's, which that user may not reach)",
+	},
 	'notify/selfwork.test.mjs': {
 		'expired secrets are removed after a request, and the cleanup is recorded (health ok)':
 			'ages secrets with the sqlite3 shell and writes the run records beside the SQLite file (with PostgreSQL they are beside the install secret)',
