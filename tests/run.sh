@@ -226,6 +226,15 @@ for s in $suites; do
 	esac
 done
 
+# What failed, and why, at the end where a short tail of the output still
+# shows it: each failing test's name and the first lines of its error.
+for name in $failed; do
+	[ -f "$tmp/$name.tap" ] || continue
+	echo "== $name: failing tests"
+	awk '/^ *not ok /{ n = 14; sub(/^ */, ""); print "  " $0; next }
+	    n > 0 && /^ *(error|expected|actual|operator|code|failureType):|^ *[+-] |^ *\.\.\.$/ { print "    " $0; n--; if ($0 ~ /\.\.\.$/) n = 0 }' \
+	    "$tmp/$name.tap" | grep -v '^    *\.\.\.$' | head -n 60
+done
 [ -n "$failed" ] && echo "failed suites:$failed"
 echo "check: $pass passed, $fail failed"
 [ "$fail" = 0 ] && [ -z "$failed" ]
