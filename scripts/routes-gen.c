@@ -452,12 +452,17 @@ json(void)
 				fprintf(f, "%s\"%s\"", sep, method_name[m]);
 				sep = ", ";
 			}
-		/* hidden: a route that answers the 404 of no endpoint to whom it does not serve (metrics) */
+		/*
+		 * hidden: a route that answers the 404 of no endpoint to whom it
+		 * does not serve (metrics); counted: counted before its method is
+		 * matched, so a 405 carries X-RateLimit-* (tests/lib/openapi.mjs)
+		 */
 		fprintf(f, "], \"otherMethods\": %s, \"fallback\": %s, \"hidden\": %s, "
-		    "\"allow\": \"%s\", \"allowItem\": \"%s\" }%s\n",
+		    "\"counted\": %s, \"allow\": \"%s\", \"allowItem\": \"%s\" }%s\n",
 		    first_of(rt) == rt ? "true" : "false",
 		    (rt->flags & BL_ROUTE_FALLBACK) ? "true" : "false",
-		    rt->visible != NULL ? "true" : "false", rt->allow,
+		    rt->visible != NULL ? "true" : "false",
+		    (rt->flags & BL_ROUTE_NOT_PRECOUNTED) ? "false" : "true", rt->allow,
 		    rt->allow_item != NULL ? rt->allow_item : "", i + 1 < nroutes ? "," : "");
 	}
 	fputs("\t]\n}\n", f);

@@ -92,6 +92,37 @@ test('the check passes real answers and fails altered ones', async (t) => {
 	assert.deepEqual(responseProblems({ ...ok, path: '/secret/abc', status: 999 }), []);
 });
 
+test('a 405 names the path\'s operations in Allow, and carries X-RateLimit-* where the route is counted', async (t) => {
+	const srv = await server();
+	t.after(() => srv.stop());
+	const fails = (res, re) => {
+		const problems = responseProblems(res);
+		assert.ok(problems.some((p) => re.test(p)), `expected ${re}: ${JSON.stringify(problems)}`);
+	};
+	const put = async (p) => {
+		const r = await fetch(srv.base + p, { method: 'PUT', body: '' });
+		return captured({ status: r.status, headers: r.headers, text: await r.text() }, 'PUT', p);
+	};
+
+	const s = await put(`/api/secrets/${randomKey()}`);
+	assert.equal(s.status, 405);
+	assert.equal(s.headers.allow, 'GET, HEAD, POST, DELETE');
+	assert.deepEqual(responseProblems(s), []);
+	fails({ ...s, headers: { ...s.headers, allow: 'GET, HEAD' } }, /header Allow: "GET, HEAD" is not the path's operations \(GET, HEAD, POST, DELETE\)/);
+	const { 'x-ratelimit-limit': _l, ...unlimited } = s.headers;
+	fails({ ...s, headers: unlimited }, /header X-RateLimit-Limit is missing \(the route is counted\)/);
+	fails({ ...s, headers: { ...s.headers, 'x-ratelimit-limit': 'many' } }, /header X-RateLimit-Limit/);
+
+	// /api/config opens no store and counts nothing: no X-RateLimit-* on its 405
+	const c = await put('/api/config');
+	assert.equal(c.status, 405);
+	assert.equal(c.headers['x-ratelimit-limit'], undefined);
+	assert.deepEqual(responseProblems(c), []);
+	fails({ ...c, headers: { ...c.headers, allow: 'GET, HEAD, POST' } }, /header Allow/);
+	const { allow: _a, ...noAllow } = c.headers;
+	fails({ ...c, headers: noAllow }, /header Allow is missing/);
+});
+
 test('the request helpers reject an answer the description does not allow', async (t) => {
 	// A stand-in server that answers every request with a wrong shape.
 	const fake = http.createServer((req, res) => {

@@ -172,6 +172,7 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 		if (!v(headerValue(deref(s.doc, h.schema, '')[0], text)))
 			problems.push(`header ${name}: ${JSON.stringify(text)} ${ajvErrors(v).join('; ')}`);
 	}
+	if (Number(status) === 405 && resp.headers?.Allow) problems.push(...notAllowedProblems(item, template, headers));
 	const content = resp.content || {};
 	const types = Object.keys(content);
 	if (types.length > 0 && !types.includes(ctype)) {
@@ -190,6 +191,24 @@ export function responseProblems({ method, path: urlPath, status, headers, body 
 		}
 	}
 	return problems.map((p) => `${what}: ${p}`);
+}
+
+// What a 405 of the shared MethodNotAllowed response derives from elsewhere:
+// Allow names the path's operations in this file, and the route's rate-limit
+// headers are there when the route table counts it before matching the method
+// (routes.json's counted, from BL_ROUTE_NOT_PRECOUNTED).
+function notAllowedProblems(item, template, headers) {
+	const problems = [];
+	const ops = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase()).join(', ');
+	const allow = header(headers, 'allow');
+	if (allow !== undefined && allow !== ops)
+		problems.push(`header Allow: ${JSON.stringify(allow)} is not the path's operations (${ops})`);
+	const url = template.replace(/\/\{[^}]+\}$/, '');
+	if (routeTable().some((r) => r.url === url && r.counted)) {
+		for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+			if (header(headers, name) === undefined) problems.push(`header ${name} is missing (the route is counted)`);
+	}
+	return problems;
 }
 
 // The members of a schema of docs/openapi.yaml (components.schemas[name]):
