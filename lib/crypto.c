@@ -248,33 +248,66 @@ bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 }
 
 /*
- * HMAC-SHA-256 (RFC 2104) over the low-level SHA-256, so that hashing a client
- * address on every request does not load OpenSSL's providers; 0 on success.
+ * The low-level digests HMAC runs over, so that hashing a client address on
+ * every request does not load OpenSSL's providers: SHA-256, and SHA-1 for
+ * HOTP. Both take 64-byte blocks.
  */
-int
-bl_hmac_sha256(const unsigned char *key, size_t keylen, const void *buf,
-    size_t len, unsigned char out[BL_HASH_BYTES])
+union hmac_ctx {
+	SHA256_CTX	 s256;
+	SHA_CTX		 s1;
+};
+struct hmac_digest {
+	size_t	 len;
+	int	(*init)(union hmac_ctx *);
+	int	(*update)(union hmac_ctx *, const void *, size_t);
+	int	(*final)(unsigned char *, union hmac_ctx *);
+};
+#define HMAC_BLOCK	64
+typedef char hmac_block_check[SHA256_CBLOCK == HMAC_BLOCK && SHA_CBLOCK == HMAC_BLOCK ? 1 : -1];
+
+static int s256_init(union hmac_ctx *c) { return SHA256_Init(&c->s256); }
+static int s256_update(union hmac_ctx *c, const void *b, size_t n) { return SHA256_Update(&c->s256, b, n); }
+static int s256_final(unsigned char *o, union hmac_ctx *c) { return SHA256_Final(o, &c->s256); }
+static int s1_init(union hmac_ctx *c) { return SHA1_Init(&c->s1); }
+static int s1_update(union hmac_ctx *c, const void *b, size_t n) { return SHA1_Update(&c->s1, b, n); }
+static int s1_final(unsigned char *o, union hmac_ctx *c) { return SHA1_Final(o, &c->s1); }
+
+static const struct hmac_digest hmac_sha256_md = { BL_HASH_BYTES, s256_init, s256_update, s256_final };
+static const struct hmac_digest hmac_sha1_md = { SHA_DIGEST_LENGTH, s1_init, s1_update, s1_final };
+
+/* md's digest of pad (one block) followed by buf into out; 0 on success. */
+static int
+hmac_pass(const struct hmac_digest *md, union hmac_ctx *c, const unsigned char *pad,
+    const void *buf, size_t len, unsigned char *out)
 {
-	unsigned char	 k[SHA256_CBLOCK], pad[SHA256_CBLOCK], inner[BL_HASH_BYTES];
-	SHA256_CTX	 c;
+	return md->init(c) && md->update(c, pad, HMAC_BLOCK) &&
+	    md->update(c, buf, len) && md->final(out, c) ? 0 : -1;
+}
+
+/* HMAC (RFC 2104) with the digest md, md->len bytes into out; 0 on success. */
+static int
+hmac(const struct hmac_digest *md, const unsigned char *key, size_t keylen,
+    const void *buf, size_t len, unsigned char *out)
+{
+	unsigned char	 k[HMAC_BLOCK], pad[HMAC_BLOCK], inner[BL_HASH_BYTES];
+	union hmac_ctx	 c;
 	size_t		 i;
 	int		 rc = -1;
 
 	memset(k, 0, sizeof(k));
 	if (keylen > sizeof(k)) {
-		if (bl_sha256(key, keylen, k) != 0)
+		/* a key longer than the block is hashed first */
+		if (!md->init(&c) || !md->update(&c, key, keylen) || !md->final(k, &c))
 			goto out;
 	} else if (keylen > 0)
 		memcpy(k, key, keylen);
 	for (i = 0; i < sizeof(k); i++)
 		pad[i] = k[i] ^ 0x36;
-	if (!SHA256_Init(&c) || !SHA256_Update(&c, pad, sizeof(pad)) ||
-	    !SHA256_Update(&c, buf, len) || !SHA256_Final(inner, &c))
+	if (hmac_pass(md, &c, pad, buf, len, inner) != 0)
 		goto out;
 	for (i = 0; i < sizeof(k); i++)
 		pad[i] = k[i] ^ 0x5c;
-	if (!SHA256_Init(&c) || !SHA256_Update(&c, pad, sizeof(pad)) ||
-	    !SHA256_Update(&c, inner, sizeof(inner)) || !SHA256_Final(out, &c))
+	if (hmac_pass(md, &c, pad, inner, md->len, out) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -285,39 +318,12 @@ out:
 	return rc;
 }
 
-/* HMAC-SHA-1 (RFC 2104) over the low-level SHA-1, for HOTP; 0 on success. */
-static int
-hmac_sha1(const unsigned char *key, size_t keylen, const void *buf, size_t len,
-    unsigned char out[SHA_DIGEST_LENGTH])
+/* HMAC-SHA-256 (RFC 2104); 0 on success. */
+int
+bl_hmac_sha256(const unsigned char *key, size_t keylen, const void *buf,
+    size_t len, unsigned char out[BL_HASH_BYTES])
 {
-	unsigned char	 k[SHA_CBLOCK], pad[SHA_CBLOCK], inner[SHA_DIGEST_LENGTH];
-	SHA_CTX		 c;
-	size_t		 i;
-	int		 rc = -1;
-
-	memset(k, 0, sizeof(k));
-	if (keylen > sizeof(k)) {
-		if (!SHA1(key, keylen, k))
-			goto out;
-	} else if (keylen > 0)
-		memcpy(k, key, keylen);
-	for (i = 0; i < sizeof(k); i++)
-		pad[i] = k[i] ^ 0x36;
-	if (!SHA1_Init(&c) || !SHA1_Update(&c, pad, sizeof(pad)) ||
-	    !SHA1_Update(&c, buf, len) || !SHA1_Final(inner, &c))
-		goto out;
-	for (i = 0; i < sizeof(k); i++)
-		pad[i] = k[i] ^ 0x5c;
-	if (!SHA1_Init(&c) || !SHA1_Update(&c, pad, sizeof(pad)) ||
-	    !SHA1_Update(&c, inner, sizeof(inner)) || !SHA1_Final(out, &c))
-		goto out;
-	rc = 0;
-out:
-	OPENSSL_cleanse(k, sizeof(k));
-	OPENSSL_cleanse(pad, sizeof(pad));
-	OPENSSL_cleanse(inner, sizeof(inner));
-	OPENSSL_cleanse(&c, sizeof(c));
-	return rc;
+	return hmac(&hmac_sha256_md, key, keylen, buf, len, out);
 }
 
 /*
@@ -338,7 +344,7 @@ bl_hotp(const unsigned char *key, size_t keylen, uint64_t counter, int digits)
 		msg[i] = (unsigned char)(counter & 0xff);
 		counter >>= 8;
 	}
-	if (hmac_sha1(key, keylen, msg, sizeof(msg), mac) != 0)
+	if (hmac(&hmac_sha1_md, key, keylen, msg, sizeof(msg), mac) != 0)
 		return -1;
 	off = mac[SHA_DIGEST_LENGTH - 1] & 0x0f;
 	bin = (uint32_t)(mac[off] & 0x7f) << 24 | (uint32_t)mac[off + 1] << 16 |

@@ -161,6 +161,13 @@ test_totp(void)
 	CHECK(bl_hotp(key, 20, 0, 6) == 755224);
 	CHECK(bl_hotp(key, 20, 9, 6) == 520489);
 	CHECK(bl_hotp(key, 20, 0, 5) == -1 && bl_hotp(key, 20, 0, 9) == -1);
+	/* a key longer than SHA-1's block is hashed first (RFC 2104; Python's hmac agrees) */
+	{
+		unsigned char longkey[80];
+		memset(longkey, 0xaa, sizeof(longkey));
+		CHECK(bl_hotp(longkey, sizeof(longkey), 0, 8) == 57754963);
+		CHECK(bl_hotp(longkey, sizeof(longkey), 1, 6) == 650725);
+	}
 	CHECK(bl_base32_encode((const unsigned char *)"foobar", 6, b32) == 10 &&
 	    strcmp(b32, "MZXW6YTBOI") == 0);
 	CHECK(bl_base32_encode((const unsigned char *)"f", 1, b32) == 2 && strcmp(b32, "MY") == 0);
