@@ -4,41 +4,16 @@
 
 #include "internal.h"
 
-#define TOKEN_BYTES	32	/* a token: 43 url-safe base64 characters */
-
-/*
- * Makes a one-time token of kind for an account's address and queues its
- * mail (the outbox row holds the token until it is sent; the database keeps
- * only its SHA-256 beyond that).
- */
+/* Queues the verification mail of email as the account's address (bl_email_token_issue()). */
 static enum bl_err
-issue(struct bl_req *r, int64_t account_id, const char *email, int kind)
+mail_verify(struct bl_req *r, int64_t account_id, const char *email)
 {
-	unsigned char	 raw[TOKEN_BYTES], hash[BL_HASH_BYTES];
-	char		*token;
-	size_t		 len = 0;
 	enum bl_err	 e;
 
-	if (bl_random(raw, sizeof(raw)) != 0 ||
-	    (token = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL) {
-		bl_wipe(raw, sizeof(raw));
-		return BL_ERR_INTERNAL;
-	}
-	bl_wipe(raw, sizeof(raw));
-	if (bl_sha256(token, len, hash) != 0)
-		e = BL_ERR_INTERNAL;
-	else if ((e = bl_req_store(r)) == BL_OK)
-		e = bl_req_logged(r, bl_store_email_token(r->store, account_id, email, kind,
-		    hash, token, r->now_ms + BL_TOKEN_TTL * 1000LL, r->now_ms));
-	bl_free_wipe(token, len);
-	return e;
-}
-
-/* Queues the verification mail of email as the account's address. */
-enum bl_err
-bl_mail_verify(struct bl_req *r, int64_t account_id, const char *email)
-{
-	return issue(r, account_id, email, BL_TOKEN_VERIFY);
+	if ((e = bl_req_store(r)) != BL_OK)
+		return e;
+	return bl_req_logged(r, bl_email_token_issue(r->store, account_id, email,
+	    BL_TOKEN_VERIFY, r->now_ms));
 }
 
 static enum bl_err
@@ -122,7 +97,7 @@ bl_op_email_set(struct bl_req *r)
 		    "account's password.");
 	if ((e = bl_account_confirm(r, pw, plen)) != BL_OK ||
 	    (e = bl_limit_take(r, BL_LIM_EMAIL, &id, sizeof(id), NULL)) != BL_OK ||
-	    (e = bl_mail_verify(r, id, norm)) != BL_OK)
+	    (e = mail_verify(r, id, norm)) != BL_OK)
 		return e;
 	/* From here on a failure must say that the address was set. */
 	bl_req_fail(r, BL_ERR_INTERNAL, "The address was set and its verification mail "

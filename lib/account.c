@@ -670,7 +670,8 @@ bl_op_signup(struct bl_req *r)
 	if ((e = session_start(r, &a, &ss)) != BL_OK)
 		return e;
 	/* the address is verified by the link of this mail (docs/NOTIFY.md); resent by POST /api/email */
-	if (bl_mail_verify(r, id, norm) != BL_OK)
+	if (bl_req_logged(r, bl_email_token_issue(r->store, id, norm, BL_TOKEN_VERIFY,
+	    r->now_ms)) != BL_OK)
 		bl_log(r, "sign-up: the verification mail could not be queued");
 	return answer_session(r, &ss);
 }

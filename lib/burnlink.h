@@ -321,7 +321,7 @@ enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 
 /*
  * route.c: the endpoints, one per program of cgi-bin/, each declared once
- * (struct bl_route in lib/internal.h). serve.c runs one: as a CGI request, or
+ * (struct bl_route in lib/internal.h). bl_serve() (program.c) runs one: as a CGI request, or
  * as a FastCGI responder when the web server started it as one.
  */
 struct bl_route;

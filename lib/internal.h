@@ -7,7 +7,7 @@
 /*
  * BL_SANITIZED in a sanitizer build (make asan): no seccomp filter (sandbox.c),
  * SQLite's own allocator (store_sqlite.c) and a return from main instead of
- * _exit (serve.c), so that LeakSanitizer sees every allocation at the exit.
+ * _exit (program.c), so that LeakSanitizer sees every allocation at the exit.
  */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
@@ -394,6 +394,8 @@ enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
+enum bl_err	 bl_email_token_issue(struct bl_store *, int64_t account_id, const char *email,
+		    int kind, int64_t now_ms);
 enum bl_err	 bl_store_email_assign(struct bl_store *, int64_t account_id, const char *email,
 		    int64_t now);
 enum bl_err	 bl_store_reset_request(struct bl_store *, const char *email_lower, int64_t now);
@@ -700,7 +702,6 @@ enum bl_err	 bl_account_confirm(struct bl_req *, const char *pw, size_t len);
 void		 bl_signin_clear(struct bl_req *, int64_t account_id);
 
 /* accmail.c: the mail accounts need: address verification, password reset (docs/NOTIFY.md). */
-enum bl_err	 bl_mail_verify(struct bl_req *, int64_t account_id, const char *email);
 enum bl_err	 bl_op_email_get(struct bl_req *);	/* GET /api/email */
 enum bl_err	 bl_op_email_set(struct bl_req *);	/* POST /api/email */
 enum bl_err	 bl_op_token(struct bl_req *);		/* POST /api/token */

@@ -199,6 +199,36 @@ bl_store_email_find(struct bl_store *s, const char *email, int64_t *account_id)
 	return bl_st_one(s, ST_EMAIL_FIND, PARMS(P_TEXT(email)), count_row, account_id);
 }
 
+#define TOKEN_BYTES	32	/* a token: 43 url-safe base64 characters */
+
+/*
+ * Makes a one-time token of kind for an account's address and queues its
+ * mail (bl_store_email_token(): the outbox row holds the token until it is
+ * sent; the database keeps only its SHA-256 beyond that). What sign-up and
+ * POST /api/email both do (docs/NOTIFY.md).
+ */
+enum bl_err
+bl_email_token_issue(struct bl_store *s, int64_t account_id, const char *email, int kind,
+    int64_t now_ms)
+{
+	unsigned char	 raw[TOKEN_BYTES], hash[BL_HASH_BYTES];
+	char		*token;
+	size_t		 len = 0;
+	enum bl_err	 e;
+
+	if (bl_random(raw, sizeof(raw)) != 0 ||
+	    (token = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL) {
+		bl_wipe(raw, sizeof(raw));
+		return BL_ERR_INTERNAL;
+	}
+	bl_wipe(raw, sizeof(raw));
+	e = bl_sha256(token, len, hash) != 0 ? BL_ERR_INTERNAL :
+	    bl_store_email_token(s, account_id, email, kind, hash, token,
+	    now_ms + BL_TOKEN_TTL * 1000LL, now_ms);
+	bl_free_wipe(token, len);
+	return e;
+}
+
 /*
  * Records a one-time token (its SHA-256) of kind for an account's address and
  * queues its mail, in one transaction. The mail (a row of the outbox) holds

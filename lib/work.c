@@ -166,7 +166,7 @@ new_lock(const char *path)
 }
 
 /*
- * Before the sandbox of a CGI request (lib/serve.c): when no cron job has
+ * Before the sandbox of a CGI request (lib/program.c): when no cron job has
  * done the cleanup within 65 minutes or the deliveries within 75 seconds,
  * and no other process does them now (the work lock), starts the helper
  * that does them once this process has answered and exited. The request's

@@ -1,19 +1,25 @@
 #!/bin/sh
 # layers.sh: fails when a unit of lib/ includes or calls a unit of a higher
-# layer (scripts/layers.txt). Calls are read from the compiled objects (nm):
-# each undefined bl_* symbol of an object is looked up among the symbols the
-# other objects define. Includes are read from the sources.
-# Usage: scripts/layers.sh [OBJDIR]   (default build/lib, made by `make`)
+# layer (scripts/layers.txt), and when units call each other in a cycle
+# (within a layer: a unit that calls a unit of its own layer is not called
+# back by it, directly or round a loop), except the cycles layers.txt still
+# lists as known. Calls are read from the compiled objects (nm): each
+# undefined bl_* symbol of an object is looked up among the symbols the other
+# objects define. Includes are read from the sources.
+# Usage: scripts/layers.sh [OBJDIR]   (default build/lib, made by `make`;
+#        LAYERS_TABLE: another table than scripts/layers.txt, for its test)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 objdir=${1:-build/lib}
-table=scripts/layers.txt
+table=${LAYERS_TABLE:-scripts/layers.txt}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/layers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# name -> layer number, one "name n" per line
-awk '!/^#/ && NF > 1 { n++; for (i = 2; i <= NF; i++) print $i, n }' "$table" > "$tmp/rank"
-awk '!/^#/ && NF > 1 { print $1 }' "$table" > "$tmp/names"
+# name -> layer number, one "name n" per line; "cycle a b ..." lines are the known cycles
+awk '!/^#/ && NF > 1 && $1 != "cycle" { n++; for (i = 2; i <= NF; i++) print $i, n }' "$table" > "$tmp/rank"
+awk '!/^#/ && NF > 1 && $1 != "cycle" { print $1 }' "$table" > "$tmp/names"
+awk '$1 == "cycle" { $1 = ""; n = split($0, u, " "); for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (i != j) print u[i], u[j] }' \
+    "$table" > "$tmp/known"
 
 rank() {
 	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print "" }' "$tmp/rank"
@@ -71,10 +77,30 @@ for o in $objs; do
 		if [ -n "$dr" ] && [ "$dr" -gt "$r" ]; then
 			echo "layers: $u ($(lname "$r")) calls $sym of $d ($(lname "$dr"))"
 		fi
+		[ "$d" = "$u" ] || echo "$u $d $sym" >> "$tmp/edges"
 	done
 done > "$tmp/calls"
 calls=$(wc -l < "$tmp/calls")
 cat "$tmp/calls"
 bad=$((bad + calls))
+
+# Cycles: the call graph without the known cycles' edges must sort
+# topologically; tsort names a loop it finds, one unit a line.
+touch "$tmp/edges"
+awk 'FILENAME == ARGV[1] { known[$1 " " $2] = 1; next } !(($1 " " $2) in known) { print $1, $2 }' \
+    "$tmp/known" "$tmp/edges" | sort -u > "$tmp/graph"
+# tsort prints "input contains a loop:" and then the loop's units, for each loop it breaks
+tsort "$tmp/graph" 2>&1 >/dev/null | awk '
+	/input contains a loop:$/ { if (l != "") print l; l = ""; next }
+	/^tsort: [a-z_0-9]+$/ { l = l (l == "" ? "" : " ") $2 }
+	END { if (l != "") print l }' > "$tmp/loops"
+loops=0
+while read -r loop; do
+	loops=$((loops + 1))
+	echo "layers: units that call each other in a loop: $loop (make the dependency one-way: move the shared piece down a layer, or pass a function)"
+	alt=$(echo "$loop" | sed 's/ /|/g')
+	grep -E "^($alt) ($alt) " "$tmp/edges" | sed 's/^/layers:   /'
+done < "$tmp/loops"
+bad=$((bad + loops))
 echo "layers: $units units, $(wc -l < "$tmp/defs") symbols, $bad violations"
 [ "$bad" = 0 ]
