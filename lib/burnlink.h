@@ -185,6 +185,12 @@ struct bl_field_info {
 	struct bl_bounds spec;		/* docs/API.md */
 	enum bl_fnull	 null;
 	enum bl_err	 err;
+	/*
+	 * err's row of the error table when err is this field's alone (status,
+	 * code, message, hint; bl_error_info() reads it here), so that a field
+	 * is one row; empty when err is shared, its row then in lib/error.c.
+	 */
+	struct bl_error_info error;
 };
 
 struct bl_limits {

@@ -7,7 +7,8 @@
 /*
  * A hint may name a limit as ${id.bound} or ${id.bound:format} (lib/fields.c,
  * bl_hint_format()): the number comes from the limits the request enforces,
- * never from the text here.
+ * never from the text here. The 400 of one field alone (INVALID_TTL ...) is
+ * not here: its row is the field's, in lib/fields.c.
  */
 static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_OK] = {200, "OK", "OK", ""},
@@ -23,18 +24,6 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_INVALID_CONTENT_SIZE] = {400, "INVALID_CONTENT_SIZE",
 	    "The secret is too large.",
 	    "Text and files together may hold at most ${content.max:size} (${content.max} bytes) of plaintext."},
-	[BL_ERR_INVALID_TTL] = {400, "INVALID_TTL",
-	    "The ttl is invalid.",
-	    "ttl must be a whole number of seconds from ${ttl.min} to ${ttl.max} (${ttl.min:time} to ${ttl.max:time})."},
-	[BL_ERR_INVALID_MAX_VIEWS] = {400, "INVALID_MAX_VIEWS",
-	    "maxViews is invalid.",
-	    "maxViews must be a whole number from ${maxViews.min} to ${maxViews.max}, or null for unlimited views until expiry."},
-	[BL_ERR_INVALID_PASSPHRASE_FORMAT] = {400, "INVALID_PASSPHRASE_FORMAT",
-	    "The passphrase is invalid.",
-	    "passphrase must be a string of ${passphrase.min} to ${passphrase.max} characters without NUL."},
-	[BL_ERR_INVALID_DELETABLE] = {400, "INVALID_DELETABLE",
-	    "deletable is invalid.",
-	    "deletable must be true or false."},
 	[BL_ERR_INVALID_FILES] = {400, "INVALID_FILES",
 	    "The files field is invalid.",
 	    "files must be an array of at most ${files.max} items, each {filename, mimeType, data}."},
@@ -47,9 +36,6 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_INVALID_ENCRYPTION_MODE] = {400, "INVALID_ENCRYPTION_MODE",
 	    "The request mixes encryption modes.",
 	    "Send every item either as plaintext (server-side mode) or as {ciphertext, iv} (client-side mode), not both."},
-	[BL_ERR_INVALID_KEY_COMMITMENT] = {400, "INVALID_KEY_COMMITMENT",
-	    "The keyCommitment is invalid.",
-	    "keyCommitment must be ${keyCommitment.max} url-safe base64 characters without padding: HMAC-SHA-256 keyed with the 32-byte key over \"burnlink key commitment v1\" (docs/API.md), in client-side mode only; or leave it out."},
 	[BL_ERR_INVALID_API_KEY] = {401, "INVALID_API_KEY",
 	    "The API key is invalid or revoked.",
 	    "Send Authorization: Bearer bl_... with an active key, or no Authorization header to create anonymously."},
@@ -101,15 +87,6 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_EXISTS] = {409, "ALREADY_EXISTS",
 	    "The name is already taken.",
 	    "Choose another name."},
-	[BL_ERR_INVALID_EMAIL] = {400, "INVALID_EMAIL",
-	    "The e-mail address is invalid.",
-	    "email must be an address such as name@example.org, at most ${email.max} bytes."},
-	[BL_ERR_INVALID_PASSWORD] = {400, "INVALID_PASSWORD",
-	    "The password is invalid.",
-	    "A password must be a string of ${password.min} to ${password.max} characters."},
-	[BL_ERR_INVALID_NAME] = {400, "INVALID_NAME",
-	    "The name is invalid.",
-	    "name must be a string of ${keyName.min} to ${keyName.max} bytes without control characters."},
 	[BL_ERR_INVALID_CREDENTIALS] = {401, "INVALID_CREDENTIALS",
 	    "The e-mail address or the password is wrong.",
 	    "Check both and try again; attempts are limited per account and address."},
@@ -158,12 +135,6 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_INVALID_PUBLIC_KEY] = {400, "INVALID_PUBLIC_KEY",
 	    "The public key is not an uncompressed P-256 point.",
 	    "publicKey and ephemeralKey are the 65-byte point 0x04 || X || Y as url-safe base64 without padding (87 characters)."},
-	[BL_ERR_INVALID_NOTE] = {400, "INVALID_NOTE",
-	    "The note is not a sealed item of the allowed size.",
-	    "note must be {ciphertext, iv} under the request link's key with the public key as additional data, at most ${note.max} bytes of plaintext."},
-	[BL_ERR_INVALID_ALLOW_FILES] = {400, "INVALID_ALLOW_FILES",
-	    "allowFiles is not a boolean.",
-	    "allowFiles must be true, false or null (true: the answer may carry files)."},
 	[BL_ERR_FILES_NOT_ALLOWED] = {400, "FILES_NOT_ALLOWED",
 	    "This request does not accept files.",
 	    "Send the answer as text only: the requester chose allowFiles false."},
@@ -182,9 +153,6 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_REQUEST_BURNED] = {410, "REQUEST_BURNED",
 	    "This request was burned.",
 	    "The requester or the sender burned it; make a new request."},
-	[BL_ERR_INVALID_NOTIFY] = {400, "INVALID_NOTIFY",
-	    "notify is invalid.",
-	    "notify must be an array of \"email\" and/or \"webhook\", sent with an API key or while signed in (docs/NOTIFY.md)."},
 	[BL_ERR_INVALID_WEBHOOK] = {400, "INVALID_WEBHOOK",
 	    "The webhook is invalid.",
 	    "url must be an https:// URL of ${webhookUrl.min} to ${webhookUrl.max} bytes; events an array of \"secret.viewed\", \"secret.exhausted\", \"secret.burned\", \"secret.expired\"."},
@@ -208,13 +176,26 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Nothing was changed; the operator should install that release again or restore the backup made before the upgrade (INSTALL section 12, Upgrades)."},
 };
 
-/* Returns the table entry for e (INTERNAL_ERROR for anything out of range). */
+/*
+ * Returns the table entry for e: its row here, or, for the error of one
+ * field alone, that field's row of lib/fields.c (INTERNAL_ERROR for anything
+ * out of range).
+ */
 const struct bl_error_info *
 bl_error_info(enum bl_err e)
 {
-	if ((unsigned)e >= BL_ERR__MAX || errors[e].code == NULL)
+	const struct bl_field_info	*fi;
+	int				 f;
+
+	if ((unsigned)e >= BL_ERR__MAX)
 		return &errors[BL_ERR_INTERNAL];
-	return &errors[e];
+	if (errors[e].code != NULL)
+		return &errors[e];
+	for (f = 0; f < BL_F__MAX; f++)
+		if ((fi = bl_field_info((enum bl_field)f)) != NULL && fi->err == e &&
+		    fi->error.code != NULL)
+			return &fi->error;
+	return &errors[BL_ERR_INTERNAL];
 }
 
 /* The error of a state that is not active (BL_OK for an active one). */

@@ -94,9 +94,9 @@ struct deferred {
 };
 
 /*
- * ST_INSERT_SECRET's parameters for n into p: the one list of the columns a
- * new secret writes (a new column is a parameter here and its $n in
- * lib/store_sql.c). Returns their number.
+ * ST_INSERT_SECRET's parameters for n into p: the values of the columns a
+ * new secret writes, in the order of BL_NEW_COLS (lib/store.h; a new column
+ * is a parameter here and a line there). Returns their number.
  */
 static int
 secret_parms(const struct bl_new_secret *n, struct bl_parm p[BL_MAX_PARMS])
@@ -119,6 +119,8 @@ secret_parms(const struct bl_new_secret *n, struct bl_parm p[BL_MAX_PARMS])
 
 	_Static_assert(sizeof(list) / sizeof(list[0]) <= BL_MAX_PARMS,
 	    "ST_INSERT_SECRET takes more parameters than BL_MAX_PARMS");
+	_Static_assert(sizeof(list) / sizeof(list[0]) == BL_NEW_NCOLS,
+	    "secret_parms() and BL_NEW_COLS (lib/store.h) name different numbers of columns");
 	memcpy(p, list, sizeof(list));
 	return (int)(sizeof(list) / sizeof(list[0]));
 }

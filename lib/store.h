@@ -11,9 +11,7 @@
  * $2, ... in this order) and, for one that returns rows, its columns.
  */
 enum bl_stmt {
-	ST_INSERT_SECRET,	/* secret_hash, receipt_hash, created, expires,
-				 * max_views, deletable, pass_hash, server_side,
-				 * account_id, text_ct, text_iv, key_commit -> id */
+	ST_INSERT_SECRET,	/* secret_hash and BL_NEW_COLS (below) -> id */
 	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
 	ST_KEY_USED,		/* key id, now */
 	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
@@ -137,6 +135,24 @@ extern const char *const bl_sql[ST__MAX];
 #define BL_SCHEMA_VERSION	6
 #define BL_STR_(x)	#x
 #define BL_STR(x)	BL_STR_(x)	/* a number's digits as a string literal */
+/*
+ * The columns a new secret writes (ST_INSERT_SECRET), after secret_hash ($1),
+ * each with its parameter, in the order of secret_parms() in lib/secret.c
+ * (which fails to compile when it has another number of them): a new column
+ * a new secret writes is a line here, and the statement follows.
+ */
+#define BL_NEW_COLS(X) \
+	X("receipt_hash", "$2") X("created_at", "$3") X("expires_at", "$4") \
+	X("max_views", "$5") X("deletable", "$6") X("pass_hash", "$7") \
+	X("server_side", "$8") X("account_id", "$9") X("text_ct", "$10") \
+	X("text_iv", "$11") X("key_commit", "$12")
+#define BL_NEW_NAME_(column, parm)	", " column
+#define BL_NEW_PARM_(column, parm)	", " parm
+#define BL_NEW_ONE_(column, parm)	+ 1
+#define BL_NEW_COLUMNS	"secret_hash" BL_NEW_COLS(BL_NEW_NAME_)
+#define BL_NEW_VALUES	"$1" BL_NEW_COLS(BL_NEW_PARM_)
+enum { BL_NEW_NCOLS = 1 BL_NEW_COLS(BL_NEW_ONE_) };
+
 /*
  * The columns of a secret's row that every lookup reads, in order after id
  * (bl_secret_row() in lib/secret.c reads them by these indexes): X(NAME,

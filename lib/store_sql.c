@@ -23,11 +23,8 @@
  * replaces the statements it speaks otherwise (struct bl_store_ops).
  */
 const char *const bl_sql[ST__MAX] = {
-	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
-	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv, key_commit) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,"
-	    "$10,$11,$12) "
-	    "RETURNING id",
+	[ST_INSERT_SECRET] = "INSERT INTO secrets (" BL_NEW_COLUMNS ") VALUES ("
+	    BL_NEW_VALUES ") RETURNING id",	/* lib/store.h: BL_NEW_COLS */
 	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
 	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
 	[ST_KEY_USED] = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",

@@ -118,6 +118,22 @@ test_errors(void)
 	}
 	CHECK(bl_error_info(BL_ERR__MAX)->status == 500);
 	CHECK(strcmp(bl_error_info(BL_ERR_NOT_FOUND)->code, "NOT_FOUND") == 0);
+	/*
+	 * A field's own error is its row's (lib/fields.c), and no other's: not
+	 * also in lib/error.c (whose row would win), nor in a second field's.
+	 */
+	for (i = 0; i < BL_F__MAX; i++) {
+		const struct bl_field_info *fi = bl_field_info((enum bl_field)i);
+		int j;
+
+		if (fi->error.code == NULL)
+			continue;
+		CHECK(bl_error_info(fi->err) == &fi->error);
+		for (j = 0; j < BL_F__MAX; j++)
+			CHECK(j == i || bl_field_info((enum bl_field)j)->err != fi->err);
+	}
+	CHECK(strcmp(bl_error_info(BL_ERR_INVALID_TTL)->code, "INVALID_TTL") == 0 &&
+	    bl_error_info(BL_ERR_INVALID_TTL)->status == 400);
 }
 
 /* Each hint that names a limit reads as it did when the numbers were text. */
