@@ -395,6 +395,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 				durable = j;
 			held += sl[j].len;
 		}
+		bl_work_fcgi_note(sl[j - 1].q.envp);
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
 		/* Requests whose writes an early commit made durable are not lost. */
@@ -419,6 +420,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 	for (i = 0; i < BATCH; i++)
 		if (FCGX_InitRequest(&slots[i].q, 0, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
 			return 1;
+	/* The worker that does the cron jobs' due work (lib/work.c), then the sandbox. */
+	bl_work_fcgi_start();
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
@@ -441,6 +444,7 @@ bl_fcgi_serve(const struct bl_route *rt)
 				;
 			serve_batch(rt, &keep, slots + i, j - i);
 		}
+		bl_work_fcgi_poke();	/* once every answer is sent */
 	}
 	bl_keep_free(&keep);
 	return 0;
