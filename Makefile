@@ -55,6 +55,10 @@ LIBA     = $(BUILD)/libburnlink.a
 # holds only a weak reference (lib/route.c), so that routes-gen, which links
 # the library, and the unit tests link without it.
 DIGEST_O = $(BUILD)/digest.o
+# The tarball's multi-call binary and stub (x86-64 Linux: see `dist` below).
+ifeq ($(shell uname -m)-$(PG),x86_64-0)
+MULTI = $(BUILD)/dist/burnlink-programs $(BUILD)/dist/stub
+endif
 CGI_SRC  = $(wildcard cgi-bin/*.c)
 # BIN is where programs go: empty for the tree itself, build/asan/ for the
 # sanitizer build (the tests run either through BURNLINK_BIN).
@@ -71,7 +75,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
         test-i18n test-asan test-valgrind test-pg asan pg install dist deb clean screenshots bench profile fuzz
 
 all: deps
-	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen routes
+	@$(MAKE) --no-print-directory programs $(QRCODE) $(BUILD)/limits-gen routes $(MULTI)
 	@DEFAULT_LANGUAGE="$(DEFAULT_LANGUAGE)" LANGUAGES="$(LANGUAGES)" sh scripts/i18n-index.sh
 
 # The page's languages: www/assets/i18n/index.json lists the catalogues
@@ -245,6 +249,33 @@ install: all
 
 dist: all
 	@sh scripts/dist.sh
+
+# The tarball's programs on x86-64 Linux (scripts/dist.sh): one static binary
+# holding them all, bin/burnlink-programs (scripts/multicall.c; cron/ and
+# tools/ mains compiled under other names), and a stub per program file
+# (scripts/stub.c, no C library) that executes it under its own name. One
+# copy of OpenSSL, SQLite and json-c instead of 22.
+MULTI_MAINS = $(CRON_SRC:cron/%.c=$(BUILD)/dist/%.o) $(TOOL_SRC:tools/%.c=$(BUILD)/dist/%.o)
+
+$(BUILD)/dist/%.o: cron/%.c scripts/multicall.h lib/burnlink.h lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -include scripts/multicall.h \
+	    -Dmain=bl_main_$(subst -,_,$*) -c -o $@ $<
+
+$(BUILD)/dist/%.o: tools/%.c scripts/multicall.h lib/burnlink.h lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD) $(CFLAGS) $(SECTIONS) $(WARN) -include scripts/multicall.h \
+	    -Dmain=bl_main_$(subst -,_,$*) -c -o $@ $<
+
+$(BUILD)/dist/burnlink-programs: scripts/multicall.c scripts/multicall.h $(MULTI_MAINS) $(LIBA) $(DIGEST_O)
+	@mkdir -p $(@D)
+	@echo "  LD  $@"; sh scripts/quietld.sh $(CC) $(CPPFLAGS) -Iscripts $(CFLAGS) $(SECTIONS) $(WARN) $(LDFLAGS) -o $@ scripts/multicall.c \
+	    $(MULTI_MAINS) $(DIGEST_O) $(LIBA) $(LDSTATIC) $(GCSECTIONS) $(LIBS)
+
+$(BUILD)/dist/stub: scripts/stub.c
+	@mkdir -p $(@D)
+	$(CC) -Os -static -nostdlib -fno-stack-protector -fno-asynchronous-unwind-tables -fno-pie \
+	    -no-pie $(WARN) -Wl,--build-id=none -o $@ $<
 
 # The Debian packages, burnlink and burnlink-cli, in build/deb-out/
 # (debian/, scripts/deb.sh; docs/ADMIN.md, "The Debian package").
