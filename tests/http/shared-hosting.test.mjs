@@ -4,12 +4,12 @@
 // web server's user's, var/ 0700), (B) CGI runs as a web-server user shared
 // with other customers (the tree belongs to a customer uid, var/ 0777). Each at
 // the document root and under a sub-path (/burnlink/, site_url in
-// var/burnlink.conf): a secret made and read, /api/health naming the kind of
-// host, an expired secret removed by the programs themselves, and nothing of
+// var/burnlink.conf): a secret made and read (the page, the API, the CLI),
+// /api/health naming the kind of host, an expired secret removed by the programs themselves, and nothing of
 // var/ downloadable. Runs as root with BURNLINK_SERVER=htaccess.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +92,19 @@ for (const kind of ['owner', 'shared']) {
 				assert.equal(r.status, 200, r.text);
 				const rp = await fetch(`${srv.base}${prefix}/secret/${c.body.metadata.secretKey}`);
 				assert.equal(rp.status, 200);
+			});
+			test('the CLI sends and reads a secret at the site\'s address (its sub-path too)', async () => {
+				const cli = (args, input) => spawnSync(process.execPath, [path.join(ROOT, 'cli', 'burnlink.mjs'), ...args], {
+					encoding: 'utf8', input, env: { PATH: process.env.PATH, HOME: tmp },
+				});
+				const sent = cli(['--url', `${srv.base}${prefix}`, '-'], 'from the CLI\n');
+				assert.equal(sent.status, 0, sent.stderr);
+				const link = sent.stdout.trim();
+				assert.ok(link.startsWith(`https://example.org${prefix}/secret/`), link);
+				// The link names the site's public address: reach it at the test server's.
+				const got = cli(['get', link.replace('https://example.org', srv.base)]);
+				assert.equal(got.status, 0, got.stderr);
+				assert.equal(got.stdout, 'from the CLI\n');
 			});
 			test('/api/health names the kind of host', async () => {
 				const h = await api(srv, 'GET', `${prefix}/api/health`);
