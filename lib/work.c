@@ -376,6 +376,7 @@ worker(int fd)
 {
 	char		 exe[PATH_MAX], *slash;
 	unsigned char	 hdr[2];
+	sigset_t	 none;
 	ssize_t		 n;
 	int		 nul;
 
@@ -384,8 +385,16 @@ worker(int fd)
 		dup2(nul, STDOUT_FILENO);
 		dup2(nul, STDERR_FILENO);
 	}
+	/*
+	 * The responder's signal state is not the cron programs': its stop
+	 * signals are caught and blocked (lib/fcgi.c) and libfcgi ignores
+	 * SIGPIPE; a blocked or ignored signal would stay so across exec.
+	 */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGUSR1, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
 		_exit(1);
 	exe[n] = '\0';

@@ -39,6 +39,24 @@ test('FastCGI, no cron: after an answer the responder\'s worker removes expired 
 	assert.equal(ctx.sql('SELECT count(*) FROM secrets').trim(), '1', 'the expired row is gone');
 	assert.match(fs.readFileSync(`${stem}-work.log`, 'utf8'), /cleanup: .*removed 1 expired secrets/);
 	assert.equal((await srv.api('GET', `/api/secrets/${live.receiptKey}`)).status, 200, 'the responder still answers');
+	// The metadata responder and its worker: the worker keeps none of the
+	// responder's signal state (caught and blocked stop signals, an ignored
+	// SIGPIPE), which exec would pass on to the cron programs.
+	const procs = [];
+	for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+		let exe;
+		try { exe = fs.readlinkSync(`/proc/${pid}/exe`); } catch { continue; }
+		if (exe !== path.join(srv.dir, 'bin', 'metadata')) continue;
+		const st = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+		const mask = (k) => BigInt(`0x${new RegExp(`^${k}:\\s*([0-9a-f]+)$`, 'm').exec(st)[1]}`);
+		procs.push({ blk: mask('SigBlk'), ign: mask('SigIgn'), cgt: mask('SigCgt') });
+	}
+	assert.equal(procs.length, 2, 'a responder and its worker');
+	const SIGTERM = 1n << 14n, SIGPIPE = 1n << 12n;
+	const worker = procs.filter((p) => (p.cgt & SIGTERM) === 0n);
+	assert.equal(worker.length, 1, 'the responder catches SIGTERM, the worker does not');
+	assert.equal(worker[0].blk, 0n, 'the worker blocks no signal');
+	assert.equal(worker[0].ign & SIGPIPE, 0n, 'nor ignores SIGPIPE');
 });
 
 test('FastCGI with BURNLINK_SELF_WORK=off: the responders leave the work to cron', async () => {
