@@ -719,6 +719,9 @@ cmd_health(struct bl_ctx *c)
 				printf("ok");
 			if (json_object_object_get_ex(chk, "lastRun", &v))
 				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
+			if (json_object_object_get_ex(chk, "stamped", &v) && !json_object_get_boolean(v))
+				printf(" (the web server's configuration is not seen from here: "
+				    "burnlink-admin routes check)");
 			printf("\n");
 		}
 		if (json_object_object_get_ex(o, "host", &checks) &&

@@ -199,6 +199,7 @@ test('burnlink-admin health prints the same checks, exit status 0 or 1', async (
 	const text = admin(ctx, ['health']);
 	assert.equal(text.code, 0);
 	assert.match(text.stdout, /^status: ok\n/);
+	assert.match(text.stdout, /^routes\s+ok \(the web server's configuration is not seen from here: burnlink-admin routes check\)$/m);
 	fs.writeFileSync(stampOf(ctx), `${Date.now() - 3 * 3600e3}\n`);
 	const bad = admin(ctx, ['health']);
 	assert.equal(bad.code, 1);
