@@ -395,7 +395,6 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 				durable = j;
 			held += sl[j].len;
 		}
-		bl_work_fcgi_note(sl[j - 1].q.envp);
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
 		/* Requests whose writes an early commit made durable are not lost. */
@@ -436,6 +435,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 		}
 		if (rc < 0)
 			break;
+		/* The worker's settings: the first request's, before it is served (lib/work.c). */
+		bl_work_fcgi_note(slots[0].q.envp);
 		for (n = 1; n < BATCH && listener_ready(0) && accept_one(&slots[n]) == 0; n++)
 			;
 		/* Each run of requests for one database is a batch. */

@@ -287,20 +287,38 @@ bl_work_start(const struct bl_ctx *c)
  * FastCGI. A responder lives on and its seccomp filter forbids fork and
  * exec, so before the filter is installed it forks one worker, which holds
  * nothing but its end of a pipe (no listening socket, no request: forked
- * before the first is accepted). After a batch of requests has been
- * answered, the responder writes the last request's settings (struct msg)
- * into the pipe, without waiting (a full pipe drops the message: the worker
- * is busy) and at most once per POKE_EVERY_MS; the worker then does what is
- * due exactly as a CGI request's helper does, under the same work lock, one
- * run after the other. It exits when the responder does (the end of the
- * pipe).
+ * before the first is accepted). The worker learns its settings once: the
+ * first request's BURNLINK_* parameters, HTTP_HOST and HTTPS (struct msg),
+ * which the responder writes as soon as that request is accepted, before
+ * any of it is served (so before anything a client sent was parsed by the
+ * programs). Later the responder only pokes: after a batch of requests has
+ * been answered, at most once per POKE_EVERY_MS, an empty message, written
+ * without waiting (a full pipe drops it: the worker is busy). The worker then
+ * does what is due with the settings it learnt, exactly as a CGI request's
+ * helper does, under the same work lock, one run after the other, and
+ * ignores any other settings (a responder taken over by a request must not
+ * choose the command the notifier runs as its mailer, BURNLINK_SENDMAIL:
+ * that would be the exec its sandbox forbids). It exits when the responder
+ * does (the end of the pipe). A responder that serves several databases
+ * does the work of the first one only.
  */
 #define POKE_EVERY_MS	10000
 
 static int		 worker_fd = -1;	/* the responder's end of the pipe */
-static struct msg	 pending;		/* to write after the batch's answers */
-static int64_t		 noted_ms;
-static int		 noted;
+static struct msg	 pending;		/* the settings (the worker's: learnt) */
+static int		 noted;			/* the settings were sent */
+static int64_t		 poked_ms;
+static int		 poked;
+
+/* Writes one message to the worker without waiting; a gone worker is forgotten. */
+static void
+send_msg(const void *buf, size_t len)
+{
+	if (write(worker_fd, buf, len) < 0 && errno == EPIPE) {
+		close(worker_fd);
+		worker_fd = -1;
+	}
+}
 
 /* The getenv of a worker's context: msg's variables, then its own BURNLINK_* ones. */
 static const char *
@@ -375,10 +393,12 @@ static void
 worker(int fd)
 {
 	char		 exe[PATH_MAX], *slash;
+	static char	 scratch[MSG_MAX];
 	unsigned char	 hdr[2];
 	sigset_t	 none;
 	ssize_t		 n;
-	int		 nul;
+	size_t		 len;
+	int		 nul, pinned = 0;
 
 	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(nul, STDIN_FILENO);	/* the listening socket's place */
@@ -403,14 +423,22 @@ worker(int fd)
 	for (;;) {
 		if (read_full(fd, hdr, 2) != 0)
 			_exit(0);
-		pending.len = (size_t)hdr[0] << 8 | hdr[1];
-		if (pending.len > sizeof(pending.buf) - 2 ||
-		    read_full(fd, pending.buf, pending.len) != 0)
+		len = (size_t)hdr[0] << 8 | hdr[1];
+		if (len > sizeof(pending.buf) - 2)
 			_exit(0);
-		pending.buf[pending.len] = '\0';
-		msg_parse(&pending);
-		work_once(&pending, exe);
-		bl_wipe(pending.buf, sizeof(pending.buf));
+		if (len > 0) {
+			/* The settings: kept the first time, read past later. */
+			if (read_full(fd, pinned ? scratch : pending.buf, len) != 0)
+				_exit(0);
+			if (!pinned) {
+				pending.len = len;
+				pending.buf[len] = '\0';
+				msg_parse(&pending);
+				pinned = 1;
+			}
+			bl_wipe(scratch, sizeof(scratch));
+		} else if (pinned)
+			work_once(&pending, exe);
 	}
 }
 
@@ -441,25 +469,19 @@ bl_work_fcgi_start(void)
 }
 
 /*
- * While a batch is answered (lib/fcgi.c): keeps the settings of the request
- * whose parameters are envp for the worker, when its last message is
- * POKE_EVERY_MS old (a clock read otherwise).
+ * As the first request is accepted, before it is served (lib/fcgi.c): tells
+ * the worker the settings of that request, whose parameters are envp; later
+ * calls do nothing. Settings that do not fit MSG_MAX are not sent: the
+ * worker then never works.
  */
 void
 bl_work_fcgi_note(char **envp)
 {
-	struct timespec	 ts;
-	int64_t		 now;
-	size_t		 len;
+	size_t	 len;
 
-	if (worker_fd < 0 || envp == NULL || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return;
-	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (noted && now - noted_ms < POKE_EVERY_MS)
+	if (worker_fd < 0 || noted || envp == NULL)
 		return;
 	noted = 1;
-	noted_ms = now;
-	bl_wipe(pending.buf, sizeof(pending.buf));
 	pending.len = 2;
 	for (; *envp != NULL; envp++) {
 		if (strncmp(*envp, "BURNLINK_", 9) != 0 && strncmp(*envp, "HTTP_HOST=", 10) != 0 &&
@@ -467,26 +489,34 @@ bl_work_fcgi_note(char **envp)
 			continue;
 		if ((len = strlen(*envp) + 1) > sizeof(pending.buf) - 1 - pending.len) {
 			bl_wipe(pending.buf, sizeof(pending.buf));
-			pending.len = 0;	/* does not fit: no message */
 			return;
 		}
 		memcpy(pending.buf + pending.len, *envp, len);
 		pending.len += len;
 	}
+	pending.buf[0] = (unsigned char)((pending.len - 2) >> 8);
+	pending.buf[1] = (unsigned char)((pending.len - 2) & 0xff);
+	send_msg(pending.buf, pending.len);
+	bl_wipe(pending.buf, sizeof(pending.buf));
 }
 
-/* After the batch's answers: writes the kept message, if any, without waiting. */
+/*
+ * After a batch's answers are sent: pokes the worker (an empty message),
+ * at most once per POKE_EVERY_MS (a clock read otherwise).
+ */
 void
 bl_work_fcgi_poke(void)
 {
-	if (worker_fd < 0 || pending.len < 2)
+	static const unsigned char	 empty[2];
+	struct timespec			 ts;
+	int64_t				 now;
+
+	if (worker_fd < 0 || !noted || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
 		return;
-	pending.buf[0] = (unsigned char)((pending.len - 2) >> 8);
-	pending.buf[1] = (unsigned char)((pending.len - 2) & 0xff);
-	if (write(worker_fd, pending.buf, pending.len) < 0 && errno == EPIPE) {
-		close(worker_fd);
-		worker_fd = -1;
-	}
-	bl_wipe(pending.buf, sizeof(pending.buf));
-	pending.len = 0;
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (poked && now - poked_ms < POKE_EVERY_MS)
+		return;
+	poked = 1;
+	poked_ms = now;
+	send_msg(empty, sizeof(empty));
 }
