@@ -3,8 +3,9 @@
  * library, static, a few hundred bytes): executes bin/burnlink-programs of
  * its own tree (scripts/multicall.c) with the same arguments and
  * environment and its own file name as argv[0], which names the program.
- * Its own path comes from /proc/self/exe; the tree is found from there
- * (cgi-bin/create and bin/cleanup alike: <dir>/../bin/burnlink-programs).
+ * Its own path comes from /proc/self/exe (else argv[0]); the tree is found
+ * from there (cgi-bin/create and bin/cleanup alike:
+ * <dir>/../bin/burnlink-programs).
  * Built with -nostdlib -static (Makefile, dist).
  */
 #if !defined(__x86_64__) || !defined(__linux__)
@@ -37,21 +38,27 @@ void
 stub_main(long *sp)
 {
 	static char	 path[PATH_LEN], exe[PATH_LEN + sizeof(target)];
-	long		 argc = sp[0], n, i, slash = -1;
+	long		 argc = sp[0], n, i, slash = -1, dirlen = 0;
 	char		**argv = (char **)(sp + 1), **envp = argv + argc + 1;
 
 	n = sys3(SYS_readlink, (long)"/proc/self/exe", (long)path, PATH_LEN);
+	/* Without /proc (a chroot): argv[0], whose directory is the current one (CGI) if it has none. */
+	if (n <= 0 && argc > 0 && argv[0] != 0)
+		for (n = 0; n < PATH_LEN && argv[0][n] != '\0'; n++)
+			path[n] = argv[0][n];
 	for (i = 0; n > 0 && i < n; i++)
 		if (path[i] == '/')
 			slash = i;
-	if (n > 0 && n < PATH_LEN && slash >= 0 && argc > 0) {
+	if (n > 0 && n < PATH_LEN && argc > 0) {
 		path[n] = '\0';
 		argv[0] = path + slash + 1;	/* the program's name */
-		/* the directory, then the target: dir/../bin/burnlink-programs */
-		for (i = 0; i < slash; i++)
-			exe[i] = path[i];
+		/* the directory (or "."), then the target: dir/../bin/burnlink-programs */
+		if (slash < 0)
+			exe[dirlen++] = '.';
+		for (; dirlen < slash; dirlen++)
+			exe[dirlen] = path[dirlen];
 		for (n = 0; n < (long)sizeof(target); n++)
-			exe[i + n] = target[n];
+			exe[dirlen + n] = target[n];
 		sys3(SYS_execve, (long)exe, (long)argv, (long)envp);
 	}
 	sys3(SYS_write, 2, (long)fail, sizeof(fail) - 1);
