@@ -465,6 +465,8 @@ bl_work_fcgi_start(void)
 		close(p[1]);
 		return;
 	}
+	/* A worker that ends first is reaped by the kernel (the responder never waits). */
+	signal(SIGCHLD, SIG_IGN);
 	worker_fd = p[1];
 }
 
