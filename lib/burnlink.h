@@ -282,6 +282,12 @@ struct bl_config {
 	int	 self_work;		/* BURNLINK_SELF_WORK is not "off" */
 	char	*site_url;		/* BURNLINK_SITE_URL, else from the request */
 	char	*trusted_proxies;	/* BURNLINK_TRUSTED_PROXIES */
+	/*
+	 * BURNLINK_ROUTES (or, through an .htaccess rewrite, REDIRECT_...): the
+	 * routes' digest the web server's generated configuration was made for
+	 * (scripts/routes-gen.c); "" when it does not say.
+	 */
+	char	 routes[24];
 	struct bl_limits limits;	/* what validation enforces (lib/fields.c) */
 	struct bl_policy policy;	/* the settings file's rest (lib/settings.c) */
 	/*
@@ -572,6 +578,8 @@ int		 bl_config_is_pg(const char *db);
 int		 bl_settings_load(struct bl_config *, int explicit_path);
 void		 bl_config_free(struct bl_config *);
 const char	*bl_config_db_name(const struct bl_config *);
+const char	*bl_routes_own(void);
+int		 bl_routes_differ(const char *);
 void		 bl_config_data_dir(const struct bl_config *, char *dir, size_t);
 void		 bl_config_guard(const struct bl_config *);
 int		 bl_config_data_unreachable(const struct bl_config *, char *hint, size_t);

@@ -228,6 +228,53 @@ check_exposed(struct bl_config *cfg, const char *docroot)
 }
 
 /*
+ * The routes' digest this program was built with ($(BUILD)/digest.c, from
+ * scripts/routes-gen.c): a weak reference, NULL in what links the library
+ * without it (routes-gen itself, the unit tests).
+ */
+extern const char bl_routes_digest[] __attribute__((weak));
+
+const char *
+bl_routes_own(void)
+{
+	return bl_routes_digest;
+}
+
+/*
+ * 1 when the routes' digest digest (a web server configuration's
+ * BURNLINK_ROUTES) is not the one these programs were built with, 0 when it
+ * is, -1 when there is none to compare (digest NULL or empty: a configuration
+ * made by hand or by an older release; or a program built without one).
+ */
+int
+bl_routes_differ(const char *digest)
+{
+	const char	*own = bl_routes_own();
+
+	if (digest == NULL || digest[0] == '\0' || own == NULL)
+		return -1;
+	return strcmp(digest, own) != 0;
+}
+
+/*
+ * Keeps BURNLINK_ROUTES, or REDIRECT_BURNLINK_ROUTES (Apache renames what an
+ * .htaccess rewrite set when it redirects internally), in cfg->routes; a
+ * value too long to be a digest is kept as "?" (it differs from any).
+ */
+static void
+routes_seen(struct bl_config *cfg, const char *(*get)(void *, const char *), void *arg)
+{
+	const char	*v = get != NULL ? get(arg, "BURNLINK_ROUTES") : getenv("BURNLINK_ROUTES");
+
+	if (v == NULL || v[0] == '\0')
+		v = get != NULL ? get(arg, "REDIRECT_BURNLINK_ROUTES") :
+		    getenv("REDIRECT_BURNLINK_ROUTES");
+	if (v == NULL)
+		v = "";
+	snprintf(cfg->routes, sizeof(cfg->routes), "%s", strlen(v) < sizeof(cfg->routes) ? v : "?");
+}
+
+/*
  * Fills cfg from the variables get returns (the process environment for
  * NULL) and the settings file; 0 on success (an invalid settings file too:
  * cfg->policy.err says why), -1 when out of memory.
@@ -271,6 +318,7 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	}
 	cfg->site_url = dup_env(get, arg, "BURNLINK_SITE_URL");
 	cfg->trusted_proxies = dup_env(get, arg, "BURNLINK_TRUSTED_PROXIES");
+	routes_seen(cfg, get, arg);
 	/*
 	 * DOCUMENT_ROOT, and BURNLINK_DOCUMENT_ROOT for a server that passes the
 	 * program's own directory as DOCUMENT_ROOT (lighttpd under alias.url).

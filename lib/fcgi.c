@@ -419,6 +419,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 	for (i = 0; i < BATCH; i++)
 		if (FCGX_InitRequest(&slots[i].q, 0, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
 			return 1;
+	/* The worker that does the cron jobs' due work (lib/work.c), then the sandbox. */
+	bl_work_fcgi_start();
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
@@ -433,6 +435,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 		}
 		if (rc < 0)
 			break;
+		/* The worker's settings: the first request's, before it is served (lib/work.c). */
+		bl_work_fcgi_note(slots[0].q.envp);
 		for (n = 1; n < BATCH && listener_ready(0) && accept_one(&slots[n]) == 0; n++)
 			;
 		/* Each run of requests for one database is a batch. */
@@ -441,6 +445,7 @@ bl_fcgi_serve(const struct bl_route *rt)
 				;
 			serve_batch(rt, &keep, slots + i, j - i);
 		}
+		bl_work_fcgi_poke();	/* once every answer is sent */
 	}
 	bl_keep_free(&keep);
 	return 0;

@@ -254,8 +254,9 @@ err_text(enum bl_err e, char *buf, size_t len)
  * Checks the instance: the settings parse, no data file lies under the
  * document root (lib/config.c), the database answers (a lookup of
  * a key no secret has), the counters store took a count (counters: the
- * caller's result of counting this check), and cleanup finished within
- * BL_CLEANUP_STALE seconds. Returns {status, version, checks, failed}, *healthy set;
+ * caller's result of counting this check), cleanup finished within
+ * BL_CLEANUP_STALE seconds, and the web server's configuration was made for
+ * these programs' routes (when it says). Returns {status, version, checks, failed}, *healthy set;
  * NULL when out of memory. Nothing secret: no path, no address.
  */
 json_object *
@@ -265,10 +266,13 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	unsigned char		 none[BL_HASH_BYTES];
 	struct bl_secret	 s;
 	json_object		*o = json_object_new_object(), *checks, *failed, *cl = NULL;
+	json_object		*rc = NULL;
 	char			 dberr[160], cnerr[160], clerr[160];
 	const char		*db = NULL, *cn = NULL, *cu = NULL;
 	char			 sterr[128], fierr[160];
+	const char		*ro = NULL;
 	int64_t			 last;
+	int			 routes;
 	enum bl_err		 e;
 
 	*healthy = 0;
@@ -314,8 +318,17 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	if (c->cfg.exposed != NULL)
 		snprintf(fierr, sizeof(fierr), "%s lies under the web server's document root, "
 		    "where anyone can download it: move it out", c->cfg.exposed);
+	/*
+	 * The web server's routing, generated with the route table of other
+	 * programs (an upgrade whose configuration was kept): some of these
+	 * programs' endpoints are not routed, or routed to a program gone.
+	 */
+	if ((routes = bl_routes_differ(c->cfg.routes)) == 1)
+		ro = "the web server's configuration was made for other programs than these "
+		    "(an upgrade without its new configuration): install the new one "
+		    "(INSTALL section 12; on a shared host, upload the new htdocs/.htaccess)";
 	*healthy = db == NULL && cn == NULL && cu == NULL && settings_err[0] == '\0' &&
-	    c->cfg.exposed == NULL;
+	    c->cfg.exposed == NULL && ro == NULL;
 	if (o == NULL || bl_json_add(o, "status", json_object_new_string(*healthy ? "ok" : "fail")) ||
 	    bl_json_add(o, "version", json_object_new_string(bl_build_version)) ||
 	    bl_json_add(o, "checks", checks = json_object_new_object()) ||
@@ -327,6 +340,8 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	    add_check(checks, failed, "files", c->cfg.exposed != NULL ? fierr : NULL, NULL) ||
 	    add_check(checks, failed, "cleanup", cu, &cl) ||
 	    bl_json_add_time(cl, "lastRun", last) ||
+	    add_check(checks, failed, "routes", ro, &rc) ||
+	    bl_json_add(rc, "stamped", json_object_new_boolean(routes >= 0)) ||
 	    bl_json_add(o, "host", host_json(&c->cfg))) {
 		json_object_put(o);
 		*healthy = 0;

@@ -734,6 +734,9 @@ struct bl_keep {
 void		 bl_serve_one(const struct bl_route *, const struct bl_io *,
 		    struct bl_keep *, int (*confine)(struct bl_ctx *));
 void		 bl_work_start(const struct bl_ctx *);
+void		 bl_work_fcgi_start(void);
+void		 bl_work_fcgi_note(char **);
+void		 bl_work_fcgi_poke(void);
 void		 bl_keep_free(struct bl_keep *);
 int		 bl_fcgi_listening(void);
 int		 bl_fcgi_serve(const struct bl_route *);

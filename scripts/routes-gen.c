@@ -10,7 +10,19 @@
  *   ROUTES_APACHE        the virtual host's RewriteRules (conf/apache-vhost.conf.in)
  *   ROUTES_HTACCESS      the document root's .htaccess RewriteRules
  *   ROUTES_NGINX         nginx's API locations
- * and routes.json, the map tests/lib/openapi.mjs reads (cgiRoute()).
+ *   ROUTES_LIGHTTPD_ENV  lighttpd's setenv.add-environment line of the digest
+ * and routes.json, the map tests/lib/openapi.mjs reads (cgiRoute()), and
+ * ROUTES_DIGEST, the routes' digest alone (the Makefile compiles it into
+ * the programs, $(BUILD)/digest.c).
+ *
+ * The digest (16 hex digits, FNV-1a 64 over each route's name, URL, path
+ * kind, methods and fallback flag: what the routing depends on) travels with
+ * every generated configuration as BURNLINK_ROUTES (Apache's and the
+ * .htaccess's first RewriteRule sets it, nginx's locations pass it, lighttpd
+ * adds it to the environment). A program compares it with its own: a
+ * configuration generated for other routes (an upgrade whose new
+ * configuration was not installed) is reported by GET /api/health and
+ * burnlink-admin check (docs/API.md, BURNLINK_ROUTES).
  *
  * A route's URL takes what its path says (lib/internal.h, enum bl_path):
  *   BL_PATH_NONE      URL exactly
@@ -52,6 +64,21 @@ static const struct {
 
 static const char	*outdir;
 static int		 nroutes;
+static char		 digest_hex[17];	/* the routes' digest */
+
+/* FNV-1a 64 of len bytes of p, continuing from h. */
+static unsigned long long
+fnv(unsigned long long h, const void *p, size_t len)
+{
+	const unsigned char	*b = p;
+	size_t			 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
 
 static void
 die(const char *fmt, ...)
@@ -269,6 +296,39 @@ done(FILE *f, const char *name)
 		die("%s/%s: cannot write", outdir, name);
 }
 
+/* The routes' digest, into digest_hex: what the routing depends on, route by route. */
+static void
+digest(void)
+{
+	unsigned long long	 h = 0xcbf29ce484222325ULL;
+	char			 line[512];
+	int			 i, n;
+
+	for (i = 0; bl_routes[i] != NULL; i++) {
+		const struct bl_route	*rt = bl_routes[i];
+
+		n = snprintf(line, sizeof(line), "%s %s %d %u %d\n", rt->name, rt->url,
+		    (int)rt->path, methods_of(rt), (rt->flags & BL_ROUTE_FALLBACK) != 0);
+		if (n < 0 || (size_t)n >= sizeof(line))
+			die("route %s: too long", rt->name);
+		h = fnv(h, line, (size_t)n);
+	}
+	snprintf(digest_hex, sizeof(digest_hex), "%016llx", h);
+}
+
+/* The digest's own files: ROUTES_DIGEST and lighttpd's environment line. */
+static void
+digest_files(void)
+{
+	FILE	*f = out("ROUTES_DIGEST");
+
+	fprintf(f, "%s\n", digest_hex);
+	done(f, "ROUTES_DIGEST");
+	f = out("ROUTES_LIGHTTPD_ENV");
+	fprintf(f, "\"BURNLINK_ROUTES\" => \"%s\",\n", digest_hex);
+	done(f, "ROUTES_LIGHTTPD_ENV");
+}
+
 /* lighttpd: the url.rewrite-once lines of one block of methods. */
 static void
 lighttpd(size_t k)
@@ -305,6 +365,8 @@ apache(const char *name, const char *prefix, const char *cgibin)
 	FILE	*f = out(name);
 	int	 i, j;
 
+	/* Every request: which routes this configuration was made for (not last). */
+	fprintf(f, "RewriteRule \"^\" \"-\" [E=BURNLINK_ROUTES:%s]\n", digest_hex);
 	for (i = 0; bl_routes[i] != NULL; i++) {
 		const struct bl_route	*rt = bl_routes[i];
 		const char		*u = rt->url + 1;
@@ -361,7 +423,8 @@ nginx_pass(FILE *f, const char *prog, const char *pathinfo)
 	fprintf(f, "\tinclude @NGINX_PARAMS@;\n"
 	    "\tfastcgi_param SCRIPT_FILENAME @CGIBIN@/%s;\n"
 	    "\tfastcgi_param PATH_INFO %s;\n"
-	    "\tfastcgi_pass unix:@FCGIWRAP_SOCKET@;\n", prog, pathinfo);
+	    "\tfastcgi_param BURNLINK_ROUTES %s;\n"
+	    "\tfastcgi_pass unix:@FCGIWRAP_SOCKET@;\n", prog, pathinfo, digest_hex);
 }
 
 /* $bl_prog by method, for routes that share a URL. */
@@ -478,6 +541,8 @@ main(int argc, char *argv[])
 		die("usage: routes-gen OUTDIR PROGRAM...");
 	outdir = argv[1];
 	check(argc - 2, argv + 2);
+	digest();
+	digest_files();
 	for (k = 0; k < NKLASS; k++)
 		lighttpd(k);
 	apache("ROUTES_APACHE", "/", "@CGIBIN@");

@@ -1,5 +1,7 @@
 /* burnlink-admin: accounts, API keys and rate-limit counters, for operators without a dashboard. */
+#include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +50,12 @@ static const char usage_text[] =
 "  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
 "                                 burnlink.conf beside the database); names file and line\n"
 "  config show                    the limits and choices in force (as GET /api/config)\n"
-"  health                         database, counters, settings, files, last cleanup, kind of\n"
-"                                 host (as GET /api/health)\n"
+"  health                         database, counters, settings, files, last cleanup, routes,\n"
+"                                 kind of host (as GET /api/health)\n"
+"  routes check [FILE...]         whether the web server's configuration files were made\n"
+"                                 for these programs' routes (default: this tree's\n"
+"                                 htdocs/.htaccess and etc/ configurations); 1 when one was\n"
+"                                 made for other programs or does not say (after an upgrade)\n"
 "\n"
 "ACCOUNT is an account id or name. The database is BURNLINK_DB (or --db PATH), the\n"
 "install secret BURNLINK_SECRET_FILE, as for the web programs; run as root, the\n"
@@ -713,6 +719,9 @@ cmd_health(struct bl_ctx *c)
 				printf("ok");
 			if (json_object_object_get_ex(chk, "lastRun", &v))
 				printf(" (last run: %s)", v != NULL ? json_object_get_string(v) : "never");
+			if (json_object_object_get_ex(chk, "stamped", &v) && !json_object_get_boolean(v))
+				printf(" (the web server's configuration is not seen from here: "
+				    "burnlink-admin routes check)");
 			printf("\n");
 		}
 		if (json_object_object_get_ex(o, "host", &checks) &&
@@ -730,6 +739,121 @@ cmd_health(struct bl_ctx *c)
 	if (c->cfg.exposed != NULL)
 		fprintf(stderr, "burnlink-admin: %s\n", c->cfg.exposed_err);
 	return healthy ? EX_OK : EX_FAIL;
+}
+
+/*
+ * The routes' digest a configuration file was made for: the first
+ * BURNLINK_ROUTES on a line that is not a comment, followed by ':', '"',
+ * '=', '>' or blanks, then 16 hex digits (as scripts/routes-gen.c writes it
+ * for Apache, the .htaccess, lighttpd and nginx). 1 found (into out), 0 not
+ * said, -1 unreadable.
+ */
+static int
+routes_of(const char *file, char out[17])
+{
+	char	 line[4096], *p;
+	FILE	*f;
+	size_t	 n;
+	int	 found = 0;
+
+	if ((f = fopen(file, "r")) == NULL)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p == '#' || (p = strstr(p, "BURNLINK_ROUTES")) == NULL)
+			continue;
+		p += strlen("BURNLINK_ROUTES");
+		p += strspn(p, ":\"=> \t");
+		n = strspn(p, "0123456789abcdef");
+		if (n == 16) {
+			memcpy(out, p, 16);
+			out[16] = '\0';
+			found = 1;
+		}
+	}
+	if (ferror(f))
+		found = -1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * routes check [FILE...]: whether each web server configuration was made for
+ * the routes these programs serve (the digest compiled in, docs/API.md's
+ * BURNLINK_ROUTES); without FILE, this tree's htdocs/.htaccess and
+ * etc/{lighttpd,apache-vhost,nginx}.conf that exist.
+ */
+static int
+cmd_routes(int argc, char *argv[])
+{
+	static const char *const mine[] = { "htdocs/.htaccess", "etc/lighttpd.conf",
+	    "etc/apache-vhost.conf", "etc/nginx.conf" };
+	const char	*own = bl_routes_own(), *state, *files[16];
+	char		 exe[PATH_MAX - 64], paths[4][PATH_MAX], got[17], *slash;
+	json_object	*o = NULL, *arr = NULL, *one;
+	ssize_t		 len;
+	size_t		 i, nfiles = 0;
+	int		 rc = EX_OK, r;
+
+	if (argc < 1 || strcmp(argv[0], "check") != 0)
+		return usage_error("routes: expected check [FILE...]");
+	if (own == NULL) {
+		fprintf(stderr, "burnlink-admin: built without the routes' digest (make)\n");
+		return EX_FAIL;
+	}
+	for (i = 1; i < (size_t)argc && nfiles < sizeof(files) / sizeof(files[0]); i++)
+		files[nfiles++] = argv[i];
+	if ((size_t)argc > sizeof(files) / sizeof(files[0]) + 1)
+		return usage_error("routes check: at most 16 files");
+	/* The tree this program was installed in: bin/../ */
+	if (nfiles == 0 && (len = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[len] = '\0';
+		for (i = 0; i < 2 && (slash = strrchr(exe, '/')) != NULL; i++)
+			*slash = '\0';
+		for (i = 0; i < 4; i++) {
+			snprintf(paths[i], sizeof(paths[i]), "%s/%s", exe, mine[i]);
+			if (access(paths[i], F_OK) == 0)
+				files[nfiles++] = paths[i];
+		}
+	}
+	if (nfiles == 0)
+		return usage_error("routes check: no htdocs/.htaccess or etc/*.conf beside this "
+		    "program: name the web server's configuration files");
+	if (json_out && ((o = json_object_new_object()) == NULL ||
+	    json_object_object_add(o, "routes", json_object_new_string(own)) != 0 ||
+	    json_object_object_add(o, "files", arr = json_object_new_array()) != 0)) {
+		json_object_put(o);
+		return failed(BL_ERR_INTERNAL, "routes check");
+	}
+	for (i = 0; i < nfiles; i++) {
+		r = routes_of(files[i], got);
+		state = r < 0 ? "unreadable" : r == 0 ? "unknown" :
+		    bl_routes_differ(got) ? "other" : "current";
+		if (strcmp(state, "current") != 0)
+			rc = EX_FAIL;
+		if (json_out) {
+			one = json_object_new_object();
+			json_object_object_add(one, "file", json_object_new_string(files[i]));
+			json_object_object_add(one, "state", json_object_new_string(state));
+			json_object_object_add(one, "routes", r == 1 ?
+			    json_object_new_string(got) : NULL);
+			json_object_array_add(arr, one);
+		} else if (r < 0)
+			printf("%s: cannot read: %s\n", files[i], strerror(errno));
+		else if (r == 0)
+			printf("%s: does not say which routes it was made for (made by hand, or "
+			    "by an older release): generate it again (INSTALL section 12)\n",
+			    files[i]);
+		else if (strcmp(state, "other") == 0)
+			printf("%s: made for other programs (routes %s; these serve %s): install "
+			    "the new configuration (INSTALL section 12)\n", files[i], got, own);
+		else
+			printf("%s: made for these programs (routes %s)\n", files[i], own);
+	}
+	if (json_out)
+		print_json(o);
+	return rc;
 }
 
 int
@@ -765,6 +889,9 @@ main(int argc, char *argv[])
 		fputs(usage_text, stdout);
 		return EX_OK;
 	}
+	/* The web server's configuration files: no database. */
+	if (strcmp(argv[i], "routes") == 0)
+		return cmd_routes(argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
 	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0 &&
 	    strcmp(argv[i], "config") != 0 && strcmp(argv[i], "health") != 0)

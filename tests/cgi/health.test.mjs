@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newContext, checkError, ROOT } from '../lib/cgi.mjs';
 
-const CHECKS = ['cleanup', 'counters', 'database', 'files', 'settings'];
+const CHECKS = ['cleanup', 'counters', 'database', 'files', 'routes', 'settings'];
+
+// The routes' digest the programs were built with (make: scripts/routes-gen.c).
+const OWN_ROUTES = fs.readFileSync(path.join(ROOT, 'build', 'routes', 'ROUTES_DIGEST'), 'utf8').trim();
 
 function health(ctx, env = {}, method = 'GET') {
 	return ctx.run('health', { method, env });
@@ -196,6 +199,7 @@ test('burnlink-admin health prints the same checks, exit status 0 or 1', async (
 	const text = admin(ctx, ['health']);
 	assert.equal(text.code, 0);
 	assert.match(text.stdout, /^status: ok\n/);
+	assert.match(text.stdout, /^routes\s+ok \(the web server's configuration is not seen from here: burnlink-admin routes check\)$/m);
 	fs.writeFileSync(stampOf(ctx), `${Date.now() - 3 * 3600e3}\n`);
 	const bad = admin(ctx, ['health']);
 	assert.equal(bad.code, 1);
@@ -250,4 +254,48 @@ test('host: runsAs shared when a web-server user runs the customer\'s programs o
 	const res = await runCgi('health', { path: path.join(bin, 'health'), method: 'GET', env: ctx.env, uid: NOBODY, gid: NOBODY });
 	assert.deepEqual(res.json.host, { runsAs: 'shared', dataPrivate: false }, res.body.toString());
 	ctx.remove();
+});
+
+// The web server's routing made for other programs (docs/API.md,
+// BURNLINK_ROUTES): an upgrade whose new configuration was not installed.
+test('routes: the configuration\'s digest is compared with the programs\' own; another one fails the check', async () => {
+	const ctx = await cleaned();
+	const none = await health(ctx);
+	assert.equal(none.status, 200);
+	assert.deepEqual(none.json.checks.routes, { ok: true, stamped: false }, 'a configuration that does not say: not failed');
+	const same = await health(ctx, { BURNLINK_ROUTES: OWN_ROUTES });
+	assert.equal(same.status, 200, same.body.toString());
+	assert.deepEqual(same.json.checks.routes, { ok: true, stamped: true });
+	const redirected = await health(ctx, { REDIRECT_BURNLINK_ROUTES: OWN_ROUTES });
+	assert.deepEqual(redirected.json.checks.routes, { ok: true, stamped: true }, 'as an .htaccess rewrite passes it');
+	const other = OWN_ROUTES.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+	for (const env of [{ BURNLINK_ROUTES: other }, { REDIRECT_BURNLINK_ROUTES: other }, { BURNLINK_ROUTES: 'x'.repeat(40) }]) {
+		const j = unhealthy(await health(ctx, env), ['routes']);
+		assert.equal(j.checks.routes.stamped, true);
+		assert.match(j.checks.routes.error, /made for other programs .*INSTALL section 12/);
+	}
+});
+
+test('burnlink-admin routes check: 0 for files made for these programs, 1 naming the stale or silent one', async () => {
+	const ctx = newContext();
+	const cur = path.join(ctx.dir, 'current.htaccess');
+	fs.copyFileSync(path.join(ROOT, 'build', 'routes', 'ROUTES_HTACCESS'), cur);
+	const nginx = path.join(ctx.dir, 'nginx.conf');
+	fs.copyFileSync(path.join(ROOT, 'build', 'routes', 'ROUTES_NGINX'), nginx);
+	const lighttpd = path.join(ctx.dir, 'lighttpd.conf');
+	fs.writeFileSync(lighttpd, `setenv.add-environment = (\n\t"BURNLINK_DB" => "/x.db",\n${fs.readFileSync(path.join(ROOT, 'build', 'routes', 'ROUTES_LIGHTTPD_ENV'), 'utf8')})\n`);
+	const ok = admin(ctx, ['routes', 'check', cur, nginx, lighttpd]);
+	assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+	assert.equal(ok.stdout.split('\n').filter((l) => l.endsWith(`made for these programs (routes ${OWN_ROUTES})`)).length, 3, ok.stdout);
+	const old = path.join(ctx.dir, 'old.htaccess');
+	fs.writeFileSync(old, fs.readFileSync(cur, 'utf8').replace(OWN_ROUTES, '0123456789abcdef'));
+	const hand = path.join(ctx.dir, 'hand.conf');
+	fs.writeFileSync(hand, '# BURNLINK_ROUTES 0123456789abcdef in a comment\nRewriteRule "^api/secrets$" "/cgi-bin/create" [L]\n');
+	const bad = admin(ctx, ['routes', 'check', cur, old, hand]);
+	assert.equal(bad.code, 1);
+	assert.match(bad.stdout, new RegExp(`old\\.htaccess: made for other programs \\(routes 0123456789abcdef; these serve ${OWN_ROUTES}\\): install the new configuration \\(INSTALL section 12\\)`));
+	assert.match(bad.stdout, /hand\.conf: does not say which routes it was made for/);
+	const js = admin(ctx, ['routes', 'check', old, '--json']);
+	assert.equal(js.code, 1);
+	assert.deepEqual(js.json, { routes: OWN_ROUTES, files: [{ file: old, state: 'other', routes: '0123456789abcdef' }] });
 });

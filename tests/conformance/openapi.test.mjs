@@ -220,6 +220,12 @@ test('GET /api/config and GET /api/health: real answers pass, altered ones fail'
 	fails(health(noVersion), /must have required property 'version'/);
 	fails(health({ ...hb, failed: [] }), /failed must NOT have fewer than 1 items/);
 	fails(health({ ...hb, checks: { ...hb.checks, cleanup: { ok: false, lastRun: null } } }), /must have required property 'error'/);
+	// routes: always says whether the configuration was stamped; only a stamped one can fail
+	assert.equal(typeof hb.checks.routes.stamped, 'boolean');
+	const { stamped, ...unsaid } = hb.checks.routes;
+	fails(health({ ...hb, checks: { ...hb.checks, routes: unsaid } }), /must have required property 'stamped'/);
+	fails(health({ ...hb, checks: { ...hb.checks, routes: { ok: false, stamped: false, error: 'x' } }, failed: ['cleanup', 'routes'] }),
+		/routes\/stamped must be equal to constant/);
 	const { code, ...noCode } = hb;
 	assert.equal(code, 'UNHEALTHY');
 	fails(health(noCode), /must have required property 'code'/);

@@ -33,8 +33,11 @@ function lighttpd() {
 }
 
 // Starts lighttpd; dataDir (default: a new directory) holds burnlink.db.
+// selfWork: the responders do the cron jobs' due work themselves (lib/work.c;
+// cron/cleanup and cron/notify are copied beside the programs, as bin/ holds
+// them in an installed tree), else BURNLINK_SELF_WORK=off. env: more settings.
 // Returns { base, dir, dataDir, api, stop }.
-export async function startFastcgi({ dataDir, procs = 1 } = {}) {
+export async function startFastcgi({ dataDir, procs = 1, selfWork = false, env = {} } = {}) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-fastcgi-'));
 	fs.chmodSync(dir, 0o755);
 	dataDir = dataDir || path.join(dir, 'data');
@@ -44,6 +47,13 @@ export async function startFastcgi({ dataDir, procs = 1 } = {}) {
 	}
 	for (const p of PROGRAMS) fs.copyFileSync(path.join(BIN, p), path.join(binDir, p));
 	for (const p of PROGRAMS) fs.chmodSync(path.join(binDir, p), 0o755);
+	if (selfWork) {
+		for (const p of ['cleanup', 'notify']) {
+			fs.copyFileSync(path.join(BIN, '..', 'cron', p), path.join(binDir, p));
+			fs.chmodSync(path.join(binDir, p), 0o755);
+		}
+	}
+	const settings = { BURNLINK_SELF_WORK: selfWork ? 'on' : 'off', ...env };
 	fs.writeFileSync(path.join(dir, 'www', 'robots.txt'), 'ok\n');
 	const asRoot = process.getuid && process.getuid() === 0;
 	let user = '';
@@ -54,7 +64,7 @@ export async function startFastcgi({ dataDir, procs = 1 } = {}) {
 		} catch { /* run as root */ }
 	}
 	if (user) {
-		for (const d of [dataDir, path.join(dir, 'run'), path.join(dir, 'log')]) execFileSync('chown', [`${user}:${user}`, d]);
+		for (const d of [dataDir, path.join(dir, 'run'), path.join(dir, 'log')]) execFileSync('chown', ['-R', `${user}:${user}`, d]);
 	}
 	const port = await freePort();
 	const base = `http://127.0.0.1:${port}`;
@@ -71,6 +81,7 @@ setenv.add-environment = (
 	"BURNLINK_DB" => "${dataDir}/burnlink.db",
 	"BURNLINK_SECRET_FILE" => "${dataDir}/secret.key",
 	"BURNLINK_SITE_URL" => "https://burnlink.test",
+${Object.entries(settings).map(([k, v]) => `\t"${k}" => "${v}",`).join('\n')}
 )
 $HTTP["request-method"] == "POST" {
 	url.rewrite-once = ( "^/api/secrets$" => "/cgi-bin/create", "^/api/secrets/([A-Za-z0-9_-]+)$" => "/cgi-bin/retrieve/$1" )

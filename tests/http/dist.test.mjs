@@ -4,7 +4,7 @@
 // BURNLINK_SERVER=htaccess (the other servers do not read .htaccess files).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,18 @@ test(`${KIND}: the make dist tree serves through its .htaccess files with no set
 			const elf = execFileSync('readelf', ['-lS', path.join(tree, p)], { encoding: 'utf8' });
 			assert.doesNotMatch(elf, /INTERP|\.dynamic /, `${p} is static`);
 			assert.doesNotMatch(elf, /\.symtab|\.debug_info/, `${p} is stripped`);
+		}
+		// x86-64: one binary holds every program, each program's file is a stub
+		// that runs it under its own name (scripts/multicall.c, scripts/stub.c).
+		if (process.arch === 'x64') {
+			assert.ok(programs.includes('bin/burnlink-programs'), 'the multi-call binary');
+			for (const p of programs.filter((f) => f !== 'bin/burnlink-programs'))
+				assert.ok(fs.statSync(path.join(tree, p)).size < 16384, `${p} is a stub`);
+			const mb = fs.statSync(path.join(tmp, tarball)).size / 1048576;
+			assert.ok(mb < 8, `the tarball is ${mb.toFixed(1)} MB (45 MB with a copy of the libraries per program)`);
+			const none = spawnSync(path.join(tree, 'bin', 'burnlink-programs'), [], { encoding: 'utf8' });
+			assert.equal(none.status, 2);
+			assert.match(none.stderr, /run as one of its programs/);
 		}
 		assert.equal(fs.statSync(path.join(tree, 'var')).mode & 0o777, 0o700);
 		assert.equal(fs.statSync(path.join(tree, 'cgi-bin', 'create')).mode & 0o777, 0o755);

@@ -4,12 +4,12 @@
 // web server's user's, var/ 0700), (B) CGI runs as a web-server user shared
 // with other customers (the tree belongs to a customer uid, var/ 0777). Each at
 // the document root and under a sub-path (/burnlink/, site_url in
-// var/burnlink.conf): a secret made and read, /api/health naming the kind of
-// host, an expired secret removed by the programs themselves, and nothing of
-// var/ downloadable. Runs as root with BURNLINK_SERVER=htaccess.
+// var/burnlink.conf): a secret made and read (the page, the API, the CLI),
+// /api/health naming the kind of host, an expired secret removed and a read
+// receipt mailed by the programs themselves, and nothing of var/ downloadable. Runs as root with BURNLINK_SERVER=htaccess.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,11 +74,16 @@ async function until(cond, what, ms = 30000) {
 for (const kind of ['owner', 'shared']) {
 	for (const sub of ['', 'burnlink']) {
 		describe(`host with CGI as ${kind === 'owner' ? 'the owner (suEXEC)' : 'a shared web-server user'}, at ${sub ? `/${sub}/` : 'the root'}`, { skip }, () => {
-			let srv, tree, prefix;
+			let srv, tree, prefix, mails;
 			before(async () => {
 				tree = install(kind, sub);
 				prefix = sub ? `/${sub}` : '';
-				srv = await startServer({ server: 'htaccess', tree, env: { BURNLINK_SELF_WORK: 'on' } });
+				// The host's mailer, captured: each mail a file the web server's user writes.
+				mails = fs.mkdtempSync(path.join(tmp, 'mails-'));
+				fs.chmodSync(mails, 0o777);
+				const mailer = path.join(tmp, 'capture-mail');
+				fs.writeFileSync(mailer, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\ncat > "$f"\n', { mode: 0o755 });
+				srv = await startServer({ server: 'htaccess', tree, env: { BURNLINK_SELF_WORK: 'on', BURNLINK_SENDMAIL: `${mailer} ${mails}` } });
 			});
 			after(async () => { await srv?.stop(); });
 
@@ -92,6 +97,19 @@ for (const kind of ['owner', 'shared']) {
 				assert.equal(r.status, 200, r.text);
 				const rp = await fetch(`${srv.base}${prefix}/secret/${c.body.metadata.secretKey}`);
 				assert.equal(rp.status, 200);
+			});
+			test('the CLI sends and reads a secret at the site\'s address (its sub-path too)', async () => {
+				const cli = (args, input) => spawnSync(process.execPath, [path.join(ROOT, 'cli', 'burnlink.mjs'), ...args], {
+					encoding: 'utf8', input, env: { PATH: process.env.PATH, HOME: tmp },
+				});
+				const sent = cli(['--url', `${srv.base}${prefix}`, '-'], 'from the CLI\n');
+				assert.equal(sent.status, 0, sent.stderr);
+				const link = sent.stdout.trim();
+				assert.ok(link.startsWith(`https://example.org${prefix}/secret/`), link);
+				// The link names the site's public address: reach it at the test server's.
+				const got = cli(['get', link.replace('https://example.org', srv.base)]);
+				assert.equal(got.status, 0, got.stderr);
+				assert.equal(got.stdout, 'from the CLI\n');
 			});
 			test('/api/health names the kind of host', async () => {
 				const h = await api(srv, 'GET', `${prefix}/api/health`);
@@ -112,6 +130,34 @@ for (const kind of ['owner', 'shared']) {
 				const m = await api(srv, 'GET', `${prefix}/api/secrets/${c.body.metadata.key}`);
 				assert.equal(m.status, 404, 'removed, not only expired');
 				assert.equal((await api(srv, 'GET', `${prefix}/api/health`)).body.checks.cleanup.ok, true);
+			});
+			test('no cron: a read receipt is mailed by the programs themselves', async () => {
+				assert.equal((await api(srv, 'GET', `${prefix}/api/config`)).status, 200);
+				// An account with a verified address and a key, as burnlink-admin makes them
+				// (run here as the programs' user, whose files the database's are).
+				const admin = (...args) => execFileSync('setpriv', ['--reuid=www-data', '--regid=www-data', '--init-groups',
+					path.join(tree, 'bin', 'burnlink-admin'), '--db', path.join(tree, 'var', 'burnlink.db'), ...args],
+				{ encoding: 'utf8', env: { PATH: process.env.PATH, BURNLINK_SELF_WORK: 'off' } });
+				admin('account', 'create', 'alice');
+				admin('account', 'email', 'alice', 'alice@example.org');
+				const key = JSON.parse(admin('--json', 'key', 'issue', 'alice')).key;
+				const c = await api(srv, 'POST', `${prefix}/api/secrets`, {
+					json: { text: 'read me', notify: ['email'] }, headers: { Authorization: `Bearer ${key}` },
+				});
+				assert.equal(c.status, 200, c.text);
+				const r = await api(srv, 'POST', `${prefix}/api/secrets/${c.body.metadata.secretKey}`, { json: {} });
+				assert.equal(r.status, 200, r.text);
+				// The deliveries due: no run recorded lately (the install secret 90 minutes old).
+				fs.rmSync(path.join(tree, 'var', 'burnlink-notify'), { force: true });
+				const then = new Date(Date.now() - 90 * 60e3);
+				fs.utimesSync(path.join(tree, 'var', 'secret.key'), then, then);
+				if (fs.existsSync(path.join(tree, 'var', 'burnlink-work'))) fs.utimesSync(path.join(tree, 'var', 'burnlink-work'), then, then);
+				assert.equal((await api(srv, 'GET', `${prefix}/api/config`)).status, 200);
+				const list = () => fs.readdirSync(mails).map((f) => fs.readFileSync(path.join(mails, f), 'utf8'));
+				await until(() => list().some((m) => /^Subject: Your secret was viewed for the last time$/m.test(m)), 'the read receipt');
+				const mail = list().find((m) => /^Subject: Your secret was viewed/m.test(m));
+				assert.match(mail, /^To: alice@example\.org$/m);
+				await until(() => fs.existsSync(path.join(tree, 'var', 'burnlink-notify')), 'the notify record');
 			});
 			test('nothing of var/ can be downloaded', async () => {
 				for (const f of fs.readdirSync(path.join(tree, 'var'))) {

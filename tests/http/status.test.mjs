@@ -90,3 +90,11 @@ test(`${KIND}: /api/health: 200 once cleanup ran, 503 naming a broken settings f
 	assert.equal(stale.status, 503, stale.text);
 	assert.deepEqual(stale.body.failed, ['cleanup']);
 });
+
+// The generated configuration of every server passes BURNLINK_ROUTES, the
+// routes it was made for (scripts/routes-gen.c; an .htaccess rewrite as
+// REDIRECT_BURNLINK_ROUTES): the programs find it is theirs.
+test(`${KIND}: /api/health: the server's configuration says it was made for these programs' routes`, async () => {
+	const r = await api(srv, 'GET', '/api/health');
+	assert.deepEqual(r.body.checks.routes, { ok: true, stamped: true }, r.text);
+});
