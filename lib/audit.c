@@ -128,25 +128,23 @@ bl_audit_json(const struct bl_audit_event *ev)
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
-#define ID_OR_NULL(v)	((v) > 0 ? json_object_new_int64(v) : NULL)
-#define TEXT_OR_NULL(s)	((s)[0] != '\0' ? json_object_new_string(s) : NULL)
+#define ID(k, v)	((v) > 0 ? bl_json_add(o, k, json_object_new_int64(v)) : bl_json_add_null(o, k))
+#define TEXT(k, s)	((s)[0] != '\0' ? bl_json_add(o, k, json_object_new_string(s)) : \
+			    bl_json_add_null(o, k))
 	if (bl_json_add(o, "id", json_object_new_int64(ev->id)) ||
 	    bl_json_add(o, "at", json_object_new_string(bl_iso8601(ev->at_ms, at))) ||
 	    bl_json_add(o, "kind", json_object_new_string(ev->kind)) ||
-	    bl_json_add(o, "accountId", ID_OR_NULL(ev->account_id)) ||
-	    bl_json_add(o, "apiKeyId", ID_OR_NULL(ev->api_key_id)) ||
-	    bl_json_add(o, "operator", TEXT_OR_NULL(ev->operator_name)) ||
-	    bl_json_add(o, "client", TEXT_OR_NULL(ev->client)) ||
-	    bl_json_add(o, "ownerId", ID_OR_NULL(ev->owner_id)) ||
-	    bl_json_add(o, "objectId", ID_OR_NULL(ev->object_id)) ||
-	    bl_json_add(o, "receiptId", TEXT_OR_NULL(ev->receipt_id)) ||
+	    ID("accountId", ev->account_id) || ID("apiKeyId", ev->api_key_id) ||
+	    TEXT("operator", ev->operator_name) || TEXT("client", ev->client) ||
+	    ID("ownerId", ev->owner_id) || ID("objectId", ev->object_id) ||
+	    TEXT("receiptId", ev->receipt_id) ||
 	    bl_json_add(o, "outcome", json_object_new_string(ev->outcome)) ||
-	    bl_json_add(o, "detail", TEXT_OR_NULL(ev->detail))) {
+	    TEXT("detail", ev->detail)) {
 		json_object_put(o);
 		return NULL;
 	}
-#undef ID_OR_NULL
-#undef TEXT_OR_NULL
+#undef ID
+#undef TEXT
 	return o;
 }
 
@@ -237,6 +235,20 @@ bl_audit_secret(struct bl_store *s, const struct bl_audit_who *who, enum bl_even
 	    P_TEXT_OR_NULL(detail)), NULL, NULL, NULL)) != BL_OK)
 		return e;
 	return mirror(s, kind, owner, id, NULL, outcome, detail);
+}
+
+/* Inside a transaction: request.created of the request just stored (by its hash). */
+enum bl_err
+bl_audit_request_new(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES])
+{
+	const struct bl_audit_who	*w = bl_st_who(s);
+	int64_t				 acc = w != NULL ? w->account_id : 0;
+	int64_t				 key = w != NULL ? w->api_key_id : 0;
+
+	return bl_st_run(s, ST_AUDIT_RQ_NEW, PARMS(P_INT(bl_now_ms()), P_INT_OR_NULL(acc > 0, acc),
+	    P_INT_OR_NULL(key > 0, key),
+	    P_TEXT_OR_NULL(w != NULL && w->client[0] != '\0' ? w->client : NULL),
+	    P_BLOB(hash, BL_HASH_BYTES)), NULL, NULL, NULL);
 }
 
 /* An event in a transaction of its own (an action that writes nothing else: a refusal). */

@@ -454,6 +454,7 @@ struct bl_cleanup_stats {
 	int64_t	counters;	/* ended counter windows pruned */
 	int64_t	requests;	/* secret requests past expiresAt */
 	int64_t	steps;		/* transactions it took (lib/secret.c) */
+	int64_t	audit;		/* audit events older than audit_days (lib/audit.c) */
 	int	busy;		/* another cleanup holds the database's lock: nothing done */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,

@@ -208,6 +208,8 @@ enum bl_err	 bl_audit(struct bl_store *, enum bl_event, int64_t owner, int64_t o
 enum bl_err	 bl_audit_secret(struct bl_store *, const struct bl_audit_who *,
 		    enum bl_event, int64_t owner, int64_t id, const char *outcome,
 		    const char *detail);
+enum bl_err	 bl_audit_request_new(struct bl_store *, const unsigned char hash[BL_HASH_BYTES]);
+enum bl_err	 bl_store_session_end(struct bl_store *, int64_t id, int64_t account_id);
 enum bl_err	 bl_audit_alone(struct bl_store *, enum bl_event, int64_t owner,
 		    int64_t object, const char *receipt_id, const char *outcome,
 		    const char *detail);

@@ -118,6 +118,9 @@ enum bl_stmt {
 				 * secret id, outcome, detail: its receipt id from secret_notify */
 	ST_AUDIT_KEY_USED,	/* key id, now, client: apikey.used, if the key's last use
 				 * was before this UTC day (before ST_KEY_USED) */
+	ST_AUDIT_RQ_NEW,	/* at, account, api key, client, request_hash: request.created */
+	ST_AUDIT_WEBHOOK_FAIL,	/* outbox id, lease token, now, error: webhook.failing, if the
+				 * row is a webhook's */
 	ST_AUDIT_LIST,		/* since, until, kind, account (actor or owner), receipt,
 				 * before id, max (NULL: any) -> AUDIT (newest first) */
 	ST_AUDIT_PRUNE,		/* before, max: at most max rows older than before */

@@ -206,6 +206,11 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_AUDIT_KEY_USED] = BL_AUDIT_INTO "SELECT $2, 'apikey.used', account_id, id, NULL, $3, "
 	    "account_id, id, NULL, 'ok', NULL FROM api_keys WHERE id = $1 AND "
 	    "(last_used_at IS NULL OR last_used_at / 86400000 < $2 / 86400000)",
+	[ST_AUDIT_RQ_NEW] = BL_AUDIT_INTO "SELECT $1, 'request.created', $2, $3, NULL, $4, NULL, "
+	    "id, NULL, 'ok', NULL FROM requests WHERE request_hash = $5",
+	[ST_AUDIT_WEBHOOK_FAIL] = BL_AUDIT_INTO "SELECT $3, 'webhook.failing', NULL, NULL, NULL, "
+	    "NULL, account_id, webhook_id, receipt_id, 'failed', $4 FROM outbox WHERE id = $1 AND "
+	    "lease_token = $2 AND channel = 2 AND webhook_id IS NOT NULL",
 	[ST_AUDIT_LIST] = "SELECT " BL_AUDIT_COLUMNS " FROM audit_events WHERE "
 	    "($1 IS NULL OR at >= $1) AND ($2 IS NULL OR at < $2) AND ($3 IS NULL OR kind = $3) "
 	    "AND ($4 IS NULL OR account_id = $4 OR owner_id = $4) AND ($5 IS NULL OR "
