@@ -237,20 +237,6 @@ bl_audit_secret(struct bl_store *s, const struct bl_audit_who *who, enum bl_even
 	return mirror(s, kind, owner, id, NULL, outcome, detail);
 }
 
-/* Inside a transaction: request.created of the request just stored (by its hash). */
-enum bl_err
-bl_audit_request_new(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES])
-{
-	const struct bl_audit_who	*w = bl_st_who(s);
-	int64_t				 acc = w != NULL ? w->account_id : 0;
-	int64_t				 key = w != NULL ? w->api_key_id : 0;
-
-	return bl_st_run(s, ST_AUDIT_RQ_NEW, PARMS(P_INT(bl_now_ms()), P_INT_OR_NULL(acc > 0, acc),
-	    P_INT_OR_NULL(key > 0, key),
-	    P_TEXT_OR_NULL(w != NULL && w->client[0] != '\0' ? w->client : NULL),
-	    P_BLOB(hash, BL_HASH_BYTES)), NULL, NULL, NULL);
-}
-
 /* An event in a transaction of its own (an action that writes nothing else: a refusal). */
 enum bl_err
 bl_audit_alone(struct bl_store *s, enum bl_event kind, int64_t owner, int64_t object,

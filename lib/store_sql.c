@@ -85,7 +85,7 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
 	[ST_RQ_INSERT] = "INSERT INTO requests (request_hash, inbox_hash, created_at, "
 	    "expires_at, allow_files, public_key, note_ct, note_iv) VALUES "
-	    "($1,$2,$3,$4,$5,$6,$7,$8)",
+	    "($1,$2,$3,$4,$5,$6,$7,$8) RETURNING id",
 	[ST_RQ_LOOKUP] = "SELECT " BL_RQ_COLUMNS ", inbox_hash = $1, note_ct, note_iv "
 	    "FROM requests WHERE request_hash = $1 OR inbox_hash = $1",
 	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1",
@@ -206,8 +206,6 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_AUDIT_KEY_USED] = BL_AUDIT_INTO "SELECT $2, 'apikey.used', account_id, id, NULL, $3, "
 	    "account_id, id, NULL, 'ok', NULL FROM api_keys WHERE id = $1 AND "
 	    "(last_used_at IS NULL OR last_used_at / 86400000 < $2 / 86400000)",
-	[ST_AUDIT_RQ_NEW] = BL_AUDIT_INTO "SELECT $1, 'request.created', $2, $3, NULL, $4, NULL, "
-	    "id, NULL, 'ok', NULL FROM requests WHERE request_hash = $5",
 	[ST_AUDIT_WEBHOOK_FAIL] = BL_AUDIT_INTO "SELECT $3, 'webhook.failing', NULL, NULL, NULL, "
 	    "NULL, account_id, webhook_id, receipt_id, 'failed', $4 FROM outbox WHERE id = $1 AND "
 	    "lease_token = $2 AND channel = 2 AND webhook_id IS NOT NULL",
