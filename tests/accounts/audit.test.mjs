@@ -285,3 +285,26 @@ test('retention: the cleanup removes events older than audit_days, and only thos
 	assert.match(r.stdout, /and 5 audit events/);
 	assert.equal(Number(ctx.sql('SELECT count(*) FROM audit_events WHERE at < ' + (Date.now() - 7 * 86400000)).trim()), 0);
 });
+
+test('one list of kinds: burnlink-admin audit kinds, docs/ADMIN.md\'s table, docs/openapi.yaml, the metrics', async () => {
+	const r = admin(ctx, ['audit', 'kinds']);
+	assert.equal(r.code, 0, r.stderr);
+	const fromTool = r.stdout.trim().split('\n').map((l) => {
+		const m = /^(\S+)\s+(\S+)\s+(.*)$/.exec(l);
+		return [m[1], m[2] === '-' ? '' : m[2], m[3]];
+	});
+	const adminMd = fs.readFileSync(path.join(ROOT, 'docs', 'ADMIN.md'), 'utf8');
+	const fromDocs = [...adminMd.matchAll(/^\| `([a-z0-9_.]+)` \| ([a-z]*) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+	assert.deepEqual(fromDocs, fromTool);
+	const yaml = fs.readFileSync(path.join(ROOT, 'docs', 'openapi.yaml'), 'utf8');
+	const en = /EventKind:[\s\S]*?enum: \[([^\]]*)\]/.exec(yaml)[1].split(',').map((x) => x.trim());
+	assert.deepEqual(en, fromTool.map((k) => k[0]));
+	const token = 'a'.repeat(40);
+	const c2 = path.join(path.dirname(conf), 'metrics.conf');
+	fs.writeFileSync(c2, `metrics_token = ${token}\n`);
+	const m = await ctx.run('metrics', { method: 'GET', noHeaderCheck: true,
+		env: { HTTP_AUTHORIZATION: `Bearer ${token}`, BURNLINK_CONFIG: c2 } });
+	assert.equal(m.status, 200, m.body.toString());
+	const counted = [...m.body.toString().matchAll(/^burnlink_events_total\{kind="([^"]+)"\}/gm)].map((x) => x[1]);
+	assert.deepEqual(counted, fromTool.map((k) => k[0]));
+});
