@@ -120,9 +120,12 @@ enum bl_stmt {
 				 * was before this UTC day (before ST_KEY_USED) */
 	ST_AUDIT_WEBHOOK_FAIL,	/* outbox id, lease token, now, error: webhook.failing, if the
 				 * row is a webhook's */
+	ST_AUDIT_ANON,		/* at, kind, client, secret id, outcome, detail: by nobody,
+				 * of an anonymous secret (most views) */
 	ST_AUDIT_LIST,		/* since, until, kind, account (actor or owner), receipt,
-				 * before id, max (NULL: any) -> AUDIT (newest first) */
-	ST_AUDIT_PRUNE,		/* before, max: at most max rows older than before */
+				 * before id, max (NULL: any; account: the owner) -> AUDIT
+				 * (newest first) */
+	ST_AUDIT_PRUNE,		/* before, max: of the max oldest rows, those older than before */
 	ST_AUDIT_EXPIRED,	/* now, cut expires_at, cut id: secret.expired of the
 				 * step's active rows (PostgreSQL: in ST_CLEAN_ROWS) */
 	ST_AUDIT_CLEAN,		/* now, cut expires_at, cut id: secret.removed of the
