@@ -562,7 +562,8 @@ bl_op_sign_in(struct bl_req *r)
 		if (norm[i] >= 'A' && norm[i] <= 'Z')
 			norm[i] = (char)(norm[i] - 'A' + 'a');
 	if ((e = count_attempt(r, norm)) != BL_OK)
-		return signin_refused(r, 0, e, "limited", NULL);
+		return e == BL_ERR_TOO_MANY_ATTEMPTS || e == BL_ERR_RATE_LIMIT_EXCEEDED ?
+		    signin_refused(r, 0, e, "limited", NULL) : e;
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
 	/* Names burnlink-admin made keep their case; addresses compare without it. */
