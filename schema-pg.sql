@@ -217,3 +217,21 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 	used_at		bigint
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
+
+-- Version 7: the audit trail; as in schema.sql.
+CREATE TABLE IF NOT EXISTS audit_events (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	at		bigint NOT NULL,
+	kind		text NOT NULL,
+	account_id	bigint,
+	api_key_id	bigint,
+	operator	text,
+	client		text,
+	owner_id	bigint,
+	object_id	bigint,
+	receipt_id	text,
+	outcome		text NOT NULL,
+	detail		text
+);
+CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id, id)
+	WHERE owner_id IS NOT NULL;

@@ -209,3 +209,25 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 	used_at		INTEGER
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
+
+-- Version 7: the audit trail (docs/ADMIN.md, "Audit trail"): one row per
+-- event, written in the transaction of the change it records. id ascends
+-- with at (the cursor of a listing); at: ms since the epoch; kind: a row of
+-- lib/events.c ("secret.viewed", ...); account_id, api_key_id: the actor's
+-- account and the API key it used, operator: burnlink-admin's user name,
+-- all NULL for nobody (anonymous); client: what audit_client keeps of the
+-- address (an HMAC under the install secret, the address, or NULL);
+-- owner_id: the account the object belongs to, else the actor's (what GET
+-- /api/my/events shows an account); object_id: the row id of the secret,
+-- request, API key, webhook or account; receipt_id: rcp_..., where the
+-- object has one; outcome: ok, refused, limited or failed; detail: e.g.
+-- by whom a secret was burned, the views left. Never content, a key, a
+-- passphrase or a token. The cleanup removes rows older than audit_days,
+-- oldest ids first. Comments stay outside the statement and there is one
+-- index: every process parses the stored schema, and every event writes
+-- each index (docs/PERFORMANCE.md, "The audit trail's cost").
+CREATE TABLE IF NOT EXISTS audit_events (id INTEGER PRIMARY KEY, at INTEGER NOT NULL,
+	kind TEXT NOT NULL, account_id INTEGER, api_key_id INTEGER, operator TEXT, client TEXT,
+	owner_id INTEGER, object_id INTEGER, receipt_id TEXT, outcome TEXT NOT NULL, detail TEXT);
+CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id)
+	WHERE owner_id IS NOT NULL;

@@ -421,6 +421,17 @@ bl_fcgi_serve(const struct bl_route *rt)
 			return 1;
 	/* The worker that does the cron jobs' due work (lib/work.c), then the sandbox. */
 	bl_work_fcgi_start();
+	/*
+	 * audit_syslog's socket, before the sandbox forbids it: from the
+	 * settings the process's own environment names (docs/ADMIN.md).
+	 */
+	{
+		struct bl_ctx	 c;
+
+		if (bl_ctx_init(&c, NULL, NULL) == 0)
+			bl_audit_syslog_open(&c);
+		bl_ctx_free(&c);
+	}
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "

@@ -15,6 +15,7 @@ static int
 cgi_confine(struct bl_ctx *c)
 {
 	bl_work_start(c);
+	bl_audit_syslog_open(c);
 	return bl_sandbox();
 }
 

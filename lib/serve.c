@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "store.h"
 
 /* The action of rt for the request's method (and item), or NULL: 405. */
 static const struct bl_action *
@@ -99,6 +100,9 @@ run(const struct bl_route *rt, struct bl_req *r)
 	if ((n & (BL_NEED_BODY | BL_NEED_BODY_OPT)) &&
 	    (e = bl_req_read_body(r, (n & BL_NEED_BODY) != 0)) != BL_OK)
 		return e;
+	/* the actor of the audit trail's events (lib/audit.c) */
+	bl_audit_who_set(r->ctx, r->account_id > 0 ? r->account_id : r->session.found ?
+	    r->session.s.account_id : 0, r->api_key_id, r->client_ip);
 	return a->handler(r);
 }
 
@@ -108,6 +112,7 @@ keep_lend(struct bl_keep *k, struct bl_ctx *c)
 {
 	if (k->store != NULL && strcmp(k->db_path, c->cfg.db_path) == 0) {
 		c->store = k->store;
+		bl_st_set_who(c->store, &c->who);
 		if (k->batch)
 			bl_store_batch(c->store);
 	} else {
@@ -130,9 +135,14 @@ keep_lend(struct bl_keep *k, struct bl_ctx *c)
 static void
 keep_take(struct bl_keep *k, struct bl_ctx *c)
 {
+	static struct bl_audit_who	 kept_who;
+
 	k->lent = NULL;
 	if (c->store != NULL && bl_store_idle(c->store) == 0 &&
 	    (k->db_path = strdup(c->cfg.db_path)) != NULL) {
+		/* the context ends here; the batch's commit may still send its audit lines */
+		kept_who = c->who;
+		bl_st_set_who(c->store, &kept_who);
 		k->store = c->store;
 		c->store = NULL;
 	} else if (c->store != NULL && k->batch)
