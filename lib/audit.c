@@ -78,26 +78,13 @@ bl_audit_operator(struct bl_ctx *c)
 }
 
 /*
- * The datagram socket of audit_syslog (the log daemon's: /dev/log, or
- * audit_syslog_socket), one per process, opened by bl_audit_syslog_open()
- * before the sandbox forbids it (lib/serve.c, lib/fcgi.c; burnlink-admin and
- * cron/cleanup have none); the events are written to it as syslog(3) would,
- * after their commit (lib/store.c). A log daemon that is absent leaves it
- * closed, logged.
+ * Opens the datagram socket of audit_syslog (the log daemon's: /dev/log, or
+ * audit_syslog_socket), one per process, before the sandbox forbids it
+ * (lib/program.c, lib/fcgi.c; burnlink-admin and cron/cleanup have none), and
+ * hands it to the contexts (bl_ctx_syslog(), lib/ctx.c); the events are
+ * written to it as syslog(3) would, after their commit (lib/store.c). A log
+ * daemon that is absent leaves it closed, logged.
  */
-static int	 syslog_fd = -1;
-
-/* The context's actor starts as nobody, with the process's syslog socket if audit_syslog. */
-void
-bl_audit_ctx(struct bl_ctx *c)
-{
-	const struct bl_policy	*pol = &c->cfg.policy;
-
-	memset(&c->who, 0, sizeof(c->who));
-	c->who.syslog = pol->audit_facility != 0 ? pol->audit_facility : 10 << 3; /* LOG_AUTHPRIV */
-	c->who.syslog_fd = pol->audit_syslog ? syslog_fd : -1;
-}
-
 void
 bl_audit_syslog_open(struct bl_ctx *c)
 {
@@ -106,7 +93,7 @@ bl_audit_syslog_open(struct bl_ctx *c)
 	const char		*path = pol->audit_socket[0] != '\0' ? pol->audit_socket : "/dev/log";
 	int			 fd;
 
-	if (pol->audit_syslog && syslog_fd < 0) {
+	if (pol->audit_syslog && bl_ctx_syslog(-2) < 0) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sun_family = AF_UNIX;
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
@@ -117,9 +104,9 @@ bl_audit_syslog_open(struct bl_ctx *c)
 			close(fd);
 			fd = -1;
 		}
-		syslog_fd = fd;
+		bl_ctx_syslog(fd);
 	}
-	bl_audit_ctx(c);
+	bl_ctx_who(c);
 }
 
 /* One event as JSON: the API's, the CLI's ndjson and the syslog line (docs/API.md). */

@@ -361,6 +361,8 @@ enum bl_err	 bl_ctx_store(struct bl_ctx *);
 void		 bl_ctx_hint(struct bl_ctx *, enum bl_err, const char *);
 enum bl_err	 bl_ctx_unreachable(struct bl_ctx *, enum bl_err);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
+int		 bl_ctx_syslog(int fd);
+void		 bl_ctx_who(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
 
 /*

@@ -5,6 +5,29 @@
 #include "internal.h"
 #include "store.h"
 
+/* The process's audit_syslog socket (lib/audit.c), or -1. */
+static int	 syslog_fd = -1;
+
+/* Sets the process's audit_syslog socket when fd is not -2; the socket, or -1. */
+int
+bl_ctx_syslog(int fd)
+{
+	if (fd != -2)
+		syslog_fd = fd;
+	return syslog_fd;
+}
+
+/* The context's actor starts as nobody, with the process's syslog socket if audit_syslog. */
+void
+bl_ctx_who(struct bl_ctx *c)
+{
+	const struct bl_policy	*pol = &c->cfg.policy;
+
+	memset(&c->who, 0, sizeof(c->who));
+	c->who.syslog = pol->audit_facility != 0 ? pol->audit_facility : 10 << 3; /* LOG_AUTHPRIV */
+	c->who.syslog_fd = pol->audit_syslog ? syslog_fd : -1;
+}
+
 /*
  * Sets up a context from the variables get returns (the process environment
  * for NULL), with the clock read once. Nothing is opened yet. 0 on success,
@@ -18,7 +41,7 @@ bl_ctx_init(struct bl_ctx *c, const char *(*get)(void *, const char *), void *ar
 	memset(c, 0, sizeof(*c));
 	c->now_ms = bl_now_ms();
 	rc = bl_config_load(&c->cfg, get, arg);
-	bl_audit_ctx(c);
+	bl_ctx_who(c);
 	return rc;
 }
 

@@ -216,7 +216,6 @@ enum bl_err	 bl_audit_alone(struct bl_store *, enum bl_event, int64_t owner,
 void		 bl_audit_who_set(struct bl_ctx *, int64_t account_id, int64_t api_key_id,
 		    const char *client_ip);
 void		 bl_audit_syslog_open(struct bl_ctx *);
-void		 bl_audit_ctx(struct bl_ctx *);
 
 /*
  * metrics.c: the totals counted as answers leave, limits are hit and cleanup
