@@ -225,3 +225,23 @@ CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_
 ALTER TABLE accounts ADD COLUMN IF NOT EXISTS admin smallint NOT NULL DEFAULT 0;
 ALTER TABLE accounts ADD COLUMN IF NOT EXISTS disabled_at bigint;
 ALTER TABLE accounts ADD COLUMN IF NOT EXISTS deleted_at bigint;
+-- Version 7: the audit trail; as in schema.sql.
+CREATE TABLE IF NOT EXISTS audit_events (
+	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	at		bigint NOT NULL,
+	kind		text NOT NULL,
+	account_id	bigint,
+	api_key_id	bigint,
+	operator	text,
+	client		text,
+	owner_id	bigint,
+	object_id	bigint,
+	receipt_id	text,
+	outcome		text NOT NULL,
+	detail		text
+);
+CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at);
+CREATE INDEX IF NOT EXISTS audit_events_account ON audit_events(account_id, id)
+	WHERE account_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id, id)
+	WHERE owner_id IS NOT NULL;

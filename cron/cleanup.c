@@ -31,6 +31,7 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
+	bl_audit_operator(&ctx);	/* what the cleanup records is the operator's job's */
 	if (exists)
 		bl_config_guard(&ctx.cfg);	/* installations older than the guard get it */
 	if (exists && (ran = bl_cleanup(&ctx, &st, err, sizeof(err))) < 0) {
@@ -42,9 +43,10 @@ main(int argc, char *argv[])
 		printf("cleanup: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
 	else
 		printf("cleanup: %s: removed %lld expired secrets and %lld expired secret "
-		    "requests, pruned %lld counter windows, in %lld steps\n",
+		    "requests, pruned %lld counter windows and %lld audit events, in %lld steps\n",
 		    bl_config_db_name(&ctx.cfg), (long long)st.removed,
-		    (long long)st.requests, (long long)st.counters, (long long)st.steps);
+		    (long long)st.requests, (long long)st.counters, (long long)st.audit,
+		    (long long)st.steps);
 	rc = 0;
 out:
 	bl_ctx_free(&ctx);

@@ -215,6 +215,7 @@ session_open(struct bl_req *r, const struct bl_account *a, int via, struct bl_se
 	    (sid = bl_b64url_encode(raw, sizeof(raw), &len)) == NULL || len != SID_LEN ||
 	    bl_sha256(sid, SID_LEN, ss->hash) != 0)
 		goto out;
+	r->ctx->who.account_id = a->id;	/* the actor of account.signed_in */
 	if ((e = bl_req_logged(r, bl_store_session_insert(r->store, ss->hash, a->id,
 	    r->now_ms, via, &ss->s.id))) != BL_OK)
 		goto out;
@@ -519,6 +520,24 @@ answer_session(struct bl_req *r, const struct bl_sess *ss)
 	return e;
 }
 
+/*
+ * A refused sign-in's audit event (account.signin_refused) against account
+ * (0: none known), outcome refused or limited; returns e, the refusal, or
+ * the store's failure to record it.
+ */
+static enum bl_err
+signin_refused(struct bl_req *r, int64_t account, enum bl_err e, const char *outcome,
+    const char *detail)
+{
+	enum bl_err	 ae;
+
+	if ((ae = bl_req_store(r)) != BL_OK ||
+	    (ae = bl_req_logged(r, bl_audit_alone(r->store, BL_EV_SIGNIN_REFUSED, account,
+	    account, NULL, outcome, detail))) != BL_OK)
+		return ae;
+	return e;
+}
+
 /* POST /api/session: signs in with {email, password}. */
 enum bl_err
 bl_op_sign_in(struct bl_req *r)
@@ -548,7 +567,9 @@ bl_op_sign_in(struct bl_req *r)
 	for (i = 0; i < elen; i++)
 		if (norm[i] >= 'A' && norm[i] <= 'Z')
 			norm[i] = (char)(norm[i] - 'A' + 'a');
-	if ((e = count_attempt(r, norm)) != BL_OK || (e = bl_req_store(r)) != BL_OK)
+	if ((e = count_attempt(r, norm)) != BL_OK)
+		return signin_refused(r, 0, e, "limited", NULL);
+	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
 	/* Names burnlink-admin made keep their case; addresses compare without it. */
 	e = bl_store_account_by_email(r->store, norm, &a);
@@ -559,13 +580,15 @@ bl_op_sign_in(struct bl_req *r)
 	if ((e = password_check(r, a.id, pw, plen, &ok)) != BL_OK)
 		return e;
 	if (!ok)
-		return BL_ERR_INVALID_CREDENTIALS;
+		return signin_refused(r, a.id, BL_ERR_INVALID_CREDENTIALS, "refused", NULL);
 	/* only the one who knows the password learns that the account is disabled */
 	if (a.disabled_ms >= 0)
-		return BL_ERR_ACCOUNT_DISABLED;
+		return signin_refused(r, a.id, BL_ERR_ACCOUNT_DISABLED, "refused", "disabled");
 	/* and the second factor, if the account has one (lib/totp.c) */
 	if ((e = bl_totp_signin(r, &a)) != BL_OK)
-		return e;
+		return e == BL_ERR_INVALID_CREDENTIALS || e == BL_ERR_TOO_MANY_ATTEMPTS ?
+		    signin_refused(r, a.id, e, e == BL_ERR_INVALID_CREDENTIALS ? "refused" :
+		    "limited", "2fa") : e;
 	/* A session the browser still had is replaced, never reused. */
 	if ((e = bl_session_load(r, &old)) != BL_OK)
 		return e;
@@ -587,7 +610,8 @@ bl_op_sign_out(struct bl_req *r)
 	enum bl_err	 e;
 
 	if (r->session.found &&
-	    (e = bl_req_logged(r, bl_store_session_delete(r->store, r->session.s.id))) != BL_OK)
+	    (e = bl_req_logged(r, bl_store_session_end(r->store, r->session.s.id,
+	    r->session.s.account_id))) != BL_OK)
 		return e;
 	set_cookie(r, NULL);
 	o = json_object_new_object();

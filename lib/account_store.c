@@ -41,13 +41,28 @@ key_row(void *arg, const struct bl_row *row)
 	return 0;
 }
 
+/* Inside a transaction: the account's row and its audit event; BL_ERR_EXISTS if the name is taken. */
+static enum bl_err
+account_insert(struct bl_store *s, const char *name, int64_t now, int64_t *id)
+{
+	enum bl_err	 e;
+
+	*id = 0;
+	if ((e = bl_st_run(s, ST_ACCOUNT_INSERT, PARMS(P_TEXT(name), P_INT(now)), bl_row_id, id,
+	    NULL)) != BL_OK)
+		return e;
+	return bl_audit(s, BL_EV_SIGNED_UP, *id, *id, NULL, "ok", NULL);
+}
+
 /* Creates an account; BL_ERR_EXISTS if the name is taken. */
 enum bl_err
 bl_store_account_create(struct bl_store *s, const char *name, int64_t now, int64_t *id)
 {
-	*id = 0;
-	return bl_st_run(s, ST_ACCOUNT_INSERT, PARMS(P_TEXT(name), P_INT(now)), bl_row_id, id,
-	    NULL);
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	return bl_st_end(s, account_insert(s, name, now, id));
 }
 
 /* Finds an account by id, or by name when name is not NULL; NOT_FOUND if none. */
@@ -260,9 +275,15 @@ enum bl_err
 bl_store_key_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
     struct bl_api_key *k)
 {
-	return bl_st_run(s, ST_KEY_INSERT, PARMS(P_INT(k->account_id),
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_KEY_INSERT, PARMS(P_INT(k->account_id),
 	    P_BLOB(hash, BL_HASH_BYTES), P_TEXT(k->prefix), P_TEXT(k->label),
-	    P_INT(k->created_ms)), bl_row_id, &k->id, NULL);
+	    P_INT(k->created_ms)), bl_row_id, &k->id, NULL)) == BL_OK)
+		e = bl_audit(s, BL_EV_KEY_CREATED, k->account_id, k->id, NULL, "ok", NULL);
+	return bl_st_end(s, e);
 }
 
 /* Finds a key by the SHA-256 of the whole key (revoked ones too). */
@@ -295,7 +316,16 @@ key_change(struct bl_store *s, enum bl_stmt st, int64_t a, int64_t b)
 enum bl_err
 bl_store_key_revoke(struct bl_store *s, int64_t id, int64_t now)
 {
-	return key_change(s, ST_KEY_REVOKE, id, now);
+	struct bl_api_key	 k;
+	enum bl_err		 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	memset(&k, 0, sizeof(k));
+	if ((e = bl_store_key_get(s, id, &k)) == BL_OK &&
+	    (e = key_change(s, ST_KEY_REVOKE, id, now)) == BL_OK)
+		e = bl_audit(s, BL_EV_KEY_REVOKED, k.account_id, id, NULL, "ok", NULL);
+	return bl_st_end(s, e);
 }
 
 /*
@@ -317,7 +347,7 @@ bl_store_account_signup(struct bl_store *s, const char *name,
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	if ((e = bl_store_account_create(s, name, now, id)) == BL_OK)
+	if ((e = account_insert(s, name, now, id)) == BL_OK)
 		e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(*id),
 		    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL);
 	return bl_st_end(s, e);
@@ -374,6 +404,8 @@ bl_store_password_set(struct bl_store *s, int64_t account_id,
 		e = bl_st_run(s, ST_SESSION_END_ALL, PARMS(P_INT(account_id)), NULL, NULL, NULL);
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_RESET_END, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_PASSWORD_CHANGED, account_id, account_id, NULL, "ok", NULL);
 	return bl_st_end(s, e);
 }
 
@@ -382,9 +414,16 @@ enum bl_err
 bl_store_session_insert(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
     int64_t account_id, int64_t now, int via, int64_t *id)
 {
+	enum bl_err	 e;
+
 	*id = 0;
-	return bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
-	    P_INT(account_id), P_INT(now), P_INT(via)), bl_row_id, id, NULL);
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_SESSION_INSERT, PARMS(P_BLOB(hash, BL_HASH_BYTES),
+	    P_INT(account_id), P_INT(now), P_INT(via)), bl_row_id, id, NULL)) == BL_OK)
+		e = bl_audit(s, BL_EV_SIGNED_IN, account_id, account_id, NULL, "ok",
+		    via == BL_VIA_WEBSERVER ? "via=webserver" : "via=password");
+	return bl_st_end(s, e);
 }
 
 static int
@@ -422,6 +461,19 @@ enum bl_err
 bl_store_session_delete(struct bl_store *s, int64_t id)
 {
 	return bl_st_run(s, ST_SESSION_DELETE, PARMS(P_INT(id)), NULL, NULL, NULL);
+}
+
+/* Signs session id of account_id out, with its audit event. */
+enum bl_err
+bl_store_session_end(struct bl_store *s, int64_t id, int64_t account_id)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = bl_st_run(s, ST_SESSION_DELETE, PARMS(P_INT(id)), NULL, NULL, NULL)) == BL_OK)
+		e = bl_audit(s, BL_EV_SIGNED_OUT, account_id, account_id, NULL, "ok", NULL);
+	return bl_st_end(s, e);
 }
 
 /* Removes the sessions last seen at or before seen_before or created at or before created_before. */
@@ -496,6 +548,8 @@ bl_store_totp_confirm(struct bl_store *s, int64_t account_id, int64_t step, int6
 	for (i = 0; e == BL_OK && i < n; i++)
 		e = bl_st_run(s, ST_RECOVERY_INSERT, PARMS(P_INT(account_id),
 		    P_BLOB(codes[i], BL_HASH_BYTES)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_TOTP_CHANGED, account_id, account_id, NULL, "ok", "on");
 	return bl_st_end(s, e);
 }
 
@@ -542,6 +596,8 @@ bl_store_totp_delete(struct bl_store *s, int64_t account_id)
 		return e;
 	if ((e = bl_st_run(s, ST_TOTP_DELETE, PARMS(P_INT(account_id)), NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_RECOVERY_DELETE, PARMS(P_INT(account_id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_TOTP_CHANGED, account_id, account_id, NULL, "ok", "off");
 	return bl_st_end(s, e);
 }
 

@@ -239,6 +239,10 @@ struct bl_io {
 #define BL_METRICS_TOKEN_MAX	128
 #define BL_METRICS_ALLOW_MAX	511
 
+#define BL_AUDIT_HASHED	0
+#define BL_AUDIT_CLEAR	1
+#define BL_AUDIT_NONE	2
+#define BL_AUDIT_DAYS	30
 struct bl_policy {
 	int64_t	 expiry[BL_EXPIRY_CHOICES_MAX];	/* seconds, ascending: the choices offered */
 	size_t	 nexpiry;
@@ -267,6 +271,12 @@ struct bl_policy {
 	/* GET /api/metrics (docs/ADMIN.md, "Metrics"): who may read it; "" when unset */
 	char	 metrics_token[BL_METRICS_TOKEN_MAX + 1];
 	char	 metrics_allow[BL_METRICS_ALLOW_MAX + 1];	/* addresses and CIDR blocks */
+	/* the audit trail (docs/ADMIN.md, "Audit trail"); 0 or "": the default */
+	int	 audit_client;		/* BL_AUDIT_HASHED (default), _CLEAR, _NONE */
+	int	 audit_days;		/* days events are kept (0: 30) */
+	int	 audit_syslog;		/* each event as a JSON line to syslog */
+	int	 audit_facility;	/* LOG_* (0: LOG_AUTHPRIV) */
+	char	 audit_socket[108];	/* the log daemon's socket ("": /dev/log) */
 	/* the page's languages are not settings: www/assets/i18n/index.json (docs/PAGE.md) */
 	int	 loaded;		/* a settings file is in force */
 	char	 err[512];		/* "file:line: what is wrong", "" when none */
@@ -305,8 +315,29 @@ struct bl_store;
  * kept from the last request) and the request borrows it; burnlink-admin and
  * cron/cleanup set up their own and call the domain functions with it.
  */
+/*
+ * Who acts, for the audit trail (lib/audit.c): set for each request by the
+ * preamble (lib/serve.c) and by the handlers that sign someone in, or by
+ * burnlink-admin (the operator) and cron/cleanup; the store's events take
+ * it. client is what audit_client keeps of the address ("" none).
+ */
+#define BL_AUDIT_CLIENT_MAX	64
+#define BL_AUDIT_OPERATOR_MAX	32
+#define BL_AUDIT_OUTCOME_MAX	15
+#define BL_AUDIT_DETAIL_MAX	63
+#define BL_AUDIT_KIND_MAX	31
+struct bl_audit_who {
+	int64_t		 account_id;	/* 0: none */
+	int64_t		 api_key_id;	/* 0: none */
+	char		 client[BL_AUDIT_CLIENT_MAX + 1];
+	char		 operator_name[BL_AUDIT_OPERATOR_MAX + 1];	/* burnlink-admin */
+	int		 syslog;	/* audit_syslog: the facility (LOG_*) */
+	int		 syslog_fd;	/* its socket, opened before the sandbox; -1 off */
+};
+
 struct bl_ctx {
 	struct bl_config	 cfg;
+	struct bl_audit_who	 who;		/* the actor of the audit trail's events */
 	struct bl_store		*store;		/* opened on first use */
 	struct bl_store		*counters;	/* the rate limiter's, opened on first use */
 	unsigned char		 install_key[32]; /* HMAC key of buckets and CSRF tokens */
@@ -327,6 +358,61 @@ void		 bl_ctx_hint(struct bl_ctx *, enum bl_err, const char *);
 enum bl_err	 bl_ctx_unreachable(struct bl_ctx *, enum bl_err);
 enum bl_err	 bl_ctx_counters(struct bl_ctx *);
 enum bl_err	 bl_ctx_install_key(struct bl_ctx *);
+
+/*
+ * events.c: the kinds of event, one row each (docs/ADMIN.md, "Audit trail"):
+ * what the audit trail records, what burnlink_events_total counts, what
+ * burnlink-admin audit --kind and GET /api/my/events?kind= take. Kinds are
+ * numbered from 1 to bl_event_kinds() - 1.
+ */
+struct bl_event_kind {
+	const char	*name;		/* "secret.viewed" */
+	const char	*object;	/* what object_id names: "secret", "request",
+					 * "apikey", "webhook", "account" or "" */
+	const char	*what;		/* one line, as docs/ADMIN.md says it */
+};
+int		 bl_event_kinds(void);
+const struct bl_event_kind *bl_event_kind(int kind);	/* NULL: no such kind */
+int		 bl_event_find(const char *name);		/* 0: no such kind */
+
+/*
+ * audit.c: the audit trail. bl_audit_list() calls fn for the events that
+ * match f, newest first, at most f->limit (fn returns 0 for the next, 1 to
+ * stop); bl_audit_operator() makes the operator who runs burnlink-admin the
+ * actor (the real uid's user name, or SUDO_USER under sudo);
+ * bl_audit_admin() records one burnlink-admin command; bl_audit_prune()
+ * removes the events older than audit_days, in bounded steps.
+ */
+struct bl_audit_event {
+	int64_t		 id;
+	int64_t		 at_ms;
+	char		 kind[BL_AUDIT_KIND_MAX + 1];
+	int64_t		 account_id;	/* 0: none (as each id below) */
+	int64_t		 api_key_id;
+	char		 operator_name[BL_AUDIT_OPERATOR_MAX + 1];
+	char		 client[BL_AUDIT_CLIENT_MAX + 1];
+	int64_t		 owner_id;
+	int64_t		 object_id;
+	char		 receipt_id[32];
+	char		 outcome[BL_AUDIT_OUTCOME_MAX + 1];
+	char		 detail[BL_AUDIT_DETAIL_MAX + 1];
+};
+struct bl_audit_filter {
+	int64_t		 since_ms;	/* 0: from the first */
+	int64_t		 until_ms;	/* 0: to the last (exclusive) */
+	int		 kind;		/* 0: any */
+	int64_t		 account_id;	/* 0: any; else the actor's or the owner's */
+	const char	*receipt_id;	/* NULL: any */
+	int64_t		 before_id;	/* 0: from the newest; else ids below (the cursor) */
+	int		 limit;		/* 1 to 1000 */
+};
+enum bl_err	 bl_audit_list(struct bl_ctx *, const struct bl_audit_filter *,
+		    int (*fn)(void *, const struct bl_audit_event *), void *);
+json_object	*bl_audit_json(const struct bl_audit_event *);
+void		 bl_audit_operator(struct bl_ctx *);
+enum bl_err	 bl_audit_admin(struct bl_ctx *, const char *command, int64_t account_id,
+		    int64_t object_id, int exit_status);
+enum bl_err	 bl_audit_prune(struct bl_ctx *, int64_t now_ms, int64_t *removed);
 
 /*
  * route.c: the endpoints, one per program of cgi-bin/, each declared once
@@ -383,6 +469,7 @@ struct bl_cleanup_stats {
 	int64_t	counters;	/* ended counter windows pruned */
 	int64_t	requests;	/* secret requests past expiresAt */
 	int64_t	steps;		/* transactions it took (lib/secret.c) */
+	int64_t	audit;		/* audit events older than audit_days (lib/audit.c) */
 	int	busy;		/* another cleanup holds the database's lock: nothing done */
 };
 int		 bl_cleanup(struct bl_ctx *, struct bl_cleanup_stats *, char *errbuf,

@@ -66,6 +66,12 @@ bl_cleanup(struct bl_ctx *c, struct bl_cleanup_stats *st, char *errbuf, size_t e
 		rc = 1;
 		goto out;
 	}
+	/* the audit trail's retention (audit_days), in bounded steps too */
+	if ((e = bl_audit_prune(c, c->now_ms, &st->audit)) != BL_OK) {
+		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,
+		    bl_store_error(c->store));
+		goto out;
+	}
 	if ((e = bl_ctx_counters(c)) != BL_OK ||
 	    (e = bl_counter_clean(c->counters, c->now_ms / 1000, &st->counters)) != BL_OK) {
 		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "store.h"
 
 /*
  * Sets up a context from the variables get returns (the process environment
@@ -12,9 +13,13 @@
 int
 bl_ctx_init(struct bl_ctx *c, const char *(*get)(void *, const char *), void *arg)
 {
+	int	 rc;
+
 	memset(c, 0, sizeof(*c));
 	c->now_ms = bl_now_ms();
-	return bl_config_load(&c->cfg, get, arg);
+	rc = bl_config_load(&c->cfg, get, arg);
+	bl_audit_ctx(c);
+	return rc;
 }
 
 /* Closes the stores the context still holds and wipes the install secret. */
@@ -112,9 +117,13 @@ bl_ctx_store(struct bl_ctx *c)
 	char		 err[400] = "";	/* PostgreSQL: a reason per host (lib/store_pg.c) */
 	enum bl_err	 e;
 
-	if (c->store != NULL)
+	if (c->store != NULL) {
+		bl_st_set_who(c->store, &c->who);	/* a store kept from the last request */
 		return BL_OK;
-	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) != BL_OK)
+	}
+	if ((e = bl_store_open(&c->store, &c->cfg, err, sizeof(err))) == BL_OK)
+		bl_st_set_who(c->store, &c->who);
+	else
 		bl_log_id(c->log_id, "cannot open %s: %s", bl_config_db_name(&c->cfg), err);
 	if (e == BL_ERR_SCHEMA_TOO_NEW)
 		bl_ctx_hint(c, e, err);

@@ -419,6 +419,17 @@ bl_fcgi_serve(const struct bl_route *rt)
 	for (i = 0; i < BATCH; i++)
 		if (FCGX_InitRequest(&slots[i].q, 0, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
 			return 1;
+	/*
+	 * audit_syslog's socket, before the sandbox forbids it: from the
+	 * settings the process's own environment names (docs/ADMIN.md).
+	 */
+	{
+		struct bl_ctx	 c;
+
+		if (bl_ctx_init(&c, NULL, NULL) == 0)
+			bl_audit_syslog_open(&c);
+		bl_ctx_free(&c);
+	}
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "

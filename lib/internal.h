@@ -157,7 +157,12 @@ enum bl_endpoint {
 	BL_EP__MAX		/* at most 20: the slots of lib/metrics.c */
 };
 
-/* The events counted (burnlink_events_total); new ones at the end. */
+/*
+ * The kinds of event: what the audit trail records (lib/audit.c) and
+ * burnlink_events_total counts (lib/metrics.c), one row each in lib/events.c
+ * (its name, its object, what it means). New ones at the end: a kind's
+ * number is its metrics slot, and a slot's meaning never changes.
+ */
 enum bl_event {
 	BL_EV_NONE = 0,
 	BL_EV_SECRET_CREATED,
@@ -174,8 +179,45 @@ enum bl_event {
 	BL_EV_PASSWORD_CHANGED,
 	BL_EV_KEY_CREATED,
 	BL_EV_KEY_REVOKED,
+	/* issue 32: the audit trail */
+	BL_EV_SECRET_EXHAUSTED,
+	BL_EV_SECRET_PASS_REFUSED,
+	BL_EV_SECRET_LIMITED,
+	BL_EV_SECRET_EXPIRED,
+	BL_EV_SECRET_REMOVED,
+	BL_EV_REQUEST_REMOVED,
+	BL_EV_EMAIL_CHANGED,
+	BL_EV_TOTP_CHANGED,
+	BL_EV_ACCOUNT_DISABLED,
+	BL_EV_KEY_USED,
+	BL_EV_WEBHOOK_CREATED,
+	BL_EV_WEBHOOK_DELETED,
+	BL_EV_WEBHOOK_FAILING,
+	BL_EV_ADMIN,
 	BL_EV__MAX		/* at most 64 */
 };
+
+/*
+ * audit.c: the audit trail's events, written inside the caller's
+ * transaction by the store's actor (bl_st_who(), the context's who):
+ * bl_audit() for any object, bl_audit_secret() for a secret (its receipt id
+ * read with it; who NULL: the store's), bl_audit_alone() in a transaction
+ * of its own. bl_audit_who_set() makes a request's caller the actor.
+ */
+enum bl_err	 bl_audit(struct bl_store *, enum bl_event, int64_t owner, int64_t object,
+		    const char *receipt_id, const char *outcome, const char *detail);
+enum bl_err	 bl_audit_secret(struct bl_store *, const struct bl_audit_who *,
+		    enum bl_event, int64_t owner, int64_t id, const char *outcome,
+		    const char *detail);
+enum bl_err	 bl_audit_request_new(struct bl_store *, const unsigned char hash[BL_HASH_BYTES]);
+enum bl_err	 bl_store_session_end(struct bl_store *, int64_t id, int64_t account_id);
+enum bl_err	 bl_audit_alone(struct bl_store *, enum bl_event, int64_t owner,
+		    int64_t object, const char *receipt_id, const char *outcome,
+		    const char *detail);
+void		 bl_audit_who_set(struct bl_ctx *, int64_t account_id, int64_t api_key_id,
+		    const char *client_ip);
+void		 bl_audit_syslog_open(struct bl_ctx *);
+void		 bl_audit_ctx(struct bl_ctx *);
 
 /*
  * metrics.c: the totals counted as answers leave, limits are hit and cleanup

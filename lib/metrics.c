@@ -42,23 +42,6 @@ static const char *const endpoints[BL_EP__MAX] = {
 	[BL_EP_ADMIN] = "admin",
 };
 
-static const char *const events[BL_EV__MAX] = {
-	[BL_EV_NONE] = NULL,
-	[BL_EV_SECRET_CREATED] = "secret.created",
-	[BL_EV_SECRET_VIEWED] = "secret.viewed",
-	[BL_EV_SECRET_BURNED] = "secret.burned",
-	[BL_EV_REQUEST_CREATED] = "request.created",
-	[BL_EV_REQUEST_ANSWERED] = "request.answered",
-	[BL_EV_REQUEST_READ] = "request.read",
-	[BL_EV_REQUEST_BURNED] = "request.burned",
-	[BL_EV_SIGNED_IN] = "account.signed_in",
-	[BL_EV_SIGNIN_REFUSED] = "account.signin_refused",
-	[BL_EV_SIGNED_OUT] = "account.signed_out",
-	[BL_EV_SIGNED_UP] = "account.created",
-	[BL_EV_PASSWORD_CHANGED] = "account.password_changed",
-	[BL_EV_KEY_CREATED] = "apikey.created",
-	[BL_EV_KEY_REVOKED] = "apikey.revoked",
-};
 
 /* The endpoint of a route's name (struct bl_route); BL_EP_UNKNOWN for none. */
 enum bl_endpoint
@@ -321,7 +304,7 @@ bl_metrics_text(struct bl_ctx *c, size_t *len, enum bl_err *e)
 		    bl_limit_info((enum bl_limit)i)->name, (long long)tot[M_LIMITS + i]);
 	family(&t, "burnlink_events_total", "counter", "Events by kind.");
 	for (i = 1; i < BL_EV__MAX; i++)
-		put(&t, "burnlink_events_total{kind=\"%s\"} %lld\n", events[i],
+		put(&t, "burnlink_events_total{kind=\"%s\"} %lld\n", bl_event_kind(i)->name,
 		    (long long)tot[M_EVENTS + i]);
 	family(&t, "burnlink_cleanup_runs_total", "counter", "Finished runs of cron/cleanup.");
 	put(&t, "burnlink_cleanup_runs_total %lld\n", (long long)tot[M_CLEANUP]);

@@ -316,8 +316,8 @@ passphrase_format(struct bl_req *r)
  * "Passphrases"; an attempt refused by the first is not counted by the
  * second), and checks the passphrase in the request body in constant time.
  */
-enum bl_err
-bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
+static enum bl_err
+check_passphrase(struct bl_req *r, const struct bl_secret *s,
     const unsigned char hash[BL_HASH_BYTES])
 {
 	unsigned char	 msg[BL_HASH_BYTES + BL_IP_TEXT];
@@ -361,6 +361,27 @@ bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
 		    "The passphrase is wrong; %lld attempt%s left %s. No view was used.",
 		    (long long)left, left == 1 ? "" : "s", when);
 	return BL_OK;
+}
+
+/*
+ * check_passphrase(), and a refusal's audit event (secret.passphrase_refused,
+ * or secret.limited for the attempts' limit) in a transaction of its own.
+ */
+enum bl_err
+bl_check_passphrase(struct bl_req *r, const struct bl_secret *s,
+    const unsigned char hash[BL_HASH_BYTES])
+{
+	enum bl_err	 e, ae;
+
+	if ((e = check_passphrase(r, s, hash)) != BL_ERR_INVALID_PASSPHRASE &&
+	    e != BL_ERR_TOO_MANY_ATTEMPTS)
+		return e;
+	if ((ae = bl_req_store(r)) != BL_OK ||
+	    (ae = bl_req_logged(r, bl_audit_alone(r->store, e == BL_ERR_INVALID_PASSPHRASE ?
+	    BL_EV_SECRET_PASS_REFUSED : BL_EV_SECRET_LIMITED, s->account_id, s->id, NULL,
+	    e == BL_ERR_INVALID_PASSPHRASE ? "refused" : "limited", NULL))) != BL_OK)
+		return ae;
+	return e;
 }
 
 /* POST /secrets/<secretKey>: checks the passphrase, consumes one view, returns the content. */

@@ -37,6 +37,8 @@ bl_store_webhook_insert(struct bl_store *s, int64_t account_id, const char *url,
 		e = bl_st_run(s, ST_WEBHOOK_INSERT, PARMS(P_INT(account_id), P_TEXT(url),
 		    P_INT(events), P_TEXT(secret), P_INT(now)), bl_row_id, id, NULL);
 	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_WEBHOOK_CREATED, account_id, *id, NULL, "ok", NULL);
+	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_PRUNE, NO_PARMS, NULL, NULL, NULL);
 	return bl_st_end(s, e);
 }
@@ -88,6 +90,8 @@ bl_store_webhook_delete(struct bl_store *s, int64_t account_id, int64_t id)
 		e = BL_ERR_WEBHOOK_NOT_FOUND;
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_UNQUEUE, PARMS(P_INT(id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_WEBHOOK_DELETED, account_id, id, NULL, "ok", NULL);
 	if (e == BL_OK)
 		e = bl_st_run(s, ST_WEBHOOK_PRUNE, NO_PARMS, NULL, NULL, NULL);
 	return bl_st_end(s, e);
@@ -241,6 +245,9 @@ bl_store_email_token(struct bl_store *s, int64_t account_id, const char *email, 
 		    P_TEXT(kind == BL_TOKEN_RESET ? "account.reset" : "account.verify"),
 		    P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(token), P_INT(now)), bl_row_id, &row,
 		    NULL);
+	if (e == BL_OK && !keep)
+		e = bl_audit(s, BL_EV_EMAIL_CHANGED, account_id, account_id, NULL, "ok",
+		    "pending");
 	return bl_st_end(s, e);
 }
 
@@ -320,6 +327,9 @@ bl_store_email_assign(struct bl_store *s, int64_t account_id, const char *email,
 		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
 		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m.email),
 		    P_INT(now)), bl_row_id, &row, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_EMAIL_CHANGED, account_id, account_id, NULL, "ok",
+		    "verified");
 	return bl_st_end(s, e);
 }
 
@@ -373,6 +383,10 @@ bl_store_email_redeem(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 	    P_BLOB(pass_hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_SESSION_END_ALL, PARMS(P_INT(t.account_id)), NULL, NULL,
 		    NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, kind == BL_TOKEN_RESET ? BL_EV_PASSWORD_CHANGED :
+		    BL_EV_EMAIL_CHANGED, t.account_id, t.account_id, NULL, "ok",
+		    kind == BL_TOKEN_RESET ? "reset" : "verified");
 	if (e == BL_OK)
 		*account_id = t.account_id;
 	return bl_st_end(s, e);
@@ -441,10 +455,19 @@ enum bl_err
 bl_store_outbox_finish(struct bl_store *s, const struct bl_claim *c, int64_t id, int state,
     int64_t status, const char *error, int64_t now, int64_t next_ms)
 {
-	return bl_st_run(s, ST_OUTBOX_FINISH, PARMS(P_INT(id),
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	/* a webhook's delivery that failed: webhook.failing (the audit trail) */
+	if (state != 1 && (e = bl_st_run(s, ST_AUDIT_WEBHOOK_FAIL, PARMS(P_INT(id),
+	    P_BLOB(c->token, sizeof(c->token)), P_INT(now), P_TEXT_OR_NULL(error)), NULL, NULL,
+	    NULL)) != BL_OK)
+		return bl_st_end(s, e);
+	return bl_st_end(s, bl_st_run(s, ST_OUTBOX_FINISH, PARMS(P_INT(id),
 	    P_BLOB(c->token, sizeof(c->token)), P_INT(state), P_INT_OR_NULL(status >= 0, status),
 	    P_TEXT_OR_NULL(error), P_INT_OR_NULL(state != 0, now), P_INT(next_ms)),
-	    NULL, NULL, NULL);
+	    NULL, NULL, NULL));
 }
 
 /*

@@ -124,6 +124,8 @@ bl_request_insert(struct bl_store *s, const struct bl_new_request *n)
 	    note != NULL ? note->len : 0),
 	    P_BLOB_OR_NULL(note != NULL, note != NULL ? note->iv : NULL, BL_IV_BYTES)),
 	    NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit_request_new(s, n->request_hash);
 	return bl_st_end(s, e);
 }
 
@@ -236,6 +238,8 @@ bl_request_answer(struct bl_store *s, int64_t id, int64_t now,
 	if ((e = bl_secret_put(s, &n, &answer_id)) == BL_OK)
 		e = bl_st_run(s, ST_RQ_ANSWER, PARMS(P_INT(id), P_INT(now), P_INT(answer_id),
 		    P_BLOB(ephemeral, BL_POINT_BYTES)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_REQUEST_ANSWERED, 0, id, NULL, "ok", NULL);
 	return bl_st_end(s, e);
 }
 
@@ -265,7 +269,8 @@ bl_request_read(struct bl_store *s, int64_t id, int64_t now, struct bl_request *
 		return bl_st_end(s, BL_ERR_INTERNAL);
 	if ((e = bl_secret_take(s, r->answer_id, now, &sec, c)) == BL_OK &&
 	    (e = bl_st_run(s, ST_RQ_READ, PARMS(P_INT(id), P_INT(now)), NULL, NULL,
-	    NULL)) == BL_OK) {
+	    NULL)) == BL_OK &&
+	    (e = bl_audit(s, BL_EV_REQUEST_READ, 0, id, NULL, "ok", NULL)) == BL_OK) {
 		r->state = BL_RQ_READ;
 		r->read_ms = now;
 	}
@@ -289,5 +294,7 @@ bl_request_burn(struct bl_store *s, int64_t id, int64_t now)
 		return bl_st_end(s, e);
 	if (!open_state(r.state))
 		return bl_st_refuse(s, bl_request_state_err(r.state, 1), changed);
-	return bl_st_end(s, end_request(s, &r, now, BL_RQ_BURNED));
+	if ((e = end_request(s, &r, now, BL_RQ_BURNED)) == BL_OK)
+		e = bl_audit(s, BL_EV_REQUEST_BURNED, 0, id, NULL, "ok", NULL);
+	return bl_st_end(s, e);
 }

@@ -1,4 +1,5 @@
 /* secret.c (layer: domain): the lifecycle of a secret, written once above the backends (lib/store.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -82,6 +83,7 @@ struct put_rest {
 	int64_t			 api_key_id;
 	unsigned		 notify;
 	char			 receipt_id[BL_RECEIPT_ID_LEN + 1];
+	char			 client[BL_AUDIT_CLIENT_MAX + 1];	/* the audit trail's */
 };
 
 struct deferred {
@@ -131,6 +133,15 @@ rest_of(const struct bl_new_secret *n, struct put_rest *r)
 	r->api_key_id = n->api_key_id;
 	r->notify = n->notify;
 	memcpy(r->receipt_id, n->receipt_id, sizeof(r->receipt_id));
+}
+
+/* The client of the audit trail's secret.created (the store's actor's, copied for a batch). */
+static void
+audit_client(const struct bl_store *s, struct put_rest *r)
+{
+	const struct bl_audit_who	*w = bl_st_who(s);
+
+	snprintf(r->client, sizeof(r->client), "%s", w != NULL ? w->client : "");
 }
 
 static enum bl_err	 put(struct bl_store *, const struct bl_parm *, int,
@@ -199,7 +210,7 @@ parms_copy(struct deferred *d)
 
 /* A copy of what n writes, for the batch's commit; NULL to insert it now. */
 static struct deferred *
-defer_copy(const struct bl_new_secret *n)
+defer_copy(struct bl_store *s, const struct bl_new_secret *n)
 {
 	const struct bl_content	*c = n->content;
 	struct deferred		*d;
@@ -220,6 +231,7 @@ defer_copy(const struct bl_new_secret *n)
 	}
 	d->nparms = secret_parms(n, d->parms);
 	rest_of(n, &d->rest);
+	audit_client(s, &d->rest);
 	if (parms_copy(d) != 0)
 		goto fail;
 	return d;
@@ -237,7 +249,7 @@ bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
 
 	for (i = 0; i < c->nfiles; i++)
 		bytes += c->files[i].name.len + c->files[i].mime.len + c->files[i].data.len;
-	if (bytes <= DEFER_MAX_BYTES && bl_st_deferrable(s) && (d = defer_copy(n)) != NULL) {
+	if (bytes <= DEFER_MAX_BYTES && bl_st_deferrable(s) && (d = defer_copy(s, n)) != NULL) {
 		bl_st_defer(s, deferred_insert, deferred_free, d);
 		return BL_OK;
 	}
@@ -266,12 +278,25 @@ put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content
 	e = bl_st_run(s, ST_INSERT_SECRET, p, np, bl_row_id, id, NULL);
 	for (i = 0; e == BL_OK && i < c->nfiles; i++)
 		e = insert_file(s, *id, i, &c->files[i]);
-	if (e == BL_OK && rest->api_key_id > 0)
+	if (e == BL_OK && rest->api_key_id > 0 &&
+	    (e = bl_st_run(s, ST_AUDIT_KEY_USED, PARMS(P_INT(rest->api_key_id),
+	    P_INT(rest->created_ms), P_TEXT_OR_NULL(rest->client[0] != '\0' ? rest->client :
+	    NULL)), NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(rest->api_key_id),
 		    P_INT(rest->created_ms)), NULL, NULL, NULL);
 	if (e == BL_OK && rest->notify != 0 && rest->account_id > 0)
 		e = bl_st_run(s, ST_NOTIFY_INSERT, PARMS(P_INT(*id), P_INT(rest->account_id),
 		    P_TEXT(rest->receipt_id), P_INT(rest->notify)), NULL, NULL, NULL);
+	if (e == BL_OK) {
+		struct bl_audit_who	 w = { rest->account_id, rest->api_key_id, "", "", 0, -1 };
+
+		if (bl_st_who(s) != NULL)
+			w = *bl_st_who(s);
+		w.account_id = rest->account_id;
+		w.api_key_id = rest->api_key_id;
+		memcpy(w.client, rest->client, sizeof(w.client));
+		e = bl_audit_secret(s, &w, BL_EV_SECRET_CREATED, rest->account_id, *id, "ok", NULL);
+	}
 	return e;
 }
 
@@ -284,6 +309,7 @@ bl_secret_put(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
 	int			 np = secret_parms(n, p);
 
 	rest_of(n, &rest);
+	audit_client(s, &rest);
 	return put(s, p, np, n->content, &rest, id);
 }
 
@@ -309,8 +335,18 @@ event(struct bl_store *s, const struct bl_secret *r, const char *kind, unsigned 
     const char *by, int64_t now)
 {
 	int64_t		 left = bl_views_left(r);
+	char		 detail[32] = "";
 	enum bl_err	 e;
 
+	/* the audit trail's event (lib/audit.c), for every secret */
+	if (bit == BL_EV_VIEWED && left >= 0)
+		snprintf(detail, sizeof(detail), "views_left=%lld", (long long)left);
+	else if (bit == BL_EV_BURNED && by != NULL)
+		snprintf(detail, sizeof(detail), "by=%s", by);
+	if (bit != BL_EV_EXPIRED && (e = bl_audit_secret(s, NULL, bit == BL_EV_VIEWED ?
+	    BL_EV_SECRET_VIEWED : bit == BL_EV_EXHAUSTED ? BL_EV_SECRET_EXHAUSTED :
+	    BL_EV_SECRET_BURNED, r->account_id, r->id, "ok", detail[0] ? detail : NULL)) != BL_OK)
+		return e;
 	if (r->account_id <= 0)
 		return BL_OK;
 	if ((e = bl_st_run(s, ST_EVENT, PARMS(P_INT(r->id), P_TEXT(kind),
@@ -384,6 +420,8 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 		*has_files = l.has_files;
 	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
 		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK ||
+		    (e = bl_audit_secret(s, NULL, BL_EV_SECRET_EXPIRED, r->account_id, r->id,
+		    "ok", NULL)) != BL_OK ||
 		    (r->view_count == 0 && (e = event(s, r, "secret.expired", BL_EV_EXPIRED,
 		    NULL, now)) != BL_OK))
 			return e;
@@ -508,9 +546,12 @@ bl_store_take_counted(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 {
 	struct locked	 l = { r, c, now, -1 };
 	enum bl_err	 e;
+	const struct bl_audit_who	*w = bl_st_who(s);
 
 	memset(c, 0, sizeof(*c));
-	if ((e = bl_st_alone(s, ST_VIEW_TAKE, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(now)),
+	/* $3: the client of its audit row, written in the same statement */
+	if ((e = bl_st_alone(s, ST_VIEW_TAKE, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(now),
+	    P_TEXT_OR_NULL(w != NULL && w->client[0] != '\0' ? w->client : NULL)),
 	    taken_row, &l)) == BL_OK && l.has_files < 0)
 		e = BL_ERR_NOT_FOUND;
 	if (e != BL_OK)
@@ -641,6 +682,8 @@ clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int 
 	/* the expiry events of rows that end unread here, with their removal */
 	if (e == BL_OK &&
 	    (e = bl_st_run(s, ST_EVENT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_AUDIT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_AUDIT_CLEAN, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_FILES, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, STEP, NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_CLEAN_ROWS, STEP, NULL, NULL, &n);
@@ -682,6 +725,9 @@ clean_requests(struct bl_store *s, int64_t now, int64_t *n)
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
+	if ((e = bl_st_run(s, ST_AUDIT_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)), NULL,
+	    NULL, NULL)) != BL_OK)
+		return bl_st_end(s, e);
 	return bl_st_end(s, bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)),
 	    NULL, NULL, n));
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "store.h"
 
 /* The action of rt for the request's method (and item), or NULL: 405. */
 static const struct bl_action *
@@ -102,6 +103,9 @@ run(const struct bl_route *rt, struct bl_req *r)
 	if ((n & (BL_NEED_BODY | BL_NEED_BODY_OPT)) &&
 	    (e = bl_req_read_body(r, (n & BL_NEED_BODY) != 0)) != BL_OK)
 		return e;
+	/* the actor of the audit trail's events (lib/audit.c) */
+	bl_audit_who_set(r->ctx, r->account_id > 0 ? r->account_id : r->session.found ?
+	    r->session.s.account_id : 0, r->api_key_id, r->client_ip);
 	return a->handler(r);
 }
 
@@ -111,6 +115,7 @@ keep_lend(struct bl_keep *k, struct bl_ctx *c)
 {
 	if (k->store != NULL && strcmp(k->db_path, c->cfg.db_path) == 0) {
 		c->store = k->store;
+		bl_st_set_who(c->store, &c->who);
 		if (k->batch)
 			bl_store_batch(c->store);
 	} else {
@@ -257,6 +262,7 @@ static int
 cgi_confine(struct bl_ctx *c)
 {
 	bl_work_start(c);
+	bl_audit_syslog_open(c);
 	return bl_sandbox();
 }
 

@@ -58,6 +58,11 @@ enum key {
 	K_WEBSERVER_LOGOUT,
 	K_METRICS_TOKEN,
 	K_METRICS_ALLOW,
+	K_AUDIT_CLIENT,
+	K_AUDIT_DAYS,
+	K_AUDIT_SYSLOG,
+	K_AUDIT_SYSLOG_FACILITY,
+	K_AUDIT_SYSLOG_SOCKET,
 	/*
 	 * The page's languages are not settings: the page chooses one before
 	 * any request, from assets/i18n/index.json (INSTALL, section 8).
@@ -101,6 +106,21 @@ static const struct {
 	[K_WEBSERVER_LOGOUT] = {"webserver_logout", "a path on this site or an https:// or http:// address, e.g. /oidc/redirect?logout=https%3A%2F%2Fsecrets.example.org%2F"},
 	[K_METRICS_TOKEN] = {"metrics_token", "32 to 128 characters A-Z a-z 0-9 - . _ ~ (e.g. from openssl rand -hex 32)"},
 	[K_METRICS_ALLOW] = {"metrics_allow", "a comma-separated list of up to 16 IPv4 or IPv6 addresses or CIDR blocks, e.g. 127.0.0.1/32, ::1/128"},
+	[K_AUDIT_CLIENT] = {"audit_client", "hashed (an HMAC of the address under the install secret), clear (the address) or none"},
+	[K_AUDIT_DAYS] = {"audit_days", "a whole number of days from 1 to 3650"},
+	[K_AUDIT_SYSLOG] = {"audit_syslog", "yes or no"},
+	[K_AUDIT_SYSLOG_FACILITY] = {"audit_syslog_facility", "authpriv, auth, daemon, user or local0 to local7"},
+	[K_AUDIT_SYSLOG_SOCKET] = {"audit_syslog_socket", "the absolute path of the log daemon's datagram socket, e.g. /dev/log (at most 107 bytes)"},
+};
+
+/* The syslog facilities audit_syslog_facility names, with their LOG_* codes. */
+static const struct {
+	const char	*name;
+	int		 code;
+} facilities[] = {
+	{"authpriv", 10 << 3}, {"auth", 4 << 3}, {"daemon", 3 << 3}, {"user", 1 << 3},
+	{"local0", 16 << 3}, {"local1", 17 << 3}, {"local2", 18 << 3}, {"local3", 19 << 3},
+	{"local4", 20 << 3}, {"local5", 21 << 3}, {"local6", 22 << 3}, {"local7", 23 << 3},
 };
 
 /* The parse of one file: where it is, and the first error. */
@@ -520,6 +540,38 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 		break;
 	case K_METRICS_ALLOW:
 		return each_item(p, k, v, len, 16, net_item);
+	case K_AUDIT_CLIENT:
+		rc = (len == 6 && strncmp(v, "hashed", 6) == 0) ? (pol->audit_client = BL_AUDIT_HASHED, 0) :
+		    (len == 5 && strncmp(v, "clear", 5) == 0) ? (pol->audit_client = BL_AUDIT_CLEAR, 0) :
+		    (len == 4 && strncmp(v, "none", 4) == 0) ? (pol->audit_client = BL_AUDIT_NONE, 0) : -1;
+		break;
+	case K_AUDIT_DAYS:
+		if ((rc = parse_int(v, len, 1, 3650, n)) == 0)
+			pol->audit_days = (int)*n;
+		break;
+	case K_AUDIT_SYSLOG:
+		if ((rc = parse_bool(v, len, n)) == 0)
+			pol->audit_syslog = (int)*n;
+		break;
+	case K_AUDIT_SYSLOG_FACILITY: {
+		size_t	 i;
+
+		for (i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++)
+			if (strlen(facilities[i].name) == len &&
+			    strncmp(facilities[i].name, v, len) == 0) {
+				pol->audit_facility = facilities[i].code;
+				rc = 0;
+			}
+		break;
+	}
+	case K_AUDIT_SYSLOG_SOCKET:
+		if (len > 1 && len < sizeof(pol->audit_socket) && v[0] == '/' &&
+		    bl_text_valid(v, len)) {
+			memcpy(pol->audit_socket, v, len);
+			pol->audit_socket[len] = '\0';
+			rc = 0;
+		}
+		break;
 	default:
 		break;
 	}

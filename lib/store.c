@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "store.h"
@@ -31,6 +33,15 @@ struct bl_store {
 	void				*counters;
 	struct deferred			 deferred[DEFER_MAX];
 	int				 ndeferred;
+	/*
+	 * The audit trail (lib/audit.c): who acts (the context's), and the
+	 * syslog lines of the events written, sent once their transaction
+	 * (or, in a batch, the batch) has committed: lines[0, len), the
+	 * current transaction's from mark.
+	 */
+	const struct bl_audit_who	*who;
+	char				*lines;
+	size_t				 len, cap, mark;
 };
 
 /*
@@ -140,12 +151,75 @@ drop_deferred(struct bl_store *s)
 	s->ndeferred = 0;
 }
 
+/* Sends the audit lines of what committed to syslog (audit_syslog), one datagram each. */
+static void
+lines_send(struct bl_store *s)
+{
+	char		 head[64], *p, *end, *msg = NULL;
+	struct tm	 tm;
+	time_t		 t = time(NULL);
+	size_t		 n, hn;
+	int		 fd = s->who != NULL ? s->who->syslog_fd : -1;
+
+	if (fd >= 0 && s->len > 0 && gmtime_r(&t, &tm) != NULL &&
+	    (msg = malloc(s->len + sizeof(head))) != NULL) {
+		hn = strftime(head, sizeof(head), "%b %e %H:%M:%S", &tm);
+		snprintf(head + hn, sizeof(head) - hn, " burnlink[%ld]: ", (long)getpid());
+		for (p = s->lines, end = s->lines + s->len; p < end; p += n + 1) {
+			n = strlen(p);
+			hn = (size_t)snprintf(msg, s->len + sizeof(head), "<%d>%s%s",
+			    s->who->syslog | 6 /* LOG_INFO */, head, p);
+			if (write(fd, msg, hn) < 0)
+				break;	/* a full or absent log daemon never fails an action */
+		}
+	}
+	free(msg);
+	s->len = s->mark = 0;
+}
+
+/*
+ * Queues line (one JSON object) for syslog once the current transaction has
+ * committed; 0, or -1 out of memory. Nothing when audit_syslog is off.
+ */
+int
+bl_st_after_commit(struct bl_store *s, const char *line)
+{
+	size_t	 n = strlen(line) + 1;
+	char	*p;
+
+	if (s->who == NULL || s->who->syslog_fd < 0)
+		return 0;
+	if (s->len + n > s->cap) {
+		if ((p = realloc(s->lines, s->cap * 2 + n)) == NULL)
+			return -1;
+		s->lines = p;
+		s->cap = s->cap * 2 + n;
+	}
+	memcpy(s->lines + s->len, line, n);
+	s->len += n;
+	return 0;
+}
+
+/* The actor of the events written through s (lib/audit.c); NULL: none set. */
+void
+bl_st_set_who(struct bl_store *s, const struct bl_audit_who *who)
+{
+	s->who = who;
+}
+
+const struct bl_audit_who *
+bl_st_who(const struct bl_store *s)
+{
+	return s->who;
+}
+
 void
 bl_store_close(struct bl_store *s)
 {
 	if (s == NULL)
 		return;
 	drop_deferred(s);
+	free(s->lines);
 	if (s->ops != NULL)
 		s->ops->close(s->db);
 	if (s->cops != NULL)
@@ -218,6 +292,10 @@ bl_store_batch_flush(struct bl_store *s)
 			lost = 1;
 	drop_deferred(s);
 	s->ops->batch_flush(s->db, lost);
+	if (lost)
+		s->len = s->mark = 0;
+	else
+		lines_send(s);
 	/* Still batching: not lost, so the flush committed all it held. */
 	if (s->ops->batching != NULL && s->ops->batching(s->db))
 		durable_flushes++;
@@ -341,15 +419,26 @@ bl_st_alone(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 enum bl_err
 bl_st_begin(struct bl_store *s)
 {
+	s->mark = s->len;
 	return s->ops->begin(s->db);
 }
 
+/*
+ * Ends the transaction; the audit lines of a commit go to syslog then (in a
+ * batch, with the batch's commit), those of a rollback are dropped.
+ */
 enum bl_err
 bl_st_end(struct bl_store *s, enum bl_err e)
 {
-	if (e == BL_OK)
-		return s->ops->commit(s->db);
-	s->ops->rollback(s->db);
+	if (e != BL_OK) {
+		s->len = s->mark;
+		s->ops->rollback(s->db);
+		return e;
+	}
+	if ((e = s->ops->commit(s->db)) != BL_OK)	/* it rolled back itself */
+		s->len = s->mark;
+	else if (s->ops->batching == NULL || !s->ops->batching(s->db))
+		lines_send(s);
 	return e;
 }
 

@@ -122,6 +122,25 @@ enum bl_stmt {
 	ST_RECOVERY_INSERT,	/* account_id, code_hash */
 	ST_RECOVERY_USE,	/* account_id, code_hash, now -> id (if unused) */
 	ST_RECOVERY_LEFT,	/* account_id -> count of unused codes */
+	/* the audit trail (lib/audit.c, docs/ADMIN.md "Audit trail") */
+	ST_AUDIT_INSERT,	/* at, kind, account_id, api_key_id, operator, client, owner_id,
+				 * object_id, receipt_id, outcome, detail */
+	ST_AUDIT_SECRET,	/* at, kind, account_id, api_key_id, operator, client, owner_id,
+				 * secret id, outcome, detail: its receipt id from secret_notify */
+	ST_AUDIT_KEY_USED,	/* key id, now, client: apikey.used, if the key's last use
+				 * was before this UTC day (before ST_KEY_USED) */
+	ST_AUDIT_RQ_NEW,	/* at, account, api key, client, request_hash: request.created */
+	ST_AUDIT_WEBHOOK_FAIL,	/* outbox id, lease token, now, error: webhook.failing, if the
+				 * row is a webhook's */
+	ST_AUDIT_LIST,		/* since, until, kind, account (actor or owner), receipt,
+				 * before id, max (NULL: any) -> AUDIT (newest first) */
+	ST_AUDIT_PRUNE,		/* before, max: at most max rows older than before */
+	ST_AUDIT_EXPIRED,	/* now, cut expires_at, cut id: secret.expired of the
+				 * step's active rows (PostgreSQL: in ST_CLEAN_ROWS) */
+	ST_AUDIT_CLEAN,		/* now, cut expires_at, cut id: secret.removed of the
+				 * step's rows (PostgreSQL: in ST_CLEAN_ROWS) */
+	ST_AUDIT_RQ_CLEAN,	/* now, max: request.removed of ST_RQ_CLEAN's rows
+				 * (PostgreSQL: in ST_RQ_CLEAN) */
 	/* GET /api/metrics (lib/metrics.c): a few aggregates, no row read one by one */
 	ST_M_SECRETS,		/* now -> state, past expiry (0/1), count */
 	ST_M_REQUESTS,		/* now -> state, past expiry (0/1), count */
@@ -173,6 +192,11 @@ enum bl_row_col {
 /* The rows of one cleanup step (secrets AS s): past their expiry ($1), up to the cut ($2, $3). */
 #define BL_CLEAN_STEP "s.expires_at <= $1 AND (s.expires_at < $2 OR " \
 	"(s.expires_at = $2 AND s.id <= $3))"
+/* The columns of an audit row (ST_AUDIT_LIST), read by lib/audit.c in this order. */
+#define BL_AUDIT_COLUMNS "id, at, kind, account_id, api_key_id, operator, client, " \
+	"owner_id, object_id, receipt_id, outcome, detail"
+#define BL_AUDIT_INTO "INSERT INTO audit_events (at, kind, account_id, api_key_id, " \
+	"operator, client, owner_id, object_id, receipt_id, outcome, detail) "
 #define BL_RQ_COLUMNS "id, state, created_at, expires_at, answered_at, read_at, " \
 	"allow_files, public_key, answer_id, answer_key"
 
@@ -359,6 +383,9 @@ int		 bl_st_deferrable(const struct bl_store *);
 void		 bl_schema_newer(char *, size_t, int found, int known);
 void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),
 		    void (*)(void *), void *);
+void		 bl_st_set_who(struct bl_store *, const struct bl_audit_who *);
+const struct bl_audit_who *bl_st_who(const struct bl_store *);
+int		 bl_st_after_commit(struct bl_store *, const char *line);
 int64_t		 bl_col_int(const struct bl_row *, int, int64_t null);
 int		 bl_col_blob(const struct bl_row *, int, const void **, size_t *);
 void		 bl_col_text(const struct bl_row *, int, char *, size_t);

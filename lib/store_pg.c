@@ -57,12 +57,17 @@ static const char *const dialect[ST__MAX] = {
 	 * (RETURNING, the subquery) than the statements it replaces, and runs
 	 * none.
 	 */
-	[ST_VIEW_TAKE] = "UPDATE secrets SET view_count = view_count + 1, "
+	/* its audit row (lib/audit.c) in the same statement: $3 the client */
+	[ST_VIEW_TAKE] = "WITH v AS (UPDATE secrets SET view_count = view_count + 1, "
 	    "last_viewed_at = $2 WHERE secret_hash = $1 AND state = 0 AND "
 	    "expires_at > $2 AND pass_hash IS NULL AND account_id IS NULL AND "
 	    "(max_views IS NULL OR view_count + 1 < max_views) AND NOT EXISTS "
 	    "(SELECT 1 FROM attachments WHERE secret_id = secrets.id) "
-	    "RETURNING " BL_ROW_COLUMNS ", false, text_ct, text_iv, false",
+	    "RETURNING " BL_ROW_COLUMNS ", text_ct, text_iv), a AS (" BL_AUDIT_INTO
+	    "SELECT $2, 'secret.viewed', NULL, NULL, NULL, $3, NULL, v.id, NULL, 'ok', "
+	    "CASE WHEN v.max_views IS NULL THEN NULL ELSE 'views_left=' || "
+	    "(v.max_views - v.view_count) END FROM v) "
+	    "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv, false FROM v",
 	/* the attachments go by the foreign key's cascade */
 	[ST_CLEAN_FILES] = BL_SQL_NONE,
 	/*

@@ -115,7 +115,7 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_RQ_END] = "UPDATE requests SET state = $2, note_ct = NULL, note_iv = NULL, "
 	    "answer_key = NULL, public_key = NULL WHERE id = $1",
 	[ST_RQ_CLEAN] = "DELETE FROM requests WHERE id IN (SELECT id FROM requests "
-	    "WHERE expires_at <= $1 LIMIT $2)",
+	    "WHERE expires_at <= $1 ORDER BY id LIMIT $2)",
 	[ST_NOTIFY_INSERT] = "INSERT INTO secret_notify (secret_id, account_id, receipt_id, "
 	    "channels) VALUES ($1,$2,$3,$4)",
 	[ST_EVENT] = EVENT_INTO "SELECT n.account_id, n.receipt_id, $2, 1, NULL, $3, $4, $5, $5 "
@@ -219,6 +219,33 @@ const char *const bl_sql[ST__MAX] = {
 	    "used_at IS NULL",
 	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "
 	    "verified_at IS NOT NULL ORDER BY account_id LIMIT 1",
+	[ST_AUDIT_INSERT] = BL_AUDIT_INTO "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
+	[ST_AUDIT_SECRET] = BL_AUDIT_INTO "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,(SELECT n.receipt_id "
+	    "FROM secret_notify n WHERE n.secret_id = $8),$9,$10)",
+	[ST_AUDIT_KEY_USED] = BL_AUDIT_INTO "SELECT $2, 'apikey.used', account_id, id, NULL, $3, "
+	    "account_id, id, NULL, 'ok', NULL FROM api_keys WHERE id = $1 AND "
+	    "(last_used_at IS NULL OR last_used_at / 86400000 < $2 / 86400000)",
+	[ST_AUDIT_RQ_NEW] = BL_AUDIT_INTO "SELECT $1, 'request.created', $2, $3, NULL, $4, NULL, "
+	    "id, NULL, 'ok', NULL FROM requests WHERE request_hash = $5",
+	[ST_AUDIT_WEBHOOK_FAIL] = BL_AUDIT_INTO "SELECT $3, 'webhook.failing', NULL, NULL, NULL, "
+	    "NULL, account_id, webhook_id, receipt_id, 'failed', $4 FROM outbox WHERE id = $1 AND "
+	    "lease_token = $2 AND channel = 2 AND webhook_id IS NOT NULL",
+	[ST_AUDIT_LIST] = "SELECT " BL_AUDIT_COLUMNS " FROM audit_events WHERE "
+	    "($1 IS NULL OR at >= $1) AND ($2 IS NULL OR at < $2) AND ($3 IS NULL OR kind = $3) "
+	    "AND ($4 IS NULL OR account_id = $4 OR owner_id = $4) AND ($5 IS NULL OR "
+	    "receipt_id = $5) AND ($6 IS NULL OR id < $6) ORDER BY id DESC LIMIT $7",
+	[ST_AUDIT_PRUNE] = "DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events "
+	    "WHERE at < $1 ORDER BY at LIMIT $2)",
+	[ST_AUDIT_EXPIRED] = BL_AUDIT_INTO "SELECT $1, 'secret.expired', NULL, NULL, NULL, NULL, "
+	    "s.account_id, s.id, (SELECT n.receipt_id FROM secret_notify n WHERE n.secret_id = s.id), "
+	    "'ok', 'by=cleanup' FROM secrets s WHERE s.state = 0 AND " BL_CLEAN_STEP,
+	[ST_AUDIT_CLEAN] = BL_AUDIT_INTO "SELECT $1, 'secret.removed', NULL, NULL, NULL, NULL, "
+	    "s.account_id, s.id, (SELECT n.receipt_id FROM secret_notify n WHERE n.secret_id = s.id), "
+	    "'ok', CASE s.state WHEN 2 THEN 'state=burned' WHEN 3 THEN 'state=exhausted' "
+	    "ELSE 'state=expired' END FROM secrets s WHERE " BL_CLEAN_STEP,
+	[ST_AUDIT_RQ_CLEAN] = BL_AUDIT_INTO "SELECT $1, 'request.removed', NULL, NULL, NULL, NULL, "
+	    "NULL, id, NULL, 'ok', NULL FROM requests WHERE id IN (SELECT id FROM requests "
+	    "WHERE expires_at <= $1 ORDER BY id LIMIT $2)",
 	[ST_M_SECRETS] = "SELECT state, CASE WHEN state = 0 AND expires_at <= $1 THEN 1 ELSE 0 END, "
 	    "count(*) FROM secrets GROUP BY 1, 2",
 	[ST_M_REQUESTS] = "SELECT state, CASE WHEN state < 2 AND expires_at <= $1 THEN 1 ELSE 0 END, "

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "burnlink.h"
@@ -46,6 +47,14 @@ static const char usage_text[] =
 "                                             W: key-hour, hour (signed-in), day (signed-in)\n"
 "                                             or notify-hour (notifications tried)\n"
 "  limits reset --ip ADDR | --account ACCOUNT  clear the current windows (unblock)\n"
+"\n"
+"Audit trail (docs/ADMIN.md, \"Audit trail\"; newest first):\n"
+"  audit [--since T] [--until T] [--account ACCOUNT] [--kind KIND] [--receipt RCP]\n"
+"        [--limit N] [--format ndjson|csv|table]\n"
+"                                 the events (T: ISO 8601, e.g. 2026-11-27 or\n"
+"                                 2026-11-27T10:00:00Z, or a time ago: 30m, 12h, 7d;\n"
+"                                 --limit 1-1000000, default 1000; default format table)\n"
+"  audit kinds                    the kinds of event, with what each means\n"
 "\n"
 "The instance:\n"
 "  config check [FILE]            check the settings file (default: BURNLINK_CONFIG, else\n"
@@ -717,6 +726,222 @@ cmd_config(struct bl_ctx *c, int argc, char **argv)
 }
 
 /* health: what GET /api/health checks, its count taken as "burnlink-admin". */
+/*
+ * A time of --since or --until: ISO 8601 (a date, or a date and time in UTC
+ * with Z or an offset; seconds and fractions optional), or a time ago
+ * (N followed by s, m, h, d or w). 0 and *ms set, or -1.
+ */
+static int
+parse_when(const char *v, int64_t now, int64_t *ms)
+{
+	struct tm	 tm;
+	const char	*p = v;
+	char		*end;
+	long long	 n;
+	int		 off = 0, sign = 1, frac = 0, digits = 0;
+	time_t		 t;
+
+	if (*v >= '0' && *v <= '9' && strchr("smhdw", v[strlen(v) - 1]) != NULL &&
+	    strspn(v, "0123456789") == strlen(v) - 1 && strlen(v) <= 10) {
+		n = strtoll(v, &end, 10);
+		switch (*end) {
+		case 's': n *= 1; break;
+		case 'm': n *= 60; break;
+		case 'h': n *= 3600; break;
+		case 'd': n *= 86400; break;
+		default: n *= 7 * 86400; break;
+		}
+		*ms = now - n * 1000;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if ((p = strptime(v, "%Y-%m-%d", &tm)) == NULL)
+		return -1;
+	if (*p == 'T' || *p == ' ') {
+		if ((end = strptime(p + 1, "%H:%M", &tm)) == NULL)
+			return -1;
+		p = end;
+		if (*p == ':') {
+			if ((end = strptime(p + 1, "%S", &tm)) == NULL)
+				return -1;
+			p = end;
+			if (*p == '.')
+				for (p++; *p >= '0' && *p <= '9'; p++)
+					if (digits++ < 3)
+						frac = frac * 10 + (*p - '0');
+			while (digits > 0 && digits < 3)
+				frac *= 10, digits++;
+		}
+		if (*p == 'Z')
+			p++;
+		else if (*p == '+' || *p == '-') {
+			sign = *p == '-' ? -1 : 1;
+			if (strlen(p) != 6 || p[3] != ':' || strspn(p + 1, "0123456789") != 2 ||
+			    strspn(p + 4, "0123456789") != 2)
+				return -1;
+			off = sign * (((p[1] - '0') * 10 + p[2] - '0') * 3600 +
+			    ((p[4] - '0') * 10 + p[5] - '0') * 60);
+			p += 6;
+		}
+	}
+	if (*p != '\0' || (t = timegm(&tm)) == (time_t)-1)
+		return -1;
+	*ms = ((int64_t)t - off) * 1000 + frac;
+	return 0;
+}
+
+/* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+static void
+csv_field(const char *v, int last)
+{
+	if (strpbrk(v, ",\"\r\n") != NULL) {
+		putchar('"');
+		for (; *v != '\0'; v++) {
+			if (*v == '"')
+				putchar('"');
+			putchar(*v);
+		}
+		putchar('"');
+	} else
+		fputs(v, stdout);
+	putchar(last ? '\n' : ',');
+}
+
+enum audit_format { AF_TABLE, AF_NDJSON, AF_CSV };
+
+struct audit_out {
+	enum audit_format	 format;
+	int64_t			 left;		/* events still to print */
+	int64_t			 last_id;	/* the cursor of the next page */
+	int64_t			 n;
+};
+
+/* bl_audit_list()'s callback: one event, in the chosen format. */
+static int
+audit_row(void *arg, const struct bl_audit_event *ev)
+{
+	struct audit_out	*o = arg;
+	json_object		*j;
+	char			 t[64], a[24] = "", k[24] = "", ow[24] = "", ob[24] = "", id[24];
+
+	o->last_id = ev->id;
+	o->n++;
+	if (o->left-- <= 0)
+		return 1;
+	if (o->format == AF_NDJSON) {
+		if ((j = bl_audit_json(ev)) == NULL)
+			return -1;
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+		return 0;
+	}
+	snprintf(id, sizeof(id), "%lld", (long long)ev->id);
+	if (ev->account_id > 0)
+		snprintf(a, sizeof(a), "%lld", (long long)ev->account_id);
+	if (ev->api_key_id > 0)
+		snprintf(k, sizeof(k), "%lld", (long long)ev->api_key_id);
+	if (ev->owner_id > 0)
+		snprintf(ow, sizeof(ow), "%lld", (long long)ev->owner_id);
+	if (ev->object_id > 0)
+		snprintf(ob, sizeof(ob), "%lld", (long long)ev->object_id);
+	bl_iso8601(ev->at_ms, t);
+	if (o->format == AF_CSV) {
+		const char	*f[] = { id, t, ev->kind, a, k, ev->operator_name, ev->client, ow,
+				    ob, ev->receipt_id, ev->outcome, ev->detail };
+		size_t		 i;
+
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+			csv_field(f[i], i + 1 == sizeof(f) / sizeof(f[0]));
+		return 0;
+	}
+	printf("%-7s %-24s %-26s %-14s %-27s %-6s %-7s %-27s %-8s %s\n", id, t, ev->kind,
+	    ev->operator_name[0] != '\0' ? ev->operator_name : a[0] != '\0' ? a : "-",
+	    ev->client[0] != '\0' ? ev->client : "-", ow[0] != '\0' ? ow : "-",
+	    ob[0] != '\0' ? ob : "-", ev->receipt_id[0] != '\0' ? ev->receipt_id : "-",
+	    ev->outcome, ev->detail[0] != '\0' ? ev->detail : "-");
+	return 0;
+}
+
+/* burnlink-admin audit: the events that match, newest first, page by page. */
+static int
+cmd_audit(struct bl_ctx *c, int argc, char **argv)
+{
+	struct bl_audit_filter	 f;
+	struct bl_account	 a;
+	struct audit_out	 o = { AF_TABLE, 1000, 0, 0 };
+	enum bl_err		 e;
+	int64_t			 now = c->now_ms;
+	int			 i, k;
+
+	if (argc == 1 && strcmp(argv[0], "kinds") == 0) {
+		for (k = 1; k < bl_event_kinds(); k++) {
+			const struct bl_event_kind	*ek = bl_event_kind(k);
+
+			if (json_out)
+				printf("{\"kind\":\"%s\",\"object\":\"%s\"}\n", ek->name,
+				    ek->object);
+			else
+				printf("%-26s %-8s %s\n", ek->name, ek->object[0] ? ek->object : "-",
+				    ek->what);
+		}
+		return EX_OK;
+	}
+	memset(&f, 0, sizeof(f));
+	if (json_out)
+		o.format = AF_NDJSON;
+	for (i = 0; i < argc; i++) {
+		const char	*opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (v == NULL)
+			return usage_error("audit: %s needs a value", opt);
+		i++;
+		if (strcmp(opt, "--since") == 0 || strcmp(opt, "--until") == 0) {
+			if (parse_when(v, now, opt[2] == 's' ? &f.since_ms : &f.until_ms) != 0)
+				return usage_error("audit: %s: \"%s\" is neither ISO 8601 (e.g. "
+				    "2026-11-27T10:00:00Z) nor a time ago (e.g. 7d, 12h, 30m)", opt, v);
+		} else if (strcmp(opt, "--account") == 0) {
+			if ((e = bl_account_find(c, v, &a)) != BL_OK)
+				return failed(e, v);
+			f.account_id = a.id;
+		} else if (strcmp(opt, "--kind") == 0) {
+			if ((f.kind = bl_event_find(v)) == 0)
+				return usage_error("audit: --kind: no kind \"%s\" (burnlink-admin "
+				    "audit kinds lists them)", v);
+		} else if (strcmp(opt, "--receipt") == 0) {
+			f.receipt_id = v;
+		} else if (strcmp(opt, "--limit") == 0) {
+			if (parse_count(v, &o.left) != 0 || o.left < 1 || o.left > 1000000)
+				return usage_error("audit: --limit: a whole number from 1 to 1000000");
+		} else if (strcmp(opt, "--format") == 0) {
+			if (strcmp(v, "ndjson") == 0)
+				o.format = AF_NDJSON;
+			else if (strcmp(v, "csv") == 0)
+				o.format = AF_CSV;
+			else if (strcmp(v, "table") == 0)
+				o.format = AF_TABLE;
+			else
+				return usage_error("audit: --format: ndjson, csv or table");
+		} else
+			return usage_error("audit: unknown option %s", opt);
+	}
+	if (o.format == AF_CSV)
+		puts("id,at,kind,accountId,apiKeyId,operator,client,ownerId,objectId,receiptId,"
+		    "outcome,detail");
+	else if (o.format == AF_TABLE)
+		printf("%-7s %-24s %-26s %-14s %-27s %-6s %-7s %-27s %-8s %s\n", "ID", "AT",
+		    "KIND", "ACTOR", "CLIENT", "OWNER", "OBJECT", "RECEIPT", "OUTCOME", "DETAIL");
+	/* pages of 1000 by the cursor, so that any number is printed */
+	do {
+		f.limit = 1000;
+		f.before_id = o.last_id;
+		o.n = 0;
+		if ((e = bl_audit_list(c, &f, audit_row, &o)) != BL_OK)
+			return failed(e, "audit");
+	} while (o.n == 1000 && o.left > 0);
+	return EX_OK;
+}
+
 static int
 cmd_health(struct bl_ctx *c)
 {
@@ -760,6 +985,34 @@ cmd_health(struct bl_ctx *c)
 	return healthy ? EX_OK : EX_FAIL;
 }
 
+/*
+ * Records a command that changes something (admin.command, with the
+ * operator as its actor) once it ran: its first two words only, never an
+ * argument (a whole API key may be one), and how it ended.
+ */
+static void
+audit_command(struct bl_ctx *c, int argc, char **argv, int rc)
+{
+	static const char *const changing[] = { "account create", "account password",
+	    "account email", "account 2fa-reset", "key issue", "key revoke", "limits set",
+	    "limits reset" };
+	char		 cmd[64];
+	size_t		 i;
+	enum bl_err	 e;
+
+	if (argc < 2 || rc == EX_USAGE)
+		return;
+	snprintf(cmd, sizeof(cmd), "%s %s", argv[0], argv[1]);
+	for (i = 0; i < sizeof(changing) / sizeof(changing[0]); i++)
+		if (strcmp(cmd, changing[i]) == 0)
+			break;
+	if (i == sizeof(changing) / sizeof(changing[0]))
+		return;
+	if ((e = bl_audit_admin(c, cmd, 0, 0, rc)) != BL_OK)
+		fprintf(stderr, "burnlink-admin: the audit trail could not record \"%s\": %s\n",
+		    cmd, bl_error_info(e)->message);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -795,7 +1048,8 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(argv[i], "account") != 0 && strcmp(argv[i], "key") != 0 &&
 	    strcmp(argv[i], "usage") != 0 && strcmp(argv[i], "limits") != 0 &&
-	    strcmp(argv[i], "config") != 0 && strcmp(argv[i], "health") != 0)
+	    strcmp(argv[i], "config") != 0 && strcmp(argv[i], "health") != 0 &&
+	    strcmp(argv[i], "audit") != 0)
 		return usage_error("unknown command \"%s\"", argv[i]);
 	/* config check FILE: that file, as BURNLINK_CONFIG would name it. */
 	if (strcmp(argv[i], "config") == 0 && argc - i == 3 &&
@@ -811,6 +1065,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "burnlink-admin: out of memory\n");
 		return EX_FAIL;
 	}
+	/* the actor of its audit events: the operator, before it becomes the data's owner */
+	bl_audit_operator(&ctx);
 	/* Run as root: as the data directory's owner, never through a link. */
 	if (bl_config_become_owner(&ctx.cfg, &exists, err, sizeof(err)) != 0) {
 		fprintf(stderr, "burnlink-admin: %s: %s\n", bl_config_db_name(&ctx.cfg), err);
@@ -828,8 +1084,11 @@ main(int argc, char *argv[])
 	else if (strcmp(argv[i], "usage") == 0)
 		rc = argc - i == 2 ? cmd_account_show(&ctx, argv[i + 1]) :
 		    usage_error("usage: expected one ACCOUNT");
+	else if (strcmp(argv[i], "audit") == 0)
+		rc = cmd_audit(&ctx, argc - i - 1, argv + i + 1);
 	else
 		rc = cmd_limits(&ctx, argc - i - 1, argv + i + 1);
+	audit_command(&ctx, argc - i, argv + i, rc);
 	bl_ctx_free(&ctx);
 	return rc;
 }

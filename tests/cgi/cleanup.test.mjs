@@ -9,7 +9,7 @@ import { newContext, runProgram } from '../lib/cgi.mjs';
 import { countersPath, seedCounter, readCounter, countLive, countUsed, expireAll, holdLock } from '../lib/counters.mjs';
 import { dbFiles } from '../lib/cgi.mjs';
 
-const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets and (\d+) expired secret requests, pruned (\d+) counter windows, in (\d+) steps\n$/;
+const SUMMARY = /^cleanup: .+: removed (\d+) expired secrets and (\d+) expired secret requests, pruned (\d+) counter windows and \d+ audit events, in (\d+) steps\n$/;
 
 function summary(res, withSteps = false) {
 	assert.equal(res.code, 0, `exit ${res.code}: ${res.stderr}`);
