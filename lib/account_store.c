@@ -175,10 +175,17 @@ bl_store_account_disable(struct bl_store *s, int64_t id, int64_t now)
 	int64_t	 n = 0;
 	enum bl_err	 e;
 
-	if ((e = bl_st_run(s, ST_ACCOUNT_DISABLE, PARMS(P_INT(id), P_INT_OR_NULL(now >= 0, now)),
-	    NULL, NULL, &n)) != BL_OK)
+	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	return n > 0 ? BL_OK : BL_ERR_NOT_FOUND;
+	e = bl_st_run(s, ST_ACCOUNT_DISABLE, PARMS(P_INT(id), P_INT_OR_NULL(now >= 0, now)),
+	    NULL, NULL, &n);
+	if (e == BL_OK && n == 0)
+		e = BL_ERR_NOT_FOUND;
+	/* account.disabled, enabling too (its detail says which), in the same transaction */
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_ACCOUNT_DISABLED, id, id, NULL, "ok",
+		    now >= 0 ? "disabled" : "enabled");
+	return bl_st_end(s, e);
 }
 
 /* Row callback: the id of the first column into an array (struct ids). */

@@ -19,16 +19,27 @@ bl_admin_open(const struct bl_req *r)
 }
 
 /*
- * What an administrator did, for the operator's log (one line, no secret:
- * ids, and the address of a client unblocked). Every action goes through
- * here, so that the audit trail (docs/ADMIN.md) records each one too.
+ * Every action of the operator's API is itself an event of the audit trail
+ * (docs/ADMIN.md): kind admin.command, the administrator's session as its
+ * actor (lib/serve.c), owner the account acted on, detail "/admin" and the
+ * action (never an argument: no address, no name). Written once the action
+ * is done, outcome "ok" (or, for a refused confirmation, "refused"); the
+ * error of the store when it could not be written, so that no action goes
+ * unrecorded silently.
  */
-static void
-acted(struct bl_req *r, const char *what, int64_t account_id, const char *detail)
+static enum bl_err
+acted(struct bl_req *r, const char *what, int64_t account_id, int64_t object_id,
+    const char *outcome)
 {
-	bl_log(r, "admin: %s (account %lld%s%s) by account %lld", what, (long long)account_id,
-	    detail != NULL ? ", " : "", detail != NULL ? detail : "",
-	    (long long)r->session.account.id);
+	char	 detail[64];
+
+	snprintf(detail, sizeof(detail), "/admin %s", what);
+	bl_log(r, "admin: %s (account %lld) by account %lld: %s", what, (long long)account_id,
+	    (long long)r->session.account.id, outcome);
+	if (bl_req_store(r) != BL_OK)
+		return BL_ERR_STORE_UNAVAILABLE;
+	return bl_req_logged(r, bl_audit_alone(r->store, BL_EV_ADMIN, account_id, object_id,
+	    NULL, outcome, detail));
 }
 
 /* The string member k of the body, NULL when absent or null; *bad when it is another type. */
@@ -56,12 +67,13 @@ member(struct bl_req *r, const char *k, size_t *len, int *bad)
  * instead be a fresh sign-in, at most adminFresh old. BL_OK, or the error.
  */
 static enum bl_err
-reauth(struct bl_req *r)
+reauth(struct bl_req *r, const char *what, int64_t account_id)
 {
 	const char	*pw;
 	size_t		 plen;
 	int64_t		 fresh = r->ctx->cfg.limits.f[BL_F_ADMIN_FRESH].max * 1000;
 	int		 bad = 0;
+	enum bl_err	 e, ae;
 
 	if (r->session.s.via == BL_VIA_WEBSERVER) {
 		if (r->now_ms - r->session.s.created_ms <= fresh)
@@ -73,7 +85,10 @@ reauth(struct bl_req *r)
 	pw = member(r, "currentPassword", &plen, &bad);
 	if (pw == NULL || bad || strlen(pw) != plen)
 		return BL_ERR_REAUTH_REQUIRED;
-	return bl_account_confirm(r, pw, plen);
+	if ((e = bl_account_confirm(r, pw, plen)) == BL_ERR_INVALID_CREDENTIALS &&
+	    (ae = acted(r, what, account_id, 0, "refused")) != BL_OK)
+		return ae;
+	return e;
 }
 
 /* A positive decimal id of the query (name=), 0 when absent, -1 when it is not one. */
@@ -374,7 +389,8 @@ bl_op_admin_account_create(struct bl_req *r)
 		    "find it with GET /api/admin/accounts?q=.");
 	if (e != BL_OK)
 		return e;
-	acted(r, "account created", a.id, NULL);
+	if ((e = acted(r, "account create", a.id, a.id, "ok")) != BL_OK)
+		return e;
 	return respond_account(r, a.id);
 }
 
@@ -484,7 +500,7 @@ bl_op_admin_account_act(struct bl_req *r)
 	if (acts[i].not_self && a.id == r->session.account.id)
 		return bl_req_fail(r, BL_ERR_INVALID_ADMIN_ACTION, "Not your own account: you "
 		    "would lock yourself out. Another administrator, or burnlink-admin, can.");
-	if (acts[i].reauth && (e = reauth(r)) != BL_OK)
+	if (acts[i].reauth && (e = reauth(r, acts[i].name, a.id)) != BL_OK)
 		return e;
 	switch (i) {
 	case 0:
@@ -502,9 +518,8 @@ bl_op_admin_account_act(struct bl_req *r)
 		e = bl_account_totp_reset(r->ctx, a.id);
 		break;
 	}
-	if (e != BL_OK)
+	if (e != BL_OK || (e = acted(r, acts[i].name, a.id, a.id, "ok")) != BL_OK)
 		return e;
-	acted(r, acts[i].name, a.id, NULL);
 	return respond_account(r, a.id);
 }
 
@@ -525,9 +540,9 @@ bl_op_admin_account_delete(struct bl_req *r)
 	if (a.id == r->session.account.id)
 		return bl_req_fail(r, BL_ERR_INVALID_ADMIN_ACTION, "Not your own account: "
 		    "another administrator, or burnlink-admin, can delete it.");
-	if ((e = reauth(r)) != BL_OK || (e = bl_account_delete(r->ctx, a.id)) != BL_OK)
+	if ((e = reauth(r, "delete", a.id)) != BL_OK || (e = bl_account_delete(r->ctx, a.id)) != BL_OK ||
+	    (e = acted(r, "delete", a.id, a.id, "ok")) != BL_OK)
 		return e;
-	acted(r, "account deleted", a.id, NULL);
 	o = json_object_new_object();
 	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
@@ -588,12 +603,13 @@ bl_op_admin_key_revoke(struct bl_req *r)
 		return BL_ERR_KEY_NOT_FOUND;
 	if (e != BL_OK)
 		return bl_req_logged(r, e);
-	if ((e = reauth(r)) != BL_OK)
+	if ((e = reauth(r, "key revoke", k.account_id)) != BL_OK)
 		return e;
 	if (k.revoked_ms < 0) {
 		if ((e = bl_key_revoke(r->ctx, k.id)) != BL_OK && e != BL_ERR_NOT_FOUND)
 			return e;
-		acted(r, "API key revoked", k.account_id, NULL);
+		if ((e = acted(r, "key revoke", k.account_id, k.id, "ok")) != BL_OK)
+			return e;
 		if ((e = bl_req_logged(r, bl_store_key_get(r->store, k.id, &k))) != BL_OK)
 			return e;
 	}
@@ -615,13 +631,13 @@ bl_op_admin_webhook_delete(struct bl_req *r)
 		return BL_ERR_WEBHOOK_NOT_FOUND;
 	if (e != BL_OK)
 		return bl_req_logged(r, e);
-	if ((e = reauth(r)) != BL_OK)
+	if ((e = reauth(r, "webhook delete", owner)) != BL_OK)
 		return e;
 	if ((e = bl_store_webhook_delete(r->store, owner, r->item_id)) == BL_ERR_NOT_FOUND)
 		return BL_ERR_WEBHOOK_NOT_FOUND;
-	if ((e = bl_req_logged(r, e)) != BL_OK)
+	if ((e = bl_req_logged(r, e)) != BL_OK ||
+	    (e = acted(r, "webhook delete", owner, r->item_id, "ok")) != BL_OK)
 		return e;
-	acted(r, "webhook deleted", owner, NULL);
 	o = json_object_new_object();
 	return bl_respond_json(r, 200, o, o == NULL ||
 	    bl_json_add(o, "success", json_object_new_boolean(1)) ||
@@ -707,12 +723,175 @@ bl_op_admin_client_set(struct bl_req *r)
 		    "address, \"action\": \"unblock\" or \"block\", \"op\": create, metadata, "
 		    "retrieve, burn, create-48 or all (the default)}; block needs currentPassword.");
 	block = strcmp(act, "block") == 0;
-	if (block && (e = reauth(r)) != BL_OK)
+	if (block && (e = reauth(r, "client block", 0)) != BL_OK)
 		return e;
 	snprintf(opbuf, sizeof(opbuf), "%s", op != NULL ? op : "all");
+	/* recorded first: the answer below is the last thing this request does */
+	if ((e = acted(r, block ? "client block" : "client unblock", 0, 0, "ok")) != BL_OK)
+		return e;
 	/* a block is the day's limit reached: the highest a limit of these counters allows */
-	e = respond_client(r, canon, opbuf, BL_CLIENT_SET, block ? 1000000000 : 0);
-	if (e == BL_OK)
-		acted(r, block ? "client blocked" : "client unblocked", 0, canon);
-	return e;
+	return respond_client(r, canon, opbuf, BL_CLIENT_SET, block ? 1000000000 : 0);
+}
+
+/* A CSV field (RFC 4180) into f: quoted when it must be; a leading = + - @ made text (a spreadsheet's formula). */
+static void
+csv_field(FILE *f, const char *v, int last)
+{
+	if (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')
+		fputc('\'', f);
+	if (strpbrk(v, ",\"\r\n") != NULL) {
+		fputc('"', f);
+		for (; *v != '\0'; v++) {
+			if (*v == '"')
+				fputc('"', f);
+			fputc(*v, f);
+		}
+		fputc('"', f);
+	} else
+		fputs(v, f);
+	fputs(last ? "\r\n" : ",", f);
+}
+
+struct activity {
+	json_object	*arr;		/* JSON: the events */
+	FILE		*csv;		/* CSV: the rows */
+	int64_t		 last_id;
+	int64_t		 n;
+	int		 failed;
+};
+
+/* bl_audit_list()'s callback: one event as JSON or as a CSV row. */
+static int
+activity_row(void *arg, const struct bl_audit_event *ev)
+{
+	struct activity	*a = arg;
+	json_object	*j;
+	char		 t[64], id[24], ac[24] = "", k[24] = "", ow[24] = "", ob[24] = "";
+	size_t		 i;
+
+	a->last_id = ev->id;
+	a->n++;
+	if (a->csv == NULL) {
+		if ((j = bl_audit_json(ev)) == NULL || json_object_array_add(a->arr, j) != 0) {
+			json_object_put(j);
+			a->failed = 1;
+			return 1;
+		}
+		return 0;
+	}
+	snprintf(id, sizeof(id), "%lld", (long long)ev->id);
+	if (ev->account_id > 0)
+		snprintf(ac, sizeof(ac), "%lld", (long long)ev->account_id);
+	if (ev->api_key_id > 0)
+		snprintf(k, sizeof(k), "%lld", (long long)ev->api_key_id);
+	if (ev->owner_id > 0)
+		snprintf(ow, sizeof(ow), "%lld", (long long)ev->owner_id);
+	if (ev->object_id > 0)
+		snprintf(ob, sizeof(ob), "%lld", (long long)ev->object_id);
+	{
+		const char	*f[] = { id, bl_iso8601(ev->at_ms, t), ev->kind, ac, k,
+				    ev->operator_name, ev->client, ow, ob, ev->receipt_id,
+				    ev->outcome, ev->detail };
+
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+			csv_field(a->csv, f[i], i + 1 == sizeof(f) / sizeof(f[0]));
+	}
+	return 0;
+}
+
+/*
+ * The filter of GET /api/admin/activity's query: since, until (ISO 8601 or
+ * a time ago: 7d), kind, account, receipt, before (the cursor), limit.
+ * BL_OK, or 400 naming the parameter.
+ */
+static enum bl_err
+activity_filter(struct bl_req *r, struct bl_audit_filter *f, char receipt[BL_RECEIPT_ID_LEN + 1])
+{
+	char		 v[64];
+	int		 q;
+	int64_t		 n;
+
+	memset(f, 0, sizeof(*f));
+	if ((q = bl_req_query(r, "since", v, sizeof(v))) < 0 ||
+	    (q == 1 && v[0] != '\0' && bl_parse_when(v, r->now_ms, &f->since_ms) != 0))
+		return bad_query(r, "since is an ISO 8601 time (2026-11-27T14:00:00Z, 2026-11-27) or a time ago (7d, 12h)");
+	if ((q = bl_req_query(r, "until", v, sizeof(v))) < 0 ||
+	    (q == 1 && v[0] != '\0' && bl_parse_when(v, r->now_ms, &f->until_ms) != 0))
+		return bad_query(r, "until is an ISO 8601 time (2026-11-27T14:00:00Z, 2026-11-27) or a time ago (7d, 12h)");
+	if ((q = bl_req_query(r, "kind", v, sizeof(v))) < 0 ||
+	    (q == 1 && v[0] != '\0' && (f->kind = bl_event_find(v)) == 0))
+		return bad_query(r, "kind is one of the audit trail's kinds (burnlink-admin audit kinds), e.g. secret.viewed");
+	if ((n = query_id(r, "account")) < 0)
+		return bad_query(r, "account is an account's id");
+	f->account_id = n;
+	if ((q = bl_req_query(r, "receipt", receipt, BL_RECEIPT_ID_LEN + 1)) < 0 ||
+	    (q == 1 && receipt[0] != '\0' && (strlen(receipt) != BL_RECEIPT_ID_LEN ||
+	    strncmp(receipt, "rcp_", 4) != 0)))
+		return bad_query(r, "receipt is a receipt id: rcp_ and 22 characters");
+	f->receipt_id = receipt[0] != '\0' ? receipt : NULL;
+	if ((n = query_id(r, "before")) < 0)
+		return bad_query(r, "before is the id the last page ended with (next)");
+	f->before_id = n;
+	if ((n = query_limit(r)) < 0)
+		return bad_query(r, "limit is a page size from 1 to 200");
+	f->limit = (int)n;
+	return BL_OK;
+}
+
+/*
+ * GET /api/admin/activity: the audit trail, newest first, filtered by time,
+ * kind, account (actor or owner) and receipt id, a page at a time (next: the
+ * before= of the next page, null on the last); format=csv: the same page as
+ * CSV (RFC 4180, a header row; the columns of burnlink-admin audit --format
+ * csv), to save.
+ */
+enum bl_err
+bl_op_admin_activity(struct bl_req *r)
+{
+	static const char	 head[] = "id,at,kind,accountId,apiKeyId,operator,client,"
+	    "ownerId,objectId,receiptId,outcome,detail\r\n";
+	struct bl_audit_filter	 f;
+	struct activity		 a;
+	char			 receipt[BL_RECEIPT_ID_LEN + 1] = "", fmt[8];
+	char			*text = NULL;
+	size_t			 len = 0;
+	json_object		*o;
+	enum bl_err		 e;
+	int			 csv, q;
+
+	if ((e = activity_filter(r, &f, receipt)) != BL_OK)
+		return e;
+	if ((q = bl_req_query(r, "format", fmt, sizeof(fmt))) < 0 ||
+	    (q == 1 && strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0))
+		return bad_query(r, "format is json (the default) or csv");
+	csv = q == 1 && strcmp(fmt, "csv") == 0;
+	memset(&a, 0, sizeof(a));
+	if (csv) {
+		if ((a.csv = open_memstream(&text, &len)) == NULL)
+			return BL_ERR_INTERNAL;
+		fputs(head, a.csv);
+	} else if ((a.arr = json_object_new_array()) == NULL)
+		return BL_ERR_INTERNAL;
+	e = bl_audit_list(r->ctx, &f, activity_row, &a);
+	if (a.csv != NULL && fclose(a.csv) != 0)
+		e = BL_ERR_INTERNAL;
+	if (e == BL_OK && a.failed)
+		e = BL_ERR_INTERNAL;
+	if (e != BL_OK) {
+		json_object_put(a.arr);
+		free(text);
+		return e;
+	}
+	if (csv) {
+		r->content_type = "text/csv; charset=utf-8";
+		e = bl_respond_text(r, 200, text, len) == 0 ? BL_OK : BL_ERR_INTERNAL;
+		free(text);
+		return e;
+	}
+	o = json_object_new_object();
+	if (o == NULL)
+		json_object_put(a.arr);
+	return bl_respond_json(r, 200, o, o == NULL || bl_json_add(o, "events", a.arr) ||
+	    (a.n < f.limit ? bl_json_add_null(o, "next") :
+	    bl_json_add(o, "next", json_object_new_int64(a.last_id))));
 }

@@ -737,6 +737,7 @@ size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
 int		 bl_text_valid(const char *, size_t);	/* UTF-8 without control characters */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);
+int		 bl_parse_when(const char *, int64_t now_ms, int64_t *ms);
 int64_t		 bl_now_ms(void);
 
 #endif /* BURNLINK_H */

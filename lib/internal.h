@@ -727,6 +727,7 @@ enum bl_err	 bl_op_admin_webhooks_list(struct bl_req *);	/* GET /api/admin/webho
 enum bl_err	 bl_op_admin_webhook_delete(struct bl_req *);	/* DELETE /api/admin/webhooks/<id> */
 enum bl_err	 bl_op_admin_client_get(struct bl_req *);	/* GET /api/admin/clients */
 enum bl_err	 bl_op_admin_client_set(struct bl_req *);	/* POST /api/admin/clients */
+enum bl_err	 bl_op_admin_activity(struct bl_req *);		/* GET /api/admin/activity */
 
 /* account.c: the account handlers, and the preamble's session and CSRF steps. */
 enum bl_err	 bl_op_session_get(struct bl_req *);	/* GET, HEAD /api/session */

@@ -287,6 +287,16 @@ const struct bl_route bl_route_admin_clients = {
 	},
 };
 
+/* GET: the audit trail, filtered and paged, or as CSV (format=csv). */
+const struct bl_route bl_route_admin_activity = {
+	.name = "admin_activity", .url = "/api/admin/activity",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_activity },
+	},
+};
+
 /*
  * Every route, in the order the web servers try them (scripts/routes-gen.c
  * writes their routing from it; `make` fails on a program in cgi-bin/ that is
@@ -299,6 +309,6 @@ const struct bl_route *const bl_routes[] = {
 	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_metrics,
 	&bl_route_requests,
 	&bl_route_admin_overview, &bl_route_admin_accounts, &bl_route_admin_keys,
-	&bl_route_admin_webhooks, &bl_route_admin_clients,
+	&bl_route_admin_webhooks, &bl_route_admin_clients, &bl_route_admin_activity,
 	NULL
 };

@@ -726,70 +726,6 @@ cmd_config(struct bl_ctx *c, int argc, char **argv)
 }
 
 /* health: what GET /api/health checks, its count taken as "burnlink-admin". */
-/*
- * A time of --since or --until: ISO 8601 (a date, or a date and time in UTC
- * with Z or an offset; seconds and fractions optional), or a time ago
- * (N followed by s, m, h, d or w). 0 and *ms set, or -1.
- */
-static int
-parse_when(const char *v, int64_t now, int64_t *ms)
-{
-	struct tm	 tm;
-	const char	*p = v;
-	char		*end;
-	long long	 n;
-	int		 off = 0, sign = 1, frac = 0, digits = 0;
-	time_t		 t;
-
-	if (*v >= '0' && *v <= '9' && strchr("smhdw", v[strlen(v) - 1]) != NULL &&
-	    strspn(v, "0123456789") == strlen(v) - 1 && strlen(v) <= 10) {
-		n = strtoll(v, &end, 10);
-		switch (*end) {
-		case 's': n *= 1; break;
-		case 'm': n *= 60; break;
-		case 'h': n *= 3600; break;
-		case 'd': n *= 86400; break;
-		default: n *= 7 * 86400; break;
-		}
-		*ms = now - n * 1000;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	if ((p = strptime(v, "%Y-%m-%d", &tm)) == NULL)
-		return -1;
-	if (*p == 'T' || *p == ' ') {
-		if ((end = strptime(p + 1, "%H:%M", &tm)) == NULL)
-			return -1;
-		p = end;
-		if (*p == ':') {
-			if ((end = strptime(p + 1, "%S", &tm)) == NULL)
-				return -1;
-			p = end;
-			if (*p == '.')
-				for (p++; *p >= '0' && *p <= '9'; p++)
-					if (digits++ < 3)
-						frac = frac * 10 + (*p - '0');
-			while (digits > 0 && digits < 3)
-				frac *= 10, digits++;
-		}
-		if (*p == 'Z')
-			p++;
-		else if (*p == '+' || *p == '-') {
-			sign = *p == '-' ? -1 : 1;
-			if (strlen(p) != 6 || p[3] != ':' || strspn(p + 1, "0123456789") != 2 ||
-			    strspn(p + 4, "0123456789") != 2)
-				return -1;
-			off = sign * (((p[1] - '0') * 10 + p[2] - '0') * 3600 +
-			    ((p[4] - '0') * 10 + p[5] - '0') * 60);
-			p += 6;
-		}
-	}
-	if (*p != '\0' || (t = timegm(&tm)) == (time_t)-1)
-		return -1;
-	*ms = ((int64_t)t - off) * 1000 + frac;
-	return 0;
-}
-
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 static void
 csv_field(const char *v, int last)
@@ -897,7 +833,7 @@ cmd_audit(struct bl_ctx *c, int argc, char **argv)
 			return usage_error("audit: %s needs a value", opt);
 		i++;
 		if (strcmp(opt, "--since") == 0 || strcmp(opt, "--until") == 0) {
-			if (parse_when(v, now, opt[2] == 's' ? &f.since_ms : &f.until_ms) != 0)
+			if (bl_parse_when(v, now, opt[2] == 's' ? &f.since_ms : &f.until_ms) != 0)
 				return usage_error("audit: %s: \"%s\" is neither ISO 8601 (e.g. "
 				    "2026-11-27T10:00:00Z) nor a time ago (e.g. 7d, 12h, 30m)", opt, v);
 		} else if (strcmp(opt, "--account") == 0) {
@@ -994,7 +930,8 @@ static void
 audit_command(struct bl_ctx *c, int argc, char **argv, int rc)
 {
 	static const char *const changing[] = { "account create", "account password",
-	    "account email", "account 2fa-reset", "key issue", "key revoke", "limits set",
+	    "account email", "account 2fa-reset", "account admin", "account disable",
+	    "account enable", "key issue", "key revoke", "limits set",
 	    "limits reset" };
 	char		 cmd[64];
 	size_t		 i;

@@ -223,3 +223,45 @@ test('overview: health, settings in force, version, counts, outbox, cleanup, lim
 	assert.ok(o.limiter.entries > 0);
 	assert.equal(o.schemaVersion, Number(ctx.sql('PRAGMA user_version')));
 });
+
+test('activity: the events of one secret by its receipt id, filters, pages, CSV; every admin action is itself an event', async () => {
+	const { ctx, op, p } = await instance();
+	admin(ctx, ['account', 'email', 'pat@example.org', 'pat@example.org']);
+	const made = await p.create({ text: 'the launch codes', notify: ['email'] });
+	assert.equal(made.status, 200, made.body.toString());
+	const receipt = made.json.metadata.receiptId;
+	assert.match(receipt, /^rcp_/);
+	const key = made.json.metadata.secretKey;
+	assert.equal((await ctx.run('retrieve', { method: 'POST', pathInfo: `/${key}` })).status, 200);
+	let res = await op.req('admin_activity', { env: { QUERY_STRING: `receipt=${receipt}` } });
+	assert.equal(res.status, 200, res.body.toString());
+	const kinds = res.json.events.map((e) => e.kind);
+	assert.deepEqual(kinds, ['secret.exhausted', 'secret.created'], 'its one view was its last');
+	assert.ok(!res.body.toString().includes('launch codes') && !res.body.toString().includes(key));
+	// an admin action is an event, with the administrator as its actor
+	const id = p.account.id;
+	await op.req('admin_accounts', { method: 'POST', pathInfo: `/${id}`, body: { action: 'disable', currentPassword: 'wrong password' } });
+	await op.req('admin_accounts', { method: 'POST', pathInfo: `/${id}`, body: { action: 'disable', currentPassword: PASSWORD } });
+	res = await op.req('admin_activity', { env: { QUERY_STRING: `kind=admin.command&account=${id}` } });
+	const acts = res.json.events.map((e) => `${e.detail}:${e.outcome}:${e.accountId}`);
+	assert.deepEqual(acts, [`/admin disable:ok:${op.account.id}`, `/admin disable:refused:${op.account.id}`]);
+	res = await op.req('admin_activity', { env: { QUERY_STRING: `kind=account.disabled&account=${id}` } });
+	assert.equal(res.json.events.length, 1);
+	// pages
+	const page1 = await op.req('admin_activity', { env: { QUERY_STRING: 'limit=2' } });
+	assert.equal(page1.json.events.length, 2);
+	const page2 = await op.req('admin_activity', { env: { QUERY_STRING: `limit=2&before=${page1.json.next}` } });
+	assert.ok(page2.json.events[0].id < page1.json.events[1].id);
+	// CSV
+	// not JSON: the common headers' JSON check does not apply (the others are checked below)
+	const csv = await op.req('admin_activity', { env: { QUERY_STRING: `receipt=${receipt}&format=csv` }, noHeaderCheck: true });
+	assert.equal(csv.headers['x-content-type-options'], 'nosniff');
+	assert.equal(csv.headers['cache-control'], 'no-store');
+	assert.equal(csv.status, 200);
+	assert.match(csv.headers['content-type'], /^text\/csv/);
+	const lines = csv.body.toString().trim().split('\r\n');
+	assert.equal(lines[0], 'id,at,kind,accountId,apiKeyId,operator,client,ownerId,objectId,receiptId,outcome,detail');
+	assert.equal(lines.length - 1, kinds.length);
+	for (const q of ['kind=no.such', 'since=yesterday', 'receipt=rcp_short', 'format=xml'])
+		checkError(assert, await op.req('admin_activity', { env: { QUERY_STRING: q } }), 400, 'INVALID_ADMIN_ACTION');
+});
