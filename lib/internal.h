@@ -684,6 +684,7 @@ struct bl_action {
 #define BL_ROUTE_NOT_PRECOUNTED	0x01u	/* not counted first: config (opens no store), health (counts itself) */
 #define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
 #define BL_ROUTE_FALLBACK	0x04u	/* its program answers every other path under /api/ */
+#define BL_ROUTE_QUERY		0x08u	/* reads QUERY_STRING: the servers' routing passes it on */
 
 struct bl_route {
 	const char	*name;		/* the program, cgi-bin/<name>; for log lines */

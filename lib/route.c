@@ -242,7 +242,7 @@ const struct bl_route bl_route_admin_accounts = {
 	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD, POST", .allow_item = "GET, HEAD, POST, DELETE",
 	.bad_item = BL_ERR_ACCOUNT_NOT_FOUND,
-	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
 	.actions = {
 		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_accounts_list },
 		{ BL_MASK(BL_M_POST), 0, ADMIN_WRITE, bl_op_admin_account_create },
@@ -257,7 +257,7 @@ const struct bl_route bl_route_admin_keys = {
 	.name = "admin_keys", .url = "/api/admin/keys",
 	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_KEY_NOT_FOUND,
-	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
 	.actions = {
 		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_keys_list },
 		{ BL_MASK(BL_M_DELETE), 1, ADMIN_WRITE_OPT, bl_op_admin_key_revoke },
@@ -269,7 +269,7 @@ const struct bl_route bl_route_admin_webhooks = {
 	.name = "admin_webhooks", .url = "/api/admin/webhooks",
 	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
 	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_WEBHOOK_NOT_FOUND,
-	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
 	.actions = {
 		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_webhooks_list },
 		{ BL_MASK(BL_M_DELETE), 1, ADMIN_WRITE_OPT, bl_op_admin_webhook_delete },
@@ -280,7 +280,7 @@ const struct bl_route bl_route_admin_webhooks = {
 const struct bl_route bl_route_admin_clients = {
 	.name = "admin_clients", .url = "/api/admin/clients",
 	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
-	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
 	.actions = {
 		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_client_get },
 		{ BL_MASK(BL_M_POST), 0, ADMIN_WRITE, bl_op_admin_client_set },
@@ -291,7 +291,7 @@ const struct bl_route bl_route_admin_clients = {
 const struct bl_route bl_route_admin_activity = {
 	.name = "admin_activity", .url = "/api/admin/activity",
 	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD",
-	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
 	.actions = {
 		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_activity },
 	},
