@@ -61,7 +61,10 @@ ALTER TABLE attachments ALTER COLUMN data SET STORAGE EXTERNAL;
 CREATE TABLE IF NOT EXISTS accounts (
 	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	name		text NOT NULL UNIQUE,		-- operator's label, e.g. an e-mail
-	created_at	bigint NOT NULL
+	created_at	bigint NOT NULL,
+	admin		smallint NOT NULL DEFAULT 0,	-- version 7: 1 for the admin role
+	disabled_at	bigint,				-- version 7: NULL, or when it was disabled
+	deleted_at	bigint				-- version 7: NULL, or when /admin deleted it
 );
 
 -- API keys: "bl_" + 43 url-safe base64 characters, shown once; only SHA-256 of
@@ -218,6 +221,10 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
 
+-- Version 7: the admin role and disabled accounts (docs/ADMIN.md).
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS admin smallint NOT NULL DEFAULT 0;
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS disabled_at bigint;
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS deleted_at bigint;
 -- Version 7: the audit trail; as in schema.sql.
 CREATE TABLE IF NOT EXISTS audit_events (
 	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

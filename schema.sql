@@ -47,7 +47,10 @@ CREATE TABLE IF NOT EXISTS attachments (
 CREATE TABLE IF NOT EXISTS accounts (
 	id		INTEGER PRIMARY KEY,
 	name		TEXT NOT NULL UNIQUE,		-- operator's label, e.g. an e-mail
-	created_at	INTEGER NOT NULL		-- ms since the epoch
+	created_at	INTEGER NOT NULL,		-- ms since the epoch
+	admin		INTEGER NOT NULL DEFAULT 0,	-- version 7: 1 for the admin role (/admin)
+	disabled_at	INTEGER,			-- version 7: NULL, or when it was disabled (ms)
+	deleted_at	INTEGER				-- version 7: NULL, or when /admin deleted it
 );
 
 -- API keys: "bl_" + 43 url-safe base64 characters, shown once; only SHA-256 of
@@ -210,6 +213,15 @@ CREATE TABLE IF NOT EXISTS account_recovery (
 );
 CREATE INDEX IF NOT EXISTS account_recovery_account ON account_recovery(account_id);
 
+-- Version 7: the operator's page (docs/ADMIN.md, "The admin page"). The admin
+-- role of an account (burnlink-admin account admin NAME on|off), and a
+-- disabled account (burnlink-admin account disable NAME): it cannot sign in,
+-- and its sessions and API keys are refused.
+ALTER TABLE accounts ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
+-- A deleted account stays as a row (its revoked keys and its secrets'
+-- tombstones name it), renamed "deleted:<id>" so that its name is free.
+ALTER TABLE accounts ADD COLUMN deleted_at INTEGER;
 -- Version 7: the audit trail (docs/ADMIN.md, "Audit trail"): one row per
 -- event, written in the transaction of the change it records. id ascends
 -- with at (the cursor of a listing); at: ms since the epoch; kind: a row of

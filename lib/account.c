@@ -169,6 +169,12 @@ bl_session_load(struct bl_req *r, struct bl_sess *ss)
 	}
 	if (e != BL_OK)
 		return bl_req_logged(r, e);
+	/* A disabled account's session ends (the route answers 401 ACCOUNT_DISABLED). */
+	if (ss->account.disabled_ms >= 0) {
+		set_cookie(r, NULL);
+		ss->disabled = 1;
+		return bl_req_logged(r, bl_store_session_delete(r->store, ss->s.id));
+	}
 	/* The web server now says someone else: that session is over. */
 	if (ss->s.via == BL_VIA_WEBSERVER && bl_webserver_user(r) != NULL &&
 	    !bl_webserver_is(r, &ss->account)) {
@@ -576,6 +582,9 @@ bl_op_sign_in(struct bl_req *r)
 		return e;
 	if (!ok)
 		return signin_refused(r, a.id, BL_ERR_INVALID_CREDENTIALS, "refused", NULL);
+	/* only the one who knows the password learns that the account is disabled */
+	if (a.disabled_ms >= 0)
+		return signin_refused(r, a.id, BL_ERR_ACCOUNT_DISABLED, "refused", "disabled");
 	/* and the second factor, if the account has one (lib/totp.c) */
 	if ((e = bl_totp_signin(r, &a)) != BL_OK)
 		return e == BL_ERR_INVALID_CREDENTIALS || e == BL_ERR_TOO_MANY_ATTEMPTS ?
@@ -1026,6 +1035,8 @@ bl_req_creator(struct bl_req *r)
 		bl_wipe(sid, sizeof(sid));
 		if ((e = bl_session_load(r, &r->session)) != BL_OK)
 			return e;
+		if (r->session.disabled)
+			return BL_ERR_ACCOUNT_DISABLED;
 		if (r->session.found) {
 			if ((e = bl_check_csrf(r, &r->session)) != BL_OK)
 				return e;

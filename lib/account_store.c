@@ -1,4 +1,5 @@
 /* account_store.c (layer: domain): accounts, API keys, passwords and sessions, written once above the backends (lib/store.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -17,6 +18,8 @@ account_row(void *arg, const struct bl_row *row)
 	a->keys_active = bl_col_int(row, 3, 0);
 	a->secrets = bl_col_int(row, 4, 0);
 	a->secrets_active = bl_col_int(row, 5, 0);
+	a->admin = (int)bl_col_int(row, 6, 0);
+	a->disabled_ms = bl_col_int(row, 7, -1);
 	return 0;
 }
 
@@ -34,6 +37,7 @@ key_row(void *arg, const struct bl_row *row)
 	k->created_ms = bl_col_int(row, 4, 0);
 	k->last_used_ms = bl_col_int(row, 5, -1);
 	k->revoked_ms = bl_col_int(row, 6, -1);
+	k->account_disabled_ms = bl_col_int(row, 7, -1);
 	return 0;
 }
 
@@ -135,6 +139,116 @@ bl_store_account_list(struct bl_store *s, int (*cb)(void *, const struct bl_acco
 	struct list	 l = { LIST_ACCOUNTS, { .account = cb }, arg };
 
 	return bl_st_run(s, ST_ACCOUNT_LIST, NO_PARMS, list_row, &l, NULL);
+}
+
+/*
+ * Calls cb for at most max accounts after id after, in id order, whose name
+ * (lower-cased) matches the LIKE pattern (""; any), deleted ones left out.
+ */
+enum bl_err
+bl_store_account_page(struct bl_store *s, const char *pattern, int64_t after, int64_t max,
+    int (*cb)(void *, const struct bl_account *), void *arg)
+{
+	struct list	 l = { LIST_ACCOUNTS, { .account = cb }, arg };
+
+	return bl_st_run(s, ST_ACCOUNT_PAGE, PARMS(P_TEXT(pattern), P_INT(after), P_INT(max)),
+	    list_row, &l, NULL);
+}
+
+/* Sets an account's admin role (BL_ADMIN_*); NOT_FOUND if there is no such account. */
+enum bl_err
+bl_store_account_admin(struct bl_store *s, int64_t id, int admin)
+{
+	int64_t	 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_run(s, ST_ACCOUNT_ADMIN, PARMS(P_INT(id), P_INT(admin)), NULL, NULL,
+	    &n)) != BL_OK)
+		return e;
+	return n > 0 ? BL_OK : BL_ERR_NOT_FOUND;
+}
+
+/* Disables an account (at now) or, now < 0, enables it; NOT_FOUND if there is no such account. */
+enum bl_err
+bl_store_account_disable(struct bl_store *s, int64_t id, int64_t now)
+{
+	int64_t	 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_run(s, ST_ACCOUNT_DISABLE, PARMS(P_INT(id), P_INT_OR_NULL(now >= 0, now)),
+	    NULL, NULL, &n);
+	if (e == BL_OK && n == 0)
+		e = BL_ERR_NOT_FOUND;
+	/* account.disabled, enabling too (its detail says which), in the same transaction */
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_ACCOUNT_DISABLED, id, id, NULL, "ok",
+		    now >= 0 ? "disabled" : "enabled");
+	return bl_st_end(s, e);
+}
+
+/* Row callback: the id of the first column into an array (struct ids). */
+struct ids {
+	int64_t	 id[100];
+	size_t	 n;
+};
+
+static int
+ids_row(void *arg, const struct bl_row *row)
+{
+	struct ids	*l = arg;
+
+	if (l->n < sizeof(l->id) / sizeof(l->id[0]))
+		l->id[l->n++] = bl_col_int(row, 0, 0);
+	return 0;
+}
+
+/*
+ * Deletes an account (docs/ADMIN.md): its active secrets burned (each with
+ * its "secret.burned" event, by "admin"), then in one transaction its keys
+ * revoked, its webhooks deleted and their pending deliveries dropped, its
+ * sessions ended, its password, address and second factor removed, and the
+ * row kept as a tombstone named "deleted:<id>" (its keys and secrets name it).
+ */
+enum bl_err
+bl_store_account_delete(struct bl_store *s, int64_t id, int64_t now)
+{
+	static const enum bl_stmt	 drop[] = { ST_WEBHOOK_DELETE_ALL, ST_OUTBOX_UNQUEUE_ACCOUNT,
+	    ST_SESSION_END_ALL, ST_PASSWORD_DELETE, ST_EMAIL_DELETE, ST_TOTP_DELETE,
+	    ST_RECOVERY_DELETE };
+	struct ids	 l;
+	int64_t		 after = 0;
+	char		 name[32];
+	size_t		 i;
+	enum bl_err	 e;
+
+	if ((e = bl_st_alone(s, ST_ACCOUNT_DISABLE, PARMS(P_INT(id), P_INT(now)), NULL, NULL)) != BL_OK)
+		return e;
+	do {
+		l.n = 0;
+		if ((e = bl_st_run(s, ST_ACCOUNT_ACTIVE, PARMS(P_INT(id), P_INT(after)), ids_row,
+		    &l, NULL)) != BL_OK)
+			return e;
+		/* one that ended meanwhile (its expiry, its last view) is gone already */
+		for (i = 0; i < l.n; i++) {
+			after = l.id[i];
+			e = bl_store_burn(s, l.id[i], now, "admin");
+			if (e != BL_OK && e != BL_ERR_SECRET_EXPIRED && e != BL_ERR_SECRET_BURNED &&
+			    e != BL_ERR_MAX_VIEWS_REACHED && e != BL_ERR_NOT_FOUND)
+				return e;
+		}
+	} while (l.n > 0);
+	snprintf(name, sizeof(name), "deleted:%lld", (long long)id);
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	e = bl_st_run(s, ST_KEY_REVOKE_ALL, PARMS(P_INT(id), P_INT(now)), NULL, NULL, NULL);
+	for (i = 0; e == BL_OK && i < sizeof(drop) / sizeof(drop[0]); i++)
+		e = bl_st_run(s, drop[i], PARMS(P_INT(id)), NULL, NULL, NULL);
+	if (e == BL_OK)
+		e = bl_st_run(s, ST_ACCOUNT_TOMBSTONE, PARMS(P_INT(id), P_TEXT(name), P_INT(now)),
+		    NULL, NULL, NULL);
+	return bl_st_end(s, e);
 }
 
 /* Calls cb for every key of account_id (0: of all accounts), in id order. */
@@ -492,4 +606,12 @@ bl_store_totp_delete(struct bl_store *s, int64_t account_id)
 	if (e == BL_OK)
 		e = bl_audit(s, BL_EV_TOTP_CHANGED, account_id, account_id, NULL, "ok", "off");
 	return bl_st_end(s, e);
+}
+
+/* The account of webhook id (not deleted); NOT_FOUND if there is none. */
+enum bl_err
+bl_store_webhook_owner(struct bl_store *s, int64_t id, int64_t *account_id)
+{
+	*account_id = 0;
+	return bl_st_one(s, ST_WEBHOOK_OWNER, PARMS(P_INT(id)), bl_row_id, account_id);
 }

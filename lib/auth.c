@@ -83,6 +83,11 @@ bl_key_check(struct bl_ctx *c, const char *h, int64_t *account_id, int64_t *key_
 		    "Authorization header to create anonymously.";
 		return BL_ERR_INVALID_API_KEY;
 	}
+	if (k.account_disabled_ms >= 0) {
+		*hint = "The operator disabled this key's account: its API keys are refused "
+		    "until they enable it again.";
+		return BL_ERR_ACCOUNT_DISABLED;
+	}
 	*account_id = k.account_id;
 	*key_id = k.id;
 	return BL_OK;
@@ -311,4 +316,47 @@ bl_account_totp_reset(struct bl_ctx *c, int64_t account_id)
 	if ((e = bl_ctx_store(c)) != BL_OK)
 		return e;
 	return logged(c, bl_store_totp_delete(c->store, account_id));
+}
+
+/*
+ * Gives (admin BL_ADMIN_OPERATOR) or takes (BL_ADMIN_NONE) an account's admin
+ * role (docs/ADMIN.md); NOT_FOUND when there is no such account.
+ */
+enum bl_err
+bl_account_set_admin(struct bl_ctx *c, int64_t account_id, int admin)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_ctx_store(c)) != BL_OK)
+		return e;
+	return logged(c, bl_store_account_admin(c->store, account_id, admin));
+}
+
+/*
+ * Disables an account (its sign-in, sessions and API keys refused: 401
+ * ACCOUNT_DISABLED, docs/API.md) or enables it again; NOT_FOUND when there is
+ * no such account.
+ */
+enum bl_err
+bl_account_set_disabled(struct bl_ctx *c, int64_t account_id, int disabled)
+{
+	enum bl_err	 e;
+
+	if ((e = bl_ctx_store(c)) != BL_OK)
+		return e;
+	return logged(c, bl_store_account_disable(c->store, account_id,
+	    disabled ? c->now_ms : -1));
+}
+
+/* Deletes an account (bl_store_account_delete(): its secrets burned, sessions ended, keys revoked). */
+enum bl_err
+bl_account_delete(struct bl_ctx *c, int64_t account_id)
+{
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if ((e = bl_ctx_store(c)) != BL_OK ||
+	    (e = logged(c, bl_store_account_get(c->store, account_id, NULL, &a))) != BL_OK)
+		return e;
+	return logged(c, bl_store_account_delete(c->store, account_id, c->now_ms));
 }

@@ -83,6 +83,11 @@ enum bl_err {
 	BL_ERR_ENDPOINT_NOT_FOUND,	/* 404 NOT_FOUND of a path under /api/ that is no endpoint */
 	BL_ERR_SCHEMA_TOO_NEW,		/* the database is newer than the programs */
 	BL_ERR_INVALID_QUERY,		/* GET /api/my/events: a query parameter */
+	BL_ERR_ACCOUNT_DISABLED,	/* the operator disabled the account (docs/ADMIN.md) */
+	BL_ERR_NOT_ADMIN,		/* /api/admin/ without the admin role */
+	BL_ERR_REAUTH_REQUIRED,		/* a destructive admin action: the password again */
+	BL_ERR_ACCOUNT_NOT_FOUND,	/* /api/admin/accounts/<id> */
+	BL_ERR_INVALID_ADMIN_ACTION,	/* POST /api/admin/...: action, address, filters */
 	BL_ERR__MAX
 };
 
@@ -150,6 +155,9 @@ enum bl_field {
 	BL_F_WEBHOOKS,		/* webhooks per account */
 	BL_F_NOTIFY_HOUR,	/* notification attempts per account, per hour */
 	BL_F_WEBHOOK_EVENTS,	/* a webhook's events (absent: all) */
+	BL_F_ADMIN_PAGE,	/* rows per page of an /api/admin/ list (limit=) */
+	BL_F_ADMIN_QUERY,	/* an /api/admin/ search (q=, kind=, ip=, receipt=) */
+	BL_F_ADMIN_FRESH,	/* a web-server session that may act without signing in again */
 	BL_F__MAX
 };
 
@@ -264,6 +272,7 @@ struct bl_policy {
 	char	 email_var[BL_VAR_MAX + 1];	/* CGI variable holding the e-mail address */
 	char	 groups_var[BL_VAR_MAX + 1];	/* CGI variable holding the groups */
 	char	 groups[BL_LIST_MAX + 1];	/* allowed groups, "a,b" ("": any) */
+	char	 admin_groups[BL_LIST_MAX + 1];	/* groups that have the admin role ("": none) */
 	char	 domains[BL_LIST_MAX + 1];	/* allowed e-mail domains, "a,b" ("": any) */
 	char	 logout[BL_URL_MAX + 1];	/* the module's logout address */
 	/* GET /api/metrics (docs/ADMIN.md, "Metrics"): who may read it; "" when unset */
@@ -445,6 +454,12 @@ extern const struct bl_route bl_route_webhooks;	/* /api/webhooks[/<id>] */
 extern const struct bl_route bl_route_email;		/* /api/email */
 extern const struct bl_route bl_route_token;		/* POST /api/token */
 extern const struct bl_route bl_route_totp;		/* GET, POST, DELETE /api/totp */
+extern const struct bl_route bl_route_admin_overview;	/* GET /api/admin/overview */
+extern const struct bl_route bl_route_admin_accounts;	/* /api/admin/accounts[/<id>] */
+extern const struct bl_route bl_route_admin_keys;	/* /api/admin/keys[/<id>] */
+extern const struct bl_route bl_route_admin_webhooks;	/* /api/admin/webhooks[/<id>] */
+extern const struct bl_route bl_route_admin_clients;	/* /api/admin/clients */
+extern const struct bl_route bl_route_admin_activity;	/* GET /api/admin/activity */
 int		 bl_serve(const struct bl_route *);
 
 /*
@@ -556,6 +571,7 @@ enum bl_limit {
 	BL_LIM_NOTIFY_HOUR,	/* notification attempts per account, per hour (cron/notify) */
 	BL_LIM_SIGNIN_ACCOUNT,	/* sign-in attempts per account name from all clients, per hour */
 	BL_LIM_NET48_CREATE,	/* creations per IPv6 /48 (all its /64s together), per day */
+	BL_LIM_IP_ADMIN,	/* requests per client IP to /api/admin/, per day */
 	BL_LIM__MAX
 };
 
@@ -586,6 +602,11 @@ enum bl_err	 bl_limit_usage(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, struct bl_usage *);
 enum bl_err	 bl_limit_set(struct bl_ctx *, enum bl_limit, const void *subject,
 		    size_t len, int64_t count);
+#define BL_CLIENT_SHOW	0
+#define BL_CLIENT_SET	1
+enum bl_err	 bl_client_limits(struct bl_ctx *, const char *canon, const char *op, int set,
+		    int64_t count, int (*cb)(void *, const char *op, const struct bl_usage *),
+		    void *, int *done);
 
 /* auth.c: accounts and API keys ("bl_" + 43 url-safe base64, stored as SHA-256). */
 #define BL_API_KEY_LEN		46
@@ -599,7 +620,14 @@ struct bl_account {
 	int64_t	keys_active;
 	int64_t	secrets;		/* rows stored for it (active or tombstones) */
 	int64_t	secrets_active;
+	int	admin;			/* BL_ADMIN_*: the admin role (docs/ADMIN.md) */
+	int64_t	disabled_ms;		/* -1: enabled; else when it was disabled */
 };
+
+/* accounts.admin: who gave the admin role (version 7). */
+#define BL_ADMIN_NONE		0
+#define BL_ADMIN_OPERATOR	1	/* burnlink-admin account admin NAME on, or /admin */
+#define BL_ADMIN_GROUP		2	/* an admin_groups group at web-server sign-in */
 
 struct bl_api_key {
 	int64_t	id;
@@ -609,6 +637,7 @@ struct bl_api_key {
 	int64_t	created_ms;
 	int64_t	last_used_ms;		/* -1: never used */
 	int64_t	revoked_ms;		/* -1: valid */
+	int64_t	account_disabled_ms;	/* -1: its account is enabled */
 };
 
 int		 bl_name_valid(const char *, int allow_empty);
@@ -620,6 +649,9 @@ enum bl_err	 bl_account_set_email(struct bl_ctx *, int64_t account_id, const cha
 enum bl_err	 bl_account_set_password(struct bl_ctx *, int64_t account_id,
 		    const char *password, size_t len);
 enum bl_err	 bl_account_totp_reset(struct bl_ctx *, int64_t account_id);
+enum bl_err	 bl_account_set_admin(struct bl_ctx *, int64_t account_id, int admin);
+enum bl_err	 bl_account_set_disabled(struct bl_ctx *, int64_t account_id, int disabled);
+enum bl_err	 bl_account_delete(struct bl_ctx *, int64_t account_id);
 enum bl_err	 bl_key_issue(struct bl_ctx *, int64_t account_id, const char *label,
 		    char key[BL_API_KEY_LEN + 1], struct bl_api_key *);
 enum bl_err	 bl_key_find(struct bl_ctx *, const char *id_or_key, struct bl_api_key *);
@@ -655,6 +687,10 @@ enum bl_err	 bl_key_check(struct bl_ctx *, const char *authorization,
 #define BL_RECEIPT_ID_LEN	26		/* "rcp_" + 22 url-safe base64 */
 #define BL_WEBHOOK_URL_MAX	2048		/* bytes of a webhook URL */
 #define BL_WEBHOOKS_MAX		10		/* webhooks per account */
+#define BL_ADMIN_PAGE_MAX	200		/* rows per page of an /api/admin/ list */
+#define BL_ADMIN_PAGE_DEFAULT	50
+#define BL_ADMIN_QUERY_MAX	128		/* bytes of an /api/admin/ search */
+#define BL_ADMIN_FRESH		600		/* seconds: a fresh web-server sign-in */
 #define BL_NOTIFY_HOUR		100		/* notification attempts per account, per hour */
 #define BL_TOKEN_VERIFY		1		/* an e-mail token: verify the address */
 #define BL_TOKEN_RESET		2		/* ... reset the password */
@@ -719,6 +755,7 @@ size_t		 bl_utf8_codepoints(const char *, size_t); /* SIZE_MAX if invalid */
 int		 bl_text_valid(const char *, size_t);	/* UTF-8 without control characters */
 int		 bl_json_int(json_object *, int64_t min, int64_t max, int64_t *out);
 char		*bl_iso8601(int64_t ms, char buf[64]);
+int		 bl_parse_when(const char *, int64_t now_ms, int64_t *ms);
 int64_t		 bl_now_ms(void);
 
 #endif /* BURNLINK_H */

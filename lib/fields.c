@@ -107,6 +107,13 @@ static const struct bl_field_info fields[BL_F__MAX] = {
 	    {0, BL_NOTIFY_HOUR, 0}, BL_NULL_INVALID, BL_ERR_RATE_LIMIT_EXCEEDED},
 	[BL_F_WEBHOOK_EVENTS] = {"webhookEvents", "events", BL_FT_ARRAY,
 	    {1, 4, 4}, BL_NULL_NONE, BL_ERR_INVALID_WEBHOOK},
+	/* the operator's API (docs/API.md, "The operator's API") */
+	[BL_F_ADMIN_PAGE] = {"adminPage", "limit", BL_FT_INTEGER,
+	    {1, BL_ADMIN_PAGE_MAX, BL_ADMIN_PAGE_DEFAULT}, BL_NULL_DEFAULT, BL_ERR_INVALID_ADMIN_ACTION},
+	[BL_F_ADMIN_QUERY] = {"adminQuery", "q", BL_FT_BYTES,
+	    {0, BL_ADMIN_QUERY_MAX, 0}, BL_NULL_DEFAULT, BL_ERR_INVALID_ADMIN_ACTION},
+	[BL_F_ADMIN_FRESH] = {"adminFresh", NULL, BL_FT_SECONDS,
+	    {0, BL_ADMIN_FRESH, 0}, BL_NULL_INVALID, BL_ERR_REAUTH_REQUIRED},
 };
 
 /* The row of f (f must be a field). */

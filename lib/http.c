@@ -163,6 +163,58 @@ bl_req_item(const struct bl_req *r)
 	return p != NULL && p[0] != '\0' && strcmp(p, "/") != 0;
 }
 
+static int
+hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * The parameter name of QUERY_STRING ("a=1&b=x%20y"), percent- and
+ * '+'-decoded into out (len bytes, NUL-terminated): 1 when present, 0 when
+ * absent, -1 when it does not fit, has a bad escape, a NUL or a control
+ * character. The last one wins when a name repeats.
+ */
+int
+bl_req_query(const struct bl_req *r, const char *name, char *out, size_t len)
+{
+	const char	*q = bl_req_env(r, "QUERY_STRING"), *v, *end;
+	size_t		 nlen = strlen(name), n;
+	int		 found = 0, hi, lo;
+	unsigned char	 ch;
+
+	if (len == 0)
+		return -1;
+	out[0] = '\0';
+	while (q != NULL && *q != '\0') {
+		end = q + strcspn(q, "&");
+		if ((size_t)(end - q) > nlen && strncmp(q, name, nlen) == 0 && q[nlen] == '=') {
+			found = 1;
+			for (n = 0, v = q + nlen + 1; v < end; v++) {
+				ch = (unsigned char)*v;
+				if (ch == '+')
+					ch = ' ';
+				else if (ch == '%') {
+					if (end - v < 3 || (hi = hexval(v[1])) < 0 || (lo = hexval(v[2])) < 0)
+						return -1;
+					ch = (unsigned char)(hi * 16 + lo);
+					v += 2;
+				}
+				if (ch < 0x20 || ch == 0x7f || n + 1 >= len)
+					return -1;
+				out[n++] = (char)ch;
+			}
+			out[n] = '\0';
+		} else if ((size_t)(end - q) == nlen && strncmp(q, name, nlen) == 0) {
+			found = 1;
+			out[0] = '\0';
+		}
+		q = *end == '&' ? end + 1 : end;
+	}
+	return found;
+}
+
 /* Parses PATH_INFO "/<id>" (a positive decimal without a leading zero); 0 if it is not one. */
 int64_t
 bl_req_item_id(const struct bl_req *r)

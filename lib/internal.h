@@ -154,6 +154,7 @@ enum bl_endpoint {
 	BL_EP_REQUESTS,
 	BL_EP_METRICS,
 	BL_EP_MYEVENTS,
+	BL_EP_ADMIN,		/* every route under /api/admin/ ("admin_...") */
 	BL_EP__MAX		/* at most 20: the slots of lib/metrics.c */
 };
 
@@ -265,6 +266,16 @@ struct bl_gauges {
 };
 enum bl_err	 bl_store_gauges(struct bl_store *, int64_t now_ms, struct bl_gauges *);
 
+/* The gauges with the limiter's occupancy and the last cleanup (bl_metrics_read()). */
+struct bl_overview {
+	struct bl_gauges g;
+	int64_t	 limiter_used;		/* live rate-limit windows */
+	int64_t	 limiter_cap;		/* -1: none fixed */
+	int64_t	 cleanup_last_ms;	/* -1: no record */
+	int64_t	 cleanup_took_ms;	/* -1: no record */
+};
+enum bl_err	 bl_metrics_read(struct bl_ctx *, struct bl_overview *);
+
 /*
  * request.c: the lifecycle of a secret request (docs/API.md, "Secret
  * requests"): waiting until one answer (answered), which is read once (read),
@@ -326,6 +337,12 @@ enum bl_err	 bl_store_account_create(struct bl_store *, const char *name,
 		    int64_t now_ms, int64_t *id);
 enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *name,
 		    struct bl_account *);
+enum bl_err	 bl_store_account_page(struct bl_store *, const char *pattern, int64_t after,
+		    int64_t max, int (*cb)(void *, const struct bl_account *), void *);
+enum bl_err	 bl_store_account_admin(struct bl_store *, int64_t id, int admin);
+enum bl_err	 bl_store_account_disable(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_account_delete(struct bl_store *, int64_t id, int64_t now_ms);
+enum bl_err	 bl_store_webhook_owner(struct bl_store *, int64_t id, int64_t *account_id);
 enum bl_err	 bl_store_account_list(struct bl_store *,
 		    int (*cb)(void *, const struct bl_account *), void *);
 enum bl_err	 bl_store_key_insert(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
@@ -547,6 +564,7 @@ struct bl_ratelimit {
 /* The request's browser session (lib/account.c); found 0 without a live one. */
 struct bl_sess {
 	int			 found;
+	int			 disabled;	/* found 0: its account is disabled */
 	struct bl_session	 s;
 	unsigned char		 hash[BL_HASH_BYTES];	/* SHA-256 of the session id */
 	struct bl_account	 account;
@@ -605,6 +623,7 @@ enum bl_err	 bl_req_method(struct bl_req *, unsigned mask, const char *allow);
 enum bl_err	 bl_req_key(struct bl_req *);
 int		 bl_req_item(const struct bl_req *);
 int64_t		 bl_req_item_id(const struct bl_req *);
+int		 bl_req_query(const struct bl_req *, const char *name, char *out, size_t len);
 enum bl_err	 bl_req_read_body(struct bl_req *, int required);
 void		 bl_req_drain(struct bl_req *);
 const char	*bl_req_env(const struct bl_req *, const char *);
@@ -657,7 +676,7 @@ struct bl_action {
 	enum bl_limit	 limit;
 };
 
-#define BL_ACTIONS_MAX	4
+#define BL_ACTIONS_MAX	5
 
 /*
  * A route counts each request against its limit first and answers 503
@@ -666,6 +685,7 @@ struct bl_action {
 #define BL_ROUTE_NOT_PRECOUNTED	0x01u	/* not counted first: config (opens no store), health (counts itself) */
 #define BL_ROUTE_PROBE		0x02u	/* answers with invalid settings too (health) */
 #define BL_ROUTE_FALLBACK	0x04u	/* its program answers every other path under /api/ */
+#define BL_ROUTE_QUERY		0x08u	/* reads QUERY_STRING: the servers' routing passes it on */
 
 struct bl_route {
 	const char	*name;		/* the program, cgi-bin/<name>; for log lines */
@@ -694,6 +714,22 @@ enum bl_err	 bl_op_burn(struct bl_req *);
 enum bl_err	 bl_check_passphrase(struct bl_req *, const struct bl_secret *,
 		    const unsigned char secret_hash[BL_HASH_BYTES]);
 int		 bl_site_url(struct bl_req *, char **out);
+
+/* admin.c: the operator's API under /api/admin/ (docs/API.md, "The operator's API"). */
+int		 bl_admin_open(const struct bl_req *);
+enum bl_err	 bl_op_admin_overview(struct bl_req *);		/* GET /api/admin/overview */
+enum bl_err	 bl_op_admin_accounts_list(struct bl_req *);	/* GET /api/admin/accounts */
+enum bl_err	 bl_op_admin_account_create(struct bl_req *);	/* POST /api/admin/accounts */
+enum bl_err	 bl_op_admin_account_get(struct bl_req *);	/* GET /api/admin/accounts/<id> */
+enum bl_err	 bl_op_admin_account_act(struct bl_req *);	/* POST /api/admin/accounts/<id> */
+enum bl_err	 bl_op_admin_account_delete(struct bl_req *);	/* DELETE /api/admin/accounts/<id> */
+enum bl_err	 bl_op_admin_keys_list(struct bl_req *);	/* GET /api/admin/keys */
+enum bl_err	 bl_op_admin_key_revoke(struct bl_req *);	/* DELETE /api/admin/keys/<id> */
+enum bl_err	 bl_op_admin_webhooks_list(struct bl_req *);	/* GET /api/admin/webhooks */
+enum bl_err	 bl_op_admin_webhook_delete(struct bl_req *);	/* DELETE /api/admin/webhooks/<id> */
+enum bl_err	 bl_op_admin_client_get(struct bl_req *);	/* GET /api/admin/clients */
+enum bl_err	 bl_op_admin_client_set(struct bl_req *);	/* POST /api/admin/clients */
+enum bl_err	 bl_op_admin_activity(struct bl_req *);		/* GET /api/admin/activity */
 
 /* account.c: the account handlers, and the preamble's session and CSRF steps. */
 enum bl_err	 bl_op_session_get(struct bl_req *);	/* GET, HEAD /api/session */

@@ -43,6 +43,8 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	 * limits"; docs/PERFORMANCE.md, "What one /48 can do").
 	 */
 	[BL_LIM_NET48_CREATE] = {"net48:create", 86400, 10000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	/* the operator's page (docs/ADMIN.md): a day of busy use, not a scraper's */
+	[BL_LIM_IP_ADMIN] = {"ip:admin", 86400, 5000, BL_ERR_RATE_LIMIT_EXCEEDED},
 };
 
 const struct bl_limit_info *
@@ -392,4 +394,59 @@ bl_limit_set(struct bl_ctx *c, enum bl_limit which, const void *subject, size_t 
 	memset(&u, 0, sizeof(u));
 	u.count = count;
 	return counter(c, which, subject, len, COUNT_SET, &u);
+}
+
+/*
+ * The per-address counters an operator sees and corrects (burnlink-admin
+ * limits --ip, GET and POST /api/admin/clients, docs/ADMIN.md): a client's
+ * requests today per operation, and for IPv6 its /48's creations.
+ */
+static const struct {
+	enum bl_limit	 lim;
+	const char	*op;
+} client_ops[] = {
+	{BL_LIM_IP_CREATE, "create"},
+	{BL_LIM_IP_METADATA, "metadata"},
+	{BL_LIM_IP_RETRIEVE, "retrieve"},
+	{BL_LIM_IP_BURN, "burn"},
+	{BL_LIM_NET48_CREATE, "create-48"},	/* IPv6 only: the client's /48 */
+};
+
+/*
+ * For the canonical address canon (bl_ip_canon()): sets (BL_CLIENT_SET, to
+ * count; 0 unblocks) or only reads (BL_CLIENT_SHOW) the counter of operation
+ * op (NULL or "all": every one), then hands each counter read to cb. *done
+ * is the number of counters named: 0 for an unknown op.
+ */
+enum bl_err
+bl_client_limits(struct bl_ctx *c, const char *canon, const char *op, int set, int64_t count,
+    int (*cb)(void *, const char *op, const struct bl_usage *), void *arg, int *done)
+{
+	char		 net[BL_IP_TEXT];
+	const char	*subject;
+	struct bl_usage	 u;
+	size_t		 j;
+	enum bl_err	 e;
+
+	*done = 0;
+	for (j = 0; j < sizeof(client_ops) / sizeof(client_ops[0]); j++) {
+		if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, client_ops[j].op) != 0)
+			continue;
+		subject = canon;
+		if (client_ops[j].lim == BL_LIM_NET48_CREATE) {
+			bl_client_net48(canon, net);
+			if (strcmp(net, canon) == 0)
+				continue;	/* IPv4 has no /48 */
+			subject = net;
+		}
+		(*done)++;
+		if (set == BL_CLIENT_SET && (e = bl_limit_set(c, client_ops[j].lim, subject,
+		    strlen(subject), count)) != BL_OK)
+			return e;
+		if ((e = bl_limit_usage(c, client_ops[j].lim, subject, strlen(subject), &u)) != BL_OK)
+			return e;
+		if (cb != NULL && cb(arg, client_ops[j].op, &u) != 0)
+			return BL_ERR_INTERNAL;
+	}
+	return BL_OK;
 }

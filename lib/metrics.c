@@ -40,6 +40,7 @@ static const char *const endpoints[BL_EP__MAX] = {
 	[BL_EP_REQUESTS] = "requests",
 	[BL_EP_METRICS] = "metrics",
 	[BL_EP_MYEVENTS] = "myevents",
+	[BL_EP_ADMIN] = "admin",
 };
 
 
@@ -49,6 +50,8 @@ bl_metric_endpoint(const char *name)
 {
 	int	 i;
 
+	if (name != NULL && strncmp(name, "admin_", 6) == 0)
+		return BL_EP_ADMIN;
 	for (i = 1; name != NULL && i < BL_EP__MAX; i++)
 		if (strcmp(endpoints[i], name) == 0)
 			return (enum bl_endpoint)i;
@@ -227,6 +230,33 @@ cleanup_record(const struct bl_config *cfg, int64_t *last, int64_t *took)
 }
 
 /*
+ * The gauges read at scrape time (a few aggregate statements, the counters'
+ * occupancy, the cleanup record): what GET /api/metrics and the operator's
+ * overview (GET /api/admin/overview) both show. BL_OK, or the error of the
+ * store or the counters that could not be read.
+ */
+enum bl_err
+bl_metrics_read(struct bl_ctx *c, struct bl_overview *ov)
+{
+	enum bl_err	 e;
+
+	memset(ov, 0, sizeof(*ov));
+	ov->limiter_cap = -1;
+	if ((e = bl_ctx_store(c)) != BL_OK ||
+	    (e = bl_store_gauges(c->store, c->now_ms, &ov->g)) != BL_OK)
+		return e;
+	if ((e = bl_ctx_counters(c)) != BL_OK ||
+	    bl_counter_occupancy(c->counters, c->now_ms / 1000, &ov->limiter_used,
+	    &ov->limiter_cap) != BL_OK) {
+		bl_log_id(c->log_id, "metrics: %s", c->counters != NULL ?
+		    bl_store_error(c->counters) : "cannot open the counters");
+		return BL_ERR_RATE_LIMIT_UNAVAILABLE;
+	}
+	cleanup_record(&c->cfg, &ov->cleanup_last_ms, &ov->cleanup_took_ms);
+	return BL_OK;
+}
+
+/*
  * The body of GET /api/metrics: the build, the totals (from the counters
  * store), the gauges (a few aggregate statements, the counters' occupancy,
  * the cleanup record). A NUL-terminated string to free, its length in *len;
@@ -240,16 +270,14 @@ bl_metrics_text(struct bl_ctx *c, size_t *len, enum bl_err *e)
 	    "burned" };
 	static const char *const classes[M_CLASSES] = { "2xx", "3xx", "4xx", "5xx" };
 	struct text		 t = { NULL, 0, 4096, 0 };
-	struct bl_gauges	 g;
-	int64_t			 tot[BL_METRIC_SLOTS], used = 0, cap = -1, last, took;
+	struct bl_overview	 ov;
+	const struct bl_gauges	*g = &ov.g;
+	int64_t			 tot[BL_METRIC_SLOTS];
 	unsigned		 i, k;
 
-	if ((*e = bl_ctx_store(c)) != BL_OK ||
-	    (*e = bl_store_gauges(c->store, c->now_ms, &g)) != BL_OK)
+	if ((*e = bl_metrics_read(c, &ov)) != BL_OK)
 		return NULL;
-	if ((*e = bl_ctx_counters(c)) != BL_OK ||
-	    bl_counter_totals(c->counters, tot) != BL_OK ||
-	    bl_counter_occupancy(c->counters, c->now_ms / 1000, &used, &cap) != BL_OK) {
+	if (bl_counter_totals(c->counters, tot) != BL_OK) {
 		bl_log_id(c->log_id, "metrics: %s", c->counters != NULL ?
 		    bl_store_error(c->counters) : "cannot open the counters");
 		*e = BL_ERR_RATE_LIMIT_UNAVAILABLE;
@@ -291,43 +319,42 @@ bl_metrics_text(struct bl_ctx *c, size_t *len, enum bl_err *e)
 	family(&t, "burnlink_secrets", "gauge",
 	    "Secrets in the database by state (an active one past its expiry counts as expired).");
 	for (i = 0; i < 4; i++)
-		put(&t, "burnlink_secrets{state=\"%s\"} %lld\n", sstates[i], (long long)g.secrets[i]);
+		put(&t, "burnlink_secrets{state=\"%s\"} %lld\n", sstates[i], (long long)g->secrets[i]);
 	family(&t, "burnlink_secret_requests", "gauge",
 	    "Secret requests in the database by state.");
 	for (i = 0; i < 5; i++)
 		put(&t, "burnlink_secret_requests{state=\"%s\"} %lld\n", rstates[i],
-		    (long long)g.requests[i]);
+		    (long long)g->requests[i]);
 	family(&t, "burnlink_accounts", "gauge", "Accounts.");
-	put(&t, "burnlink_accounts %lld\n", (long long)g.accounts);
+	put(&t, "burnlink_accounts %lld\n", (long long)g->accounts);
 	family(&t, "burnlink_api_keys", "gauge", "API keys by state.");
-	put(&t, "burnlink_api_keys{state=\"valid\"} %lld\n", (long long)g.keys_valid);
-	put(&t, "burnlink_api_keys{state=\"revoked\"} %lld\n", (long long)g.keys_revoked);
+	put(&t, "burnlink_api_keys{state=\"valid\"} %lld\n", (long long)g->keys_valid);
+	put(&t, "burnlink_api_keys{state=\"revoked\"} %lld\n", (long long)g->keys_revoked);
 	family(&t, "burnlink_outbox_pending", "gauge",
 	    "Notifications waiting in the outbox for cron/notify.");
-	put(&t, "burnlink_outbox_pending %lld\n", (long long)g.outbox_pending);
+	put(&t, "burnlink_outbox_pending %lld\n", (long long)g->outbox_pending);
 	family(&t, "burnlink_outbox_oldest_age_seconds", "gauge",
 	    "Age of the oldest waiting notification (0 when none waits).");
-	put(&t, "burnlink_outbox_oldest_age_seconds %.3f\n", g.outbox_oldest_ms < 0 ? 0.0 :
-	    (double)(c->now_ms - g.outbox_oldest_ms) / 1000.0);
+	put(&t, "burnlink_outbox_oldest_age_seconds %.3f\n", g->outbox_oldest_ms < 0 ? 0.0 :
+	    (double)(c->now_ms - g->outbox_oldest_ms) / 1000.0);
 	family(&t, "burnlink_database_size_bytes", "gauge", "Size of the database.");
-	put(&t, "burnlink_database_size_bytes %lld\n", (long long)g.db_bytes);
+	put(&t, "burnlink_database_size_bytes %lld\n", (long long)g->db_bytes);
 	family(&t, "burnlink_ratelimit_entries", "gauge", "Live rate-limit windows.");
-	put(&t, "burnlink_ratelimit_entries %lld\n", (long long)used);
-	if (cap > 0) {
+	put(&t, "burnlink_ratelimit_entries %lld\n", (long long)ov.limiter_used);
+	if (ov.limiter_cap > 0) {
 		family(&t, "burnlink_ratelimit_capacity", "gauge",
 		    "Rate-limit windows the counters file holds.");
-		put(&t, "burnlink_ratelimit_capacity %lld\n", (long long)cap);
+		put(&t, "burnlink_ratelimit_capacity %lld\n", (long long)ov.limiter_cap);
 	}
-	cleanup_record(&c->cfg, &last, &took);
-	if (last >= 0) {
+	if (ov.cleanup_last_ms >= 0) {
 		family(&t, "burnlink_cleanup_last_run_timestamp_seconds", "gauge",
 		    "When cron/cleanup last finished (Unix time).");
-		put(&t, "burnlink_cleanup_last_run_timestamp_seconds %.3f\n", (double)last / 1000.0);
+		put(&t, "burnlink_cleanup_last_run_timestamp_seconds %.3f\n", (double)ov.cleanup_last_ms / 1000.0);
 	}
-	if (took >= 0) {
+	if (ov.cleanup_took_ms >= 0) {
 		family(&t, "burnlink_cleanup_last_duration_seconds", "gauge",
 		    "How long the last run of cron/cleanup took.");
-		put(&t, "burnlink_cleanup_last_duration_seconds %.3f\n", (double)took / 1000.0);
+		put(&t, "burnlink_cleanup_last_duration_seconds %.3f\n", (double)ov.cleanup_took_ms / 1000.0);
 	}
 	if (t.err) {
 		free(t.buf);

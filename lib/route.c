@@ -226,6 +226,87 @@ const struct bl_route bl_route_requests = {
 };
 
 /*
+ * The operator's API (docs/API.md, "The operator's API"): browser sessions of
+ * an account with the admin role only (.open: else 403 NOT_ADMIN), never an
+ * API key; reads checked for their origin too (an administrator's answers
+ * are not for another site's pages), changes for the CSRF token as the
+ * dashboard's; one per-IP limit of their own.
+ */
+#define ADMIN_READ	(BL_NEED_SESSION | BL_NEED_ORIGIN)
+#define ADMIN_WRITE	(BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY)
+#define ADMIN_WRITE_OPT	(BL_NEED_SESSION | BL_NEED_CSRF | BL_NEED_BODY_OPT)
+
+const struct bl_route bl_route_admin_overview = {
+	.name = "admin_overview", .url = "/api/admin/overview",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_overview },
+	},
+};
+
+/* GET a page of accounts, POST a new one; /<id>: GET it, POST an action, DELETE it. */
+const struct bl_route bl_route_admin_accounts = {
+	.name = "admin_accounts", .url = "/api/admin/accounts",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD, POST", .allow_item = "GET, HEAD, POST, DELETE",
+	.bad_item = BL_ERR_ACCOUNT_NOT_FOUND,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_accounts_list },
+		{ BL_MASK(BL_M_POST), 0, ADMIN_WRITE, bl_op_admin_account_create },
+		{ GET_HEAD, 1, ADMIN_READ, bl_op_admin_account_get },
+		{ BL_MASK(BL_M_POST), 1, ADMIN_WRITE, bl_op_admin_account_act },
+		{ BL_MASK(BL_M_DELETE), 1, ADMIN_WRITE_OPT, bl_op_admin_account_delete },
+	},
+};
+
+/* GET ?account=<id>: an account's API keys; DELETE /<id>: revoke one. */
+const struct bl_route bl_route_admin_keys = {
+	.name = "admin_keys", .url = "/api/admin/keys",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_KEY_NOT_FOUND,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_keys_list },
+		{ BL_MASK(BL_M_DELETE), 1, ADMIN_WRITE_OPT, bl_op_admin_key_revoke },
+	},
+};
+
+/* GET ?account=<id>: an account's webhooks; DELETE /<id>: delete one. */
+const struct bl_route bl_route_admin_webhooks = {
+	.name = "admin_webhooks", .url = "/api/admin/webhooks",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_ITEM,
+	.allow = "GET, HEAD", .allow_item = "DELETE", .bad_item = BL_ERR_WEBHOOK_NOT_FOUND,
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_webhooks_list },
+		{ BL_MASK(BL_M_DELETE), 1, ADMIN_WRITE_OPT, bl_op_admin_webhook_delete },
+	},
+};
+
+/* GET ?ip=: an address's counts today; POST {ip, action}: unblock or block it. */
+const struct bl_route bl_route_admin_clients = {
+	.name = "admin_clients", .url = "/api/admin/clients",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_client_get },
+		{ BL_MASK(BL_M_POST), 0, ADMIN_WRITE, bl_op_admin_client_set },
+	},
+};
+
+/* GET: the audit trail, filtered and paged, or as CSV (format=csv). */
+const struct bl_route bl_route_admin_activity = {
+	.name = "admin_activity", .url = "/api/admin/activity",
+	.limit = BL_LIM_IP_ADMIN, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.open = bl_admin_open, .closed = BL_ERR_NOT_ADMIN, .flags = BL_ROUTE_QUERY,
+	.actions = {
+		{ GET_HEAD, 0, ADMIN_READ, bl_op_admin_activity },
+	},
+};
+
+/*
  * Every route, in the order the web servers try them (scripts/routes-gen.c
  * writes their routing from it; `make` fails on a program in cgi-bin/ that is
  * not here). A program links only its own route: nothing else refers to this.
@@ -237,5 +318,7 @@ const struct bl_route *const bl_routes[] = {
 	&bl_route_myevents,
 	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_metrics,
 	&bl_route_requests,
+	&bl_route_admin_overview, &bl_route_admin_accounts, &bl_route_admin_keys,
+	&bl_route_admin_webhooks, &bl_route_admin_clients, &bl_route_admin_activity,
 	NULL
 };

@@ -83,7 +83,7 @@ run(const struct bl_route *rt, struct bl_req *r)
 	    (e = bl_session_load(r, &r->session)) != BL_OK)
 		return e;
 	if ((n & BL_NEED_SESSION) && !r->session.found)
-		return BL_ERR_NOT_SIGNED_IN;
+		return r->session.disabled ? BL_ERR_ACCOUNT_DISABLED : BL_ERR_NOT_SIGNED_IN;
 	if (rt->path == BL_PATH_KEY && (e = bl_req_key(r)) != BL_OK)
 		return e;
 	if (item && rt->path == BL_PATH_KEY_ITEM && bl_req_key(r) != BL_OK)

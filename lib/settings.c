@@ -53,6 +53,7 @@ enum key {
 	K_WEBSERVER_EMAIL_VAR,
 	K_WEBSERVER_GROUPS_VAR,
 	K_ALLOWED_GROUPS,
+	K_ADMIN_GROUPS,
 	K_ALLOWED_DOMAINS,
 	K_WEBSERVER_LOGOUT,
 	K_METRICS_TOKEN,
@@ -100,6 +101,7 @@ static const struct {
 	[K_WEBSERVER_EMAIL_VAR] = {"webserver_email_var", "the name of a variable the web server's authentication module sets, e.g. OIDC_CLAIM_email (letters, digits, _; not HTTP_..., nor one the request sets)"},
 	[K_WEBSERVER_GROUPS_VAR] = {"webserver_groups_var", "the name of a variable the web server's authentication module sets, e.g. OIDC_CLAIM_groups (letters, digits, _; not HTTP_..., nor one the request sets)"},
 	[K_ALLOWED_GROUPS] = {"allowed_groups", "a comma-separated list of up to 32 group names (no control characters), at most 1023 bytes"},
+	[K_ADMIN_GROUPS] = {"admin_groups", "a comma-separated list of up to 32 group names (no control characters), at most 1023 bytes"},
 	[K_ALLOWED_DOMAINS] = {"allowed_domains", "a comma-separated list of up to 32 domains, e.g. example.org, example.com"},
 	[K_WEBSERVER_LOGOUT] = {"webserver_logout", "a path on this site or an https:// or http:// address, e.g. /oidc/redirect?logout=https%3A%2F%2Fsecrets.example.org%2F"},
 	[K_METRICS_TOKEN] = {"metrics_token", "32 to 128 characters A-Z a-z 0-9 - . _ ~ (e.g. from openssl rand -hex 32)"},
@@ -414,6 +416,13 @@ group_item(struct parse *p, const char *v, size_t len, size_t i)
 	return list_add(p->cfg->policy.groups, v, len);
 }
 
+static int
+admin_group_item(struct parse *p, const char *v, size_t len, size_t i)
+{
+	(void)i;
+	return list_add(p->cfg->policy.admin_groups, v, len);
+}
+
 /* A domain: letters, digits, '-' and '.', stored lower-cased. */
 static int
 domain_item(struct parse *p, const char *v, size_t len, size_t i)
@@ -478,6 +487,8 @@ set_value(struct parse *p, enum key k, const char *v, size_t len)
 		break;
 	case K_ALLOWED_GROUPS:
 		return each_item(p, k, v, len, 32, group_item);
+	case K_ADMIN_GROUPS:
+		return each_item(p, k, v, len, 32, admin_group_item);
 	case K_ALLOWED_DOMAINS:
 		return each_item(p, k, v, len, 32, domain_item);
 	case K_WEBSERVER_LOGOUT:
@@ -710,8 +721,8 @@ apply_signin(struct parse *p)
 {
 	struct bl_policy	*pol = &p->cfg->policy;
 	static const enum key	 ws[] = {K_WEBSERVER_CREATE, K_WEBSERVER_EMAIL_VAR,
-				    K_WEBSERVER_GROUPS_VAR, K_ALLOWED_GROUPS, K_ALLOWED_DOMAINS,
-				    K_WEBSERVER_LOGOUT};
+				    K_WEBSERVER_GROUPS_VAR, K_ALLOWED_GROUPS, K_ADMIN_GROUPS,
+				    K_ALLOWED_DOMAINS, K_WEBSERVER_LOGOUT};
 	size_t			 i;
 
 	pol->signin_password = !p->seen_line[K_SIGNIN_PASSWORD] || p->num[K_SIGNIN_PASSWORD];
@@ -727,6 +738,9 @@ apply_signin(struct parse *p)
 			    "server's sign-in settings to count", keys[ws[i]].name);
 	if (pol->groups[0] != '\0' && pol->groups_var[0] == '\0')
 		return conflict(p, K_ALLOWED_GROUPS, "allowed_groups: name the variable that "
+		    "holds the groups too (webserver_groups_var, e.g. OIDC_CLAIM_groups)");
+	if (pol->admin_groups[0] != '\0' && pol->groups_var[0] == '\0')
+		return conflict(p, K_ADMIN_GROUPS, "admin_groups: name the variable that "
 		    "holds the groups too (webserver_groups_var, e.g. OIDC_CLAIM_groups)");
 	if (!pol->signin_password && pol->signup == 1)
 		return conflict(p, K_SIGNUP, "signup: sign-up makes password accounts; "

@@ -40,7 +40,18 @@ enum bl_stmt {
 				 * receipt_id (newest first) */
 	ST_ACCOUNT_INSERT,	/* name, created -> id */
 	ST_ACCOUNT_GET,		/* id, name -> ACCOUNT */
-	ST_ACCOUNT_LIST,	/* -> ACCOUNT */
+	ST_ACCOUNT_LIST,	/* -> ACCOUNT (not deleted) */
+	ST_ACCOUNT_PAGE,	/* name pattern, after id, max -> ACCOUNT */
+	ST_ACCOUNT_ADMIN,	/* id, admin */
+	ST_ACCOUNT_DISABLE,	/* id, disabled_at (NULL: enabled) */
+	ST_ACCOUNT_TOMBSTONE,	/* id, new name, now: deleted */
+	ST_ACCOUNT_ACTIVE,	/* account_id, after id -> id of 100 of its active secrets */
+	ST_KEY_REVOKE_ALL,	/* account_id, now */
+	ST_WEBHOOK_DELETE_ALL,	/* account_id */
+	ST_OUTBOX_UNQUEUE_ACCOUNT, /* account_id: its pending rows */
+	ST_WEBHOOK_OWNER,	/* id -> account_id (of a webhook not deleted) */
+	ST_PASSWORD_DELETE,	/* account_id */
+	ST_EMAIL_DELETE,	/* account_id */
 	ST_ACCOUNT_BY_EMAIL,	/* lower-cased name -> ACCOUNT */
 	ST_KEY_INSERT,		/* account_id, hash, prefix, label, created -> id */
 	ST_KEY_FIND,		/* hash -> KEY */

@@ -6,7 +6,7 @@
 	"(SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND " \
 	"k.revoked_at IS NULL), (SELECT count(*) FROM secrets s WHERE " \
 	"s.account_id = a.id), (SELECT count(*) FROM secrets s WHERE " \
-	"s.account_id = a.id AND s.state = 0) FROM accounts a"
+	"s.account_id = a.id AND s.state = 0), a.admin, a.disabled_at FROM accounts a"
 /* A secret's notifications (lib/outbox.c): its last event and receipt id, NULL without. */
 #define NOTIFY_COLUMNS "(SELECT n.last_event FROM secret_notify n WHERE n.secret_id = " \
 	"secrets.id), (SELECT n.last_event_at FROM secret_notify n WHERE n.secret_id = " \
@@ -15,7 +15,8 @@
 #define EVENT_INTO "INSERT INTO outbox (account_id, receipt_id, kind, channel, " \
 	"webhook_id, views_left, detail, occurred_at, next_at) "
 #define KEY_COLUMNS "id, account_id, prefix, label, created_at, last_used_at, " \
-	"revoked_at FROM api_keys"
+	"revoked_at, (SELECT a.disabled_at FROM accounts a WHERE a.id = " \
+	"api_keys.account_id) FROM api_keys"
 
 /*
  * Parameters are $1, $2, ... in both: PostgreSQL's own, and for SQLite named
@@ -55,7 +56,25 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
 	    "RETURNING id",
 	[ST_ACCOUNT_GET] = "SELECT " ACCOUNT_COLUMNS " WHERE a.id = $1 OR a.name = $2",
-	[ST_ACCOUNT_LIST] = "SELECT " ACCOUNT_COLUMNS " ORDER BY a.id",
+	[ST_ACCOUNT_LIST] = "SELECT " ACCOUNT_COLUMNS " WHERE a.deleted_at IS NULL ORDER BY a.id",
+	/* $1 a LIKE pattern of the lower-cased name ('' any), after id $2, at most $3 */
+	[ST_ACCOUNT_PAGE] = "SELECT " ACCOUNT_COLUMNS " WHERE a.deleted_at IS NULL AND "
+	    "($1 = '' OR lower(a.name) LIKE $1 ESCAPE '\\') AND a.id > $2 ORDER BY a.id LIMIT $3",
+	[ST_ACCOUNT_ADMIN] = "UPDATE accounts SET admin = $2 WHERE id = $1 AND deleted_at IS NULL",
+	[ST_ACCOUNT_DISABLE] = "UPDATE accounts SET disabled_at = $2 WHERE id = $1 AND "
+	    "deleted_at IS NULL",
+	[ST_ACCOUNT_TOMBSTONE] = "UPDATE accounts SET name = $2, deleted_at = $3, "
+	    "disabled_at = coalesce(disabled_at, $3), admin = 0 WHERE id = $1",
+	[ST_ACCOUNT_ACTIVE] = "SELECT id FROM secrets WHERE account_id = $1 AND state = 0 "
+	    "AND id > $2 ORDER BY id LIMIT 100",
+	[ST_KEY_REVOKE_ALL] = "UPDATE api_keys SET revoked_at = $2 WHERE account_id = $1 AND "
+	    "revoked_at IS NULL",
+	[ST_WEBHOOK_DELETE_ALL] = "UPDATE webhooks SET url = '', secret = '', events = 0 "
+	    "WHERE account_id = $1",
+	[ST_OUTBOX_UNQUEUE_ACCOUNT] = "DELETE FROM outbox WHERE account_id = $1 AND state = 0",
+	[ST_WEBHOOK_OWNER] = "SELECT account_id FROM webhooks WHERE id = $1 AND events <> 0",
+	[ST_PASSWORD_DELETE] = "DELETE FROM account_passwords WHERE account_id = $1",
+	[ST_EMAIL_DELETE] = "DELETE FROM account_emails WHERE account_id = $1",
 	[ST_ACCOUNT_BY_EMAIL] = "SELECT " ACCOUNT_COLUMNS " WHERE lower(a.name) = $1 "
 	    "ORDER BY a.id LIMIT 1",
 	[ST_KEY_INSERT] = "INSERT INTO api_keys (account_id, key_hash, prefix, label, "

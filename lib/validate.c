@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -341,4 +342,69 @@ bl_email_normalise(const char *s, size_t len, char out[BL_EMAIL_MAX + 1])
 	}
 	out[len] = '\0';
 	return 1;
+}
+
+/*
+ * A time of burnlink-admin audit --since or --until, or of GET
+ * /api/admin/activity since= and until=: ISO 8601 (a date, or a date and time in UTC
+ * with Z or an offset; seconds and fractions optional), or a time ago
+ * (N followed by s, m, h, d or w). 0 and *ms set, or -1.
+ */
+int
+bl_parse_when(const char *v, int64_t now, int64_t *ms)
+{
+	struct tm	 tm;
+	const char	*p = v;
+	char		*end;
+	long long	 n;
+	int		 off = 0, sign = 1, frac = 0, digits = 0;
+	time_t		 t;
+
+	if (*v >= '0' && *v <= '9' && strchr("smhdw", v[strlen(v) - 1]) != NULL &&
+	    strspn(v, "0123456789") == strlen(v) - 1 && strlen(v) <= 10) {
+		n = strtoll(v, &end, 10);
+		switch (*end) {
+		case 's': n *= 1; break;
+		case 'm': n *= 60; break;
+		case 'h': n *= 3600; break;
+		case 'd': n *= 86400; break;
+		default: n *= 7 * 86400; break;
+		}
+		*ms = now - n * 1000;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if ((p = strptime(v, "%Y-%m-%d", &tm)) == NULL)
+		return -1;
+	if (*p == 'T' || *p == ' ') {
+		if ((end = strptime(p + 1, "%H:%M", &tm)) == NULL)
+			return -1;
+		p = end;
+		if (*p == ':') {
+			if ((end = strptime(p + 1, "%S", &tm)) == NULL)
+				return -1;
+			p = end;
+			if (*p == '.')
+				for (p++; *p >= '0' && *p <= '9'; p++)
+					if (digits++ < 3)
+						frac = frac * 10 + (*p - '0');
+			while (digits > 0 && digits < 3)
+				frac *= 10, digits++;
+		}
+		if (*p == 'Z')
+			p++;
+		else if (*p == '+' || *p == '-') {
+			sign = *p == '-' ? -1 : 1;
+			if (strlen(p) != 6 || p[3] != ':' || strspn(p + 1, "0123456789") != 2 ||
+			    strspn(p + 4, "0123456789") != 2)
+				return -1;
+			off = sign * (((p[1] - '0') * 10 + p[2] - '0') * 3600 +
+			    ((p[4] - '0') * 10 + p[5] - '0') * 60);
+			p += 6;
+		}
+	}
+	if (*p != '\0' || (t = timegm(&tm)) == (time_t)-1)
+		return -1;
+	*ms = ((int64_t)t - off) * 1000 + frac;
+	return 0;
 }

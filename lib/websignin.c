@@ -100,6 +100,38 @@ allowed(struct bl_req *r, const char *user)
 }
 
 /*
+ * The admin role of the settings' admin_groups (docs/ADMIN.md): at each
+ * web-server sign-in, an account in one of those groups is given the role
+ * (BL_ADMIN_GROUP), and one that had it from a group and is in none of them
+ * any more loses it. A role the operator gave (burnlink-admin account admin
+ * NAME on) is theirs to take. Nothing is done while admin_groups is unset.
+ */
+static enum bl_err
+admin_groups(struct bl_req *r, struct bl_account *a)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	int			 in, want;
+	enum bl_err		 e;
+
+	if (pol->admin_groups[0] == '\0' || pol->groups_var[0] == '\0')
+		return BL_OK;
+	in = group_allowed(pol->admin_groups, bl_req_env(r, pol->groups_var));
+	want = a->admin;
+	if (in && a->admin == BL_ADMIN_NONE)
+		want = BL_ADMIN_GROUP;
+	else if (!in && a->admin == BL_ADMIN_GROUP)
+		want = BL_ADMIN_NONE;
+	if (want == a->admin)
+		return BL_OK;
+	if ((e = bl_req_logged(r, bl_store_account_admin(r->store, a->id, want))) != BL_OK)
+		return e;
+	bl_log(r, "web-server sign-in of account %lld: admin role %s by admin_groups",
+	    (long long)a->id, want != BL_ADMIN_NONE ? "given" : "taken");
+	a->admin = want;
+	return BL_OK;
+}
+
+/*
  * The account of name (lower-cased): found without ASCII case, else created
  * when webserver_create is on. A password account of that name is the same
  * person only while sign-up is closed (the operator made it): with sign-up
@@ -176,6 +208,10 @@ bl_op_sign_in_webserver(struct bl_req *r)
 		return e;
 	}
 	if ((e = bl_req_store(r)) != BL_OK || (e = webserver_account(r, name, &a)) != BL_OK)
+		return e;
+	if (a.disabled_ms >= 0)
+		return BL_ERR_ACCOUNT_DISABLED;
+	if ((e = admin_groups(r, &a)) != BL_OK)
 		return e;
 	return bl_session_webserver(r, &a);
 }

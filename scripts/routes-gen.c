@@ -342,12 +342,15 @@ lighttpd(size_t k)
 	for (i = 0; bl_routes[i] != NULL; i++) {
 		const struct bl_route	*rt = bl_routes[i], *to;
 
+		/* lighttpd drops the query string of a rewritten URL: kept where the route reads one */
 		if (rt->path != BL_PATH_KEY)
-			fprintf(f, "\"^%s(\\?.*)?$\" => \"/cgi-bin/%s\",\n", rt->url, rt->name);
+			fprintf(f, "\"^%s(\\?.*)?$\" => \"/cgi-bin/%s%s\",\n", rt->url, rt->name,
+			    rt->flags & BL_ROUTE_QUERY ? "$1" : "");
 		if (!takes_item(rt) || (shared(rt) && first_of(rt) != rt))
 			continue;
 		to = route_for(rt, k);
-		fprintf(f, "\"^%s/(" KEYRE ")(\\?.*)?$\" => \"/cgi-bin/%s/$1\",\n", rt->url, to->name);
+		fprintf(f, "\"^%s/(" KEYRE ")(\\?.*)?$\" => \"/cgi-bin/%s/$1%s\",\n", rt->url, to->name,
+		    rt->flags & BL_ROUTE_QUERY ? "$2" : "");
 		if (rt->path != BL_PATH_ITEM)
 			fprintf(f, "\"^%s/\" => \"/cgi-bin/%s/-\",\n", rt->url, to->name);
 	}

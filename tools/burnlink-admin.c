@@ -32,6 +32,9 @@ static const char usage_text[] =
 "  account email ACCOUNT ADDRESS  set the account's e-mail address, verified (mail\n"
 "                                 receipts and password resets go to it)\n"
 "  account 2fa-reset ACCOUNT      remove the account's second factor and recovery codes\n"
+"  account admin ACCOUNT on|off   give or take the admin role (the page /admin)\n"
+"  account disable ACCOUNT        refuse the account's sign-in, sessions and API keys\n"
+"  account enable ACCOUNT         let a disabled account in again\n"
 "  usage ACCOUNT                  secrets stored and creation counts in the current windows\n"
 "  key issue ACCOUNT [--label T]  issue an API key; it is printed once, only its SHA-256 is kept\n"
 "  key list [ACCOUNT]             list keys (prefix, label, created, last used, revoked)\n"
@@ -147,6 +150,8 @@ account_json(const struct bl_account *a)
 	json_object_object_add(o, "activeKeys", json_object_new_int64(a->keys_active));
 	json_object_object_add(o, "secrets", json_object_new_int64(a->secrets));
 	json_object_object_add(o, "activeSecrets", json_object_new_int64(a->secrets_active));
+	json_object_object_add(o, "admin", json_object_new_boolean(a->admin != BL_ADMIN_NONE));
+	json_object_object_add(o, "disabledAt", a->disabled_ms >= 0 ? jtime(a->disabled_ms) : NULL);
 	return o;
 }
 
@@ -209,17 +214,6 @@ static const struct {
 };
 #define N_ACCOUNT_WINDOWS (sizeof(account_windows) / sizeof(account_windows[0]))
 
-static const struct {
-	enum bl_limit	 lim;
-	const char	*op;
-} ip_ops[] = {
-	{BL_LIM_IP_CREATE, "create"},
-	{BL_LIM_IP_METADATA, "metadata"},
-	{BL_LIM_IP_RETRIEVE, "retrieve"},
-	{BL_LIM_IP_BURN, "burn"},
-	{BL_LIM_NET48_CREATE, "create-48"},	/* IPv6 only: the client's /48 */
-};
-#define N_IP_OPS (sizeof(ip_ops) / sizeof(ip_ops[0]))
 
 static json_object *
 usage_json(const char *name, const struct bl_usage *u)
@@ -285,6 +279,10 @@ cmd_account_show(struct bl_ctx *c, const char *which)
 	} else {
 		printf("account %lld: %s\n", (long long)a.id, a.name);
 		printf("  created                %s\n", when(a.created_ms, t));
+		printf("  admin role             %s\n", a.admin == BL_ADMIN_OPERATOR ? "yes" :
+		    a.admin == BL_ADMIN_GROUP ? "yes (admin_groups)" : "no");
+		if (a.disabled_ms >= 0)
+			printf("  disabled               %s\n", when(a.disabled_ms, t));
 		printf("  active API keys        %lld\n", (long long)a.keys_active);
 		printf("  secrets stored         %lld (%lld active)\n", (long long)a.secrets,
 		    (long long)a.secrets_active);
@@ -377,6 +375,33 @@ cmd_account_email(struct bl_ctx *c, const char *which, const char *address)
 	return EX_OK;
 }
 
+/*
+ * account admin ACCOUNT on|off (which 0) and account disable|enable ACCOUNT
+ * (which 1): the admin role, or whether the account may come in (docs/ADMIN.md).
+ */
+static int
+cmd_account_flag(struct bl_ctx *c, const char *which, int disable, int on)
+{
+	static const char *const said[2][2] = {
+		{"admin role taken from", "admin role given to"},
+		{"enabled", "disabled"},
+	};
+	struct bl_account	 a;
+	enum bl_err		 e;
+
+	if ((e = bl_account_find(c, which, &a)) != BL_OK)
+		return failed(e, which);
+	e = disable ? bl_account_set_disabled(c, a.id, on) :
+	    bl_account_set_admin(c, a.id, on ? BL_ADMIN_OPERATOR : BL_ADMIN_NONE);
+	if (e != BL_OK || (e = bl_account_find(c, which, &a)) != BL_OK)
+		return failed(e, which);
+	if (json_out)
+		print_json(account_json(&a));
+	else
+		printf("%s account %lld: %s\n", said[disable][on], (long long)a.id, a.name);
+	return EX_OK;
+}
+
 static int
 cmd_account(struct bl_ctx *c, int argc, char **argv)
 {
@@ -385,7 +410,8 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 	enum bl_err		 e;
 
 	if (argc < 1)
-		return usage_error("account: expected create, list, show, password, email or 2fa-reset");
+		return usage_error("account: expected create, list, show, password, email, 2fa-reset, "
+		    "admin, disable or enable");
 	if (strcmp(argv[0], "create") == 0) {
 		if (argc != 2)
 			return usage_error("account create: expected one NAME");
@@ -430,6 +456,16 @@ cmd_account(struct bl_ctx *c, int argc, char **argv)
 		else
 			printf("second factor removed for account %lld: %s\n", (long long)a.id, a.name);
 		return EX_OK;
+	}
+	if (strcmp(argv[0], "admin") == 0) {
+		if (argc != 3 || (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0))
+			return usage_error("account admin: expected ACCOUNT and on or off");
+		return cmd_account_flag(c, argv[1], 0, strcmp(argv[2], "on") == 0);
+	}
+	if (strcmp(argv[0], "disable") == 0 || strcmp(argv[0], "enable") == 0) {
+		if (argc != 2)
+			return usage_error("account %s: expected one ACCOUNT", argv[0]);
+		return cmd_account_flag(c, argv[1], 1, strcmp(argv[0], "disable") == 0);
 	}
 	if (strcmp(argv[0], "password") == 0) {
 		if (argc != 2)
@@ -559,13 +595,23 @@ parse_count(const char *s, int64_t *out)
 	return 0;
 }
 
+/* One counter of limits --ip: a JSON item of arg (an array), else a line. */
+static int
+client_usage(void *arg, const char *op, const struct bl_usage *u)
+{
+	if (arg != NULL)
+		json_object_array_add(arg, usage_json(op, u));
+	else
+		usage_line(op, u);
+	return 0;
+}
+
 static int
 cmd_limits(struct bl_ctx *c, int argc, char **argv)
 {
 	const char		*ip = NULL, *acct = NULL, *op = NULL, *win = NULL, *cnt = NULL;
-	char			 canon[BL_IP_TEXT], net[BL_IP_TEXT], id[24];
+	char			 canon[BL_IP_TEXT], id[24];
 	struct bl_account	 a;
-	struct bl_usage		 u;
 	json_object		*o = NULL, *arr = NULL;
 	int64_t			 count = 0;
 	enum bl_err		 e;
@@ -609,27 +655,9 @@ cmd_limits(struct bl_ctx *c, int argc, char **argv)
 			json_object_object_add(o, "windows", arr = json_object_new_array());
 		} else
 			printf("client %s (IPv6 is counted per /64), requests today:\n", canon);
-		for (j = 0; j < N_IP_OPS; j++) {
-			const char *subject = canon;
-			if (op != NULL && strcmp(op, "all") != 0 && strcmp(op, ip_ops[j].op) != 0)
-				continue;
-			if (ip_ops[j].lim == BL_LIM_NET48_CREATE) {
-				bl_client_net48(canon, net);
-				if (strcmp(net, canon) == 0)
-					continue;	/* IPv4 has no /48 */
-				subject = net;
-			}
-			done++;
-			if ((set || reset) && (e = bl_limit_set(c, ip_ops[j].lim, subject,
-			    strlen(subject), reset ? 0 : count)) != BL_OK)
-				goto fail;
-			if ((e = bl_limit_usage(c, ip_ops[j].lim, subject, strlen(subject), &u)) != BL_OK)
-				goto fail;
-			if (arr != NULL)
-				json_object_array_add(arr, usage_json(ip_ops[j].op, &u));
-			else
-				usage_line(ip_ops[j].op, &u);
-		}
+		if ((e = bl_client_limits(c, canon, op, set || reset ? BL_CLIENT_SET : BL_CLIENT_SHOW,
+		    reset ? 0 : count, client_usage, arr, &done)) != BL_OK)
+			goto fail;
 		if (done == 0) {
 			json_object_put(o);
 			return usage_error("limits set: unknown --op %s", op);
@@ -704,70 +732,6 @@ cmd_config(struct bl_ctx *c, int argc, char **argv)
 }
 
 /* health: what GET /api/health checks, its count taken as "burnlink-admin". */
-/*
- * A time of --since or --until: ISO 8601 (a date, or a date and time in UTC
- * with Z or an offset; seconds and fractions optional), or a time ago
- * (N followed by s, m, h, d or w). 0 and *ms set, or -1.
- */
-static int
-parse_when(const char *v, int64_t now, int64_t *ms)
-{
-	struct tm	 tm;
-	const char	*p = v;
-	char		*end;
-	long long	 n;
-	int		 off = 0, sign = 1, frac = 0, digits = 0;
-	time_t		 t;
-
-	if (*v >= '0' && *v <= '9' && strchr("smhdw", v[strlen(v) - 1]) != NULL &&
-	    strspn(v, "0123456789") == strlen(v) - 1 && strlen(v) <= 10) {
-		n = strtoll(v, &end, 10);
-		switch (*end) {
-		case 's': n *= 1; break;
-		case 'm': n *= 60; break;
-		case 'h': n *= 3600; break;
-		case 'd': n *= 86400; break;
-		default: n *= 7 * 86400; break;
-		}
-		*ms = now - n * 1000;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	if ((p = strptime(v, "%Y-%m-%d", &tm)) == NULL)
-		return -1;
-	if (*p == 'T' || *p == ' ') {
-		if ((end = strptime(p + 1, "%H:%M", &tm)) == NULL)
-			return -1;
-		p = end;
-		if (*p == ':') {
-			if ((end = strptime(p + 1, "%S", &tm)) == NULL)
-				return -1;
-			p = end;
-			if (*p == '.')
-				for (p++; *p >= '0' && *p <= '9'; p++)
-					if (digits++ < 3)
-						frac = frac * 10 + (*p - '0');
-			while (digits > 0 && digits < 3)
-				frac *= 10, digits++;
-		}
-		if (*p == 'Z')
-			p++;
-		else if (*p == '+' || *p == '-') {
-			sign = *p == '-' ? -1 : 1;
-			if (strlen(p) != 6 || p[3] != ':' || strspn(p + 1, "0123456789") != 2 ||
-			    strspn(p + 4, "0123456789") != 2)
-				return -1;
-			off = sign * (((p[1] - '0') * 10 + p[2] - '0') * 3600 +
-			    ((p[4] - '0') * 10 + p[5] - '0') * 60);
-			p += 6;
-		}
-	}
-	if (*p != '\0' || (t = timegm(&tm)) == (time_t)-1)
-		return -1;
-	*ms = ((int64_t)t - off) * 1000 + frac;
-	return 0;
-}
-
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 static void
 csv_field(const char *v, int last)
@@ -875,7 +839,7 @@ cmd_audit(struct bl_ctx *c, int argc, char **argv)
 			return usage_error("audit: %s needs a value", opt);
 		i++;
 		if (strcmp(opt, "--since") == 0 || strcmp(opt, "--until") == 0) {
-			if (parse_when(v, now, opt[2] == 's' ? &f.since_ms : &f.until_ms) != 0)
+			if (bl_parse_when(v, now, opt[2] == 's' ? &f.since_ms : &f.until_ms) != 0)
 				return usage_error("audit: %s: \"%s\" is neither ISO 8601 (e.g. "
 				    "2026-11-27T10:00:00Z) nor a time ago (e.g. 7d, 12h, 30m)", opt, v);
 		} else if (strcmp(opt, "--account") == 0) {
@@ -1090,7 +1054,8 @@ static void
 audit_command(struct bl_ctx *c, int argc, char **argv, int rc)
 {
 	static const char *const changing[] = { "account create", "account password",
-	    "account email", "account 2fa-reset", "key issue", "key revoke", "limits set",
+	    "account email", "account 2fa-reset", "account admin", "account disable",
+	    "account enable", "key issue", "key revoke", "limits set",
 	    "limits reset" };
 	char		 cmd[64];
 	size_t		 i;

@@ -83,7 +83,7 @@ export class Browser {
 			if (token) env.HTTP_X_CSRF_TOKEN = token;
 		}
 		Object.assign(env, opts.env || {});
-		const res = await this.ctx.run(program, { method, pathInfo: opts.pathInfo, body: opts.body, env });
+		const res = await this.ctx.run(program, { method, pathInfo: opts.pathInfo, body: opts.body, env, noHeaderCheck: opts.noHeaderCheck });
 		const sc = res.headers['set-cookie'];
 		if (sc) {
 			const c = parseSetCookie(sc);

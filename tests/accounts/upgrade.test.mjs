@@ -64,3 +64,31 @@ test('a version-6 database gets version 7 (the audit trail\'s table); its accoun
 	assert.equal((await b.signin('six@example.org')).status, 200);
 	assert.match(ctx.sql('SELECT group_concat(kind) FROM audit_events'), /account\.created.*account\.password_changed.*account\.signed_in/);
 });
+
+test('a version-6 database gets version 7 (accounts.admin, disabled_at, deleted_at); a live session and an API key keep working', async () => {
+	const ctx = accountsContext();
+	// schema.sql of ad17c37, the last version 6; its ALTER TABLE lines are the
+	// programs' to run where a column is missing (the CREATE TABLEs have them)
+	const v6 = oldSchema('sqlite', 6).replace(/^ALTER TABLE .*$/gm, '');
+	assert.ok(!/\bdisabled_at\b/.test(v6), 'the version-6 accounts table');
+	const sid = crypto.randomBytes(32).toString('base64url');
+	const hash = crypto.createHash('sha256').update(sid).digest('hex');
+	const key = 'bl_' + crypto.randomBytes(32).toString('base64url');
+	const khash = crypto.createHash('sha256').update(key).digest('hex');
+	ctx.sql(`PRAGMA journal_mode=WAL; ${v6}
+		INSERT INTO accounts (name, created_at) VALUES ('six@example.org', 1);
+		INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (1, x'${khash}', '${key.slice(0, 11)}', 'old', 1);
+		INSERT INTO sessions (session_hash, account_id, created_at, seen_at) VALUES (x'${hash}', 1, ${Date.now()}, ${Date.now()});
+		PRAGMA user_version = 6;`);
+	const b = new Browser(ctx);
+	b.cookies.set('__Host-burnlink_session', sid);
+	const me = await b.me();
+	assert.equal(me.json.signedIn, true, me.body.toString());
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), String(SCHEMA_VERSION));
+	const cols = ctx.sql('SELECT group_concat(name) FROM pragma_table_info(\'accounts\')');
+	for (const c of ['admin', 'disabled_at', 'deleted_at']) assert.match(cols, new RegExp(`\\b${c}\\b`));
+	assert.equal(ctx.sql('SELECT admin, disabled_at IS NULL FROM accounts').trim(), '0|1');
+	assert.equal((await createWithKey(ctx, key)).status, 200, 'the old key works');
+	assert.equal(admin(ctx, ['account', 'disable', 'six@example.org']).code, 0);
+	assert.equal((await createWithKey(ctx, key)).status, 401);
+});

@@ -1,12 +1,14 @@
 // screenshots.mjs: regenerates docs/screenshots/*.png (run by `make screenshots`):
 // the create page, the result, the reveal page before and after Reveal, and the
 // receipt, in the light and the dark theme, on a desktop and a 360 px phone;
-// then the create and reveal pages in Arabic (right to left) and Japanese.
+// then the create and reveal pages in Arabic (right to left) and Japanese;
+// then the operator's page /admin with an account open (light, dark, phone).
 // It serves the real page and programs through lighttpd with a fresh database.
 //
 //   node tests/browser/screenshots.mjs [output-dir]
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -106,6 +108,33 @@ try {
 			await shot(q, `reveal-${tag}`);
 			await ctx.close();
 		}
+	}
+	// The admin page: accounts made by the operator's tool on the server's database.
+	const adminTool = (args, input = '') => execFileSync(path.join(ROOT, 'tools', 'burnlink-admin'), args, {
+		input, stdio: ['pipe', 'ignore', 'pipe'],
+		env: { ...process.env, BURNLINK_DB: srv.db, BURNLINK_SECRET_FILE: path.join(path.dirname(srv.db), 'secret.key') } });
+	for (const name of ['ops@example.org', 'alex@example.org', 'sam@example.org']) {
+		adminTool(['account', 'create', name]);
+		adminTool(['account', 'password', name], 'a long enough password\n');
+	}
+	adminTool(['account', 'admin', 'ops@example.org', 'on']);
+	adminTool(['account', 'disable', 'sam@example.org']);
+	for (const [tag, opts] of [['light-desktop', {}], ['dark-desktop', { colorScheme: 'dark' }], ['light-phone', { viewport: PHONE }]]) {
+		const ctx = await newContext(browser, { viewport: SIZES.desktop, ...opts });
+		const p = await ctx.newPage();
+		await p.goto(srv.base + '/dashboard');
+		await shown(p, 'signin-view');
+		await p.fill('#signin-email', 'ops@example.org');
+		await p.fill('#signin-password', 'a long enough password');
+		await p.click('#signin-button');
+		await shown(p, 'dashboard-view');
+		await p.goto(srv.base + '/admin');
+		await shown(p, 'admin-view');
+		await p.locator('#accounts-body tr', { hasText: 'alex@example.org' }).locator('button').click();
+		await shown(p, 'account-detail');
+		await p.locator('#events-body tr').first().waitFor();
+		await shot(p, `admin-${tag}`);
+		await ctx.close();
 	}
 } finally {
 	await browser.close();

@@ -29,4 +29,7 @@ export const LIMITS = Object.freeze({
 	webhooks: Object.freeze({ member: null, type: 'count', min: 0, max: 10, default: null, null: 'invalid', code: 'WEBHOOK_LIMIT_REACHED' }),
 	notifyHour: Object.freeze({ member: null, type: 'count', min: 0, max: 100, default: null, null: 'invalid', code: 'RATE_LIMIT_EXCEEDED' }),
 	webhookEvents: Object.freeze({ member: 'events', type: 'array', min: 1, max: 4, default: null, null: 'none', code: 'INVALID_WEBHOOK' }),
+	adminPage: Object.freeze({ member: 'limit', type: 'integer', min: 1, max: 200, default: 50, null: 'default', code: 'INVALID_ADMIN_ACTION' }),
+	adminQuery: Object.freeze({ member: 'q', type: 'bytes', min: 0, max: 128, default: null, null: 'default', code: 'INVALID_ADMIN_ACTION' }),
+	adminFresh: Object.freeze({ member: null, type: 'seconds', min: 0, max: 600, default: null, null: 'invalid', code: 'REAUTH_REQUIRED' }),
 });

@@ -1,0 +1,8 @@
+/* admin_activity: /api/admin/activity, the operator's API (docs/API.md). */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(&bl_route_admin_activity);
+}

@@ -1,0 +1,8 @@
+/* admin_clients: /api/admin/clients, the operator's API (docs/API.md). */
+#include "burnlink.h"
+
+int
+main(void)
+{
+	return bl_serve(&bl_route_admin_clients);
+}
