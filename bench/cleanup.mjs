@@ -60,8 +60,13 @@ async function loop(until) {
 	return out;
 }
 
-// Seeding: the schema through the programs, then COUNT expired rows at once.
+// Seeding: the schema through the programs, then COUNT expired rows at once;
+// or, with TEMPLATE (a database seeded so, its secret.key beside it), a copy.
 const t0 = Date.now();
+if (process.env.TEMPLATE) {
+	fs.copyFileSync(process.env.TEMPLATE, db);
+	fs.copyFileSync(path.join(path.dirname(process.env.TEMPLATE), 'secret.key'), path.join(dir, 'secret.key'));
+} else {
 await create();
 const past = Date.now() - 3600e3;
 execFileSync('sqlite3', [db], { input: `PRAGMA journal_mode=WAL;
@@ -70,6 +75,7 @@ INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, text_ct,
 SELECT randomblob(32), randomblob(32), ${past} - 86400000, ${past} + i, randomblob(272), randomblob(12), 0 FROM k;
 PRAGMA wal_checkpoint(TRUNCATE);` });
 for (let i = 0; i < 1000; i++) await create();
+}
 const seedS = (Date.now() - t0) / 1000;
 const bytes = fs.statSync(db).size;
 
