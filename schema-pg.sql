@@ -240,8 +240,5 @@ CREATE TABLE IF NOT EXISTS audit_events (
 	outcome		text NOT NULL,
 	detail		text
 );
-CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at);
-CREATE INDEX IF NOT EXISTS audit_events_account ON audit_events(account_id, id)
-	WHERE account_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id, id)
 	WHERE owner_id IS NOT NULL;

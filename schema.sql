@@ -223,31 +223,23 @@ ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
 -- tombstones name it), renamed "deleted:<id>" so that its name is free.
 ALTER TABLE accounts ADD COLUMN deleted_at INTEGER;
 -- Version 7: the audit trail (docs/ADMIN.md, "Audit trail"): one row per
--- event, written in the transaction of the change it records. kind is a
--- row of lib/events.c; the actor is an account (and the API key it used),
--- the operator's user name for burnlink-admin, or nobody (anonymous);
--- client is what audit_client keeps of the address (an HMAC under the
--- install secret, the address, or NULL); owner_id the account the object
--- belongs to (what GET /api/my/events shows an account); object_id the
--- row id of the secret, request, API key, webhook or account; never
--- content, a key, a passphrase or a token. The cleanup removes rows older
--- than audit_days.
-CREATE TABLE IF NOT EXISTS audit_events (
-	id		INTEGER PRIMARY KEY AUTOINCREMENT,	-- ids never reused: the cursor
-	at		INTEGER NOT NULL,		-- ms since the epoch
-	kind		TEXT NOT NULL,			-- "secret.viewed", ...
-	account_id	INTEGER,			-- the actor's account, NULL: none
-	api_key_id	INTEGER,			-- the API key it acted with
-	operator	TEXT,				-- burnlink-admin: the operator's user name
-	client		TEXT,				-- audit_client: hashed, clear or NULL
-	owner_id	INTEGER,			-- the account owning the object
-	object_id	INTEGER,
-	receipt_id	TEXT,				-- rcp_..., where the object has one
-	outcome		TEXT NOT NULL,			-- ok, refused, limited, failed
-	detail		TEXT				-- e.g. burned by whom, views left
-);
-CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at);
-CREATE INDEX IF NOT EXISTS audit_events_account ON audit_events(account_id, id)
-	WHERE account_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id, id)
+-- event, written in the transaction of the change it records. id ascends
+-- with at (the cursor of a listing); at: ms since the epoch; kind: a row of
+-- lib/events.c ("secret.viewed", ...); account_id, api_key_id: the actor's
+-- account and the API key it used, operator: burnlink-admin's user name,
+-- all NULL for nobody (anonymous); client: what audit_client keeps of the
+-- address (an HMAC under the install secret, the address, or NULL);
+-- owner_id: the account the object belongs to, else the actor's (what GET
+-- /api/my/events shows an account); object_id: the row id of the secret,
+-- request, API key, webhook or account; receipt_id: rcp_..., where the
+-- object has one; outcome: ok, refused, limited or failed; detail: e.g.
+-- by whom a secret was burned, the views left. Never content, a key, a
+-- passphrase or a token. The cleanup removes rows older than audit_days,
+-- oldest ids first. Comments stay outside the statement and there is one
+-- index: every process parses the stored schema, and every event writes
+-- each index (docs/PERFORMANCE.md, "The audit trail's cost").
+CREATE TABLE IF NOT EXISTS audit_events (id INTEGER PRIMARY KEY, at INTEGER NOT NULL,
+	kind TEXT NOT NULL, account_id INTEGER, api_key_id INTEGER, operator TEXT, client TEXT,
+	owner_id INTEGER, object_id INTEGER, receipt_id TEXT, outcome TEXT NOT NULL, detail TEXT);
+CREATE INDEX IF NOT EXISTS audit_events_owner ON audit_events(owner_id)
 	WHERE owner_id IS NOT NULL;

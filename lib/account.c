@@ -568,7 +568,8 @@ bl_op_sign_in(struct bl_req *r)
 		if (norm[i] >= 'A' && norm[i] <= 'Z')
 			norm[i] = (char)(norm[i] - 'A' + 'a');
 	if ((e = count_attempt(r, norm)) != BL_OK)
-		return signin_refused(r, 0, e, "limited", NULL);
+		return e == BL_ERR_TOO_MANY_ATTEMPTS || e == BL_ERR_RATE_LIMIT_EXCEEDED ?
+		    signin_refused(r, 0, e, "limited", NULL) : e;
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
 	/* Names burnlink-admin made keep their case; addresses compare without it. */
@@ -1042,6 +1043,154 @@ bl_req_creator(struct bl_req *r)
 		}
 	}
 	return bl_limit_creator(r, r->account_id, r->api_key_id != 0);
+}
+
+/* The page of GET /api/my/events being built. */
+struct events_page {
+	json_object	*arr;
+	int64_t		 account;
+	int64_t		 last_id;
+	int		 n;
+};
+
+/* One event as an account sees it: who acted is its own account or key, the operator, or nobody. */
+static int
+event_item(void *arg, const struct bl_audit_event *ev)
+{
+	struct events_page	*p = arg;
+	json_object		*o;
+
+	if ((o = bl_audit_json(ev)) == NULL)
+		return -1;
+	/* the operator's user name and the owner (the account itself) are not its business */
+	json_object_object_del(o, "operator");
+	json_object_object_del(o, "ownerId");
+	if (bl_json_add(o, "actor", json_object_new_string(ev->operator_name[0] != '\0' ?
+	    "operator" : ev->account_id == p->account ? (ev->api_key_id > 0 ? "apikey" :
+	    "account") : ev->account_id > 0 ? "other" : "anonymous")) ||
+	    json_object_array_add(p->arr, o) != 0) {
+		json_object_put(o);
+		return -1;
+	}
+	p->last_id = ev->id;
+	p->n++;
+	return 0;
+}
+
+/* A query parameter's value: 0 and v, vlen set when name=... is in q once, 1 when absent, -1 twice. */
+static int
+query_param(const char *q, const char *name, const char **v, size_t *vlen)
+{
+	size_t		 n = strlen(name);
+	const char	*p, *end;
+	int		 found = 0;
+
+	for (p = q; p != NULL && *p != '\0'; p = *end == '&' ? end + 1 : NULL) {
+		end = p + strcspn(p, "&");
+		if ((size_t)(end - p) > n && strncmp(p, name, n) == 0 && p[n] == '=') {
+			if (found++)
+				return -1;
+			*v = p + n + 1;
+			*vlen = (size_t)(end - *v);
+		}
+	}
+	return found ? 0 : 1;
+}
+
+/* A whole number of at most 18 digits from min to max; -1 if not. */
+static int64_t
+query_int(const char *v, size_t len, int64_t min, int64_t max)
+{
+	int64_t	 n = 0;
+	size_t	 i;
+
+	if (len == 0 || len > 18)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		n = n * 10 + (v[i] - '0');
+	}
+	return n >= min && n <= max ? n : -1;
+}
+
+/*
+ * GET /api/my/events[?kind=K&cursor=C&limit=N]: the audit events of the
+ * caller's account (its session, or an API key), newest first: what it did
+ * and what happened to what it owns (docs/API.md, "Activity").
+ */
+enum bl_err
+bl_op_my_events(struct bl_req *r)
+{
+	struct bl_audit_filter	 f;
+	struct events_page	 p = { NULL, 0, 0, 0 };
+	const char		*q = bl_req_env(r, "QUERY_STRING"), *v, *end;
+	char			 kind[BL_AUDIT_KIND_MAX + 1];
+	size_t			 vlen;
+	json_object		*o = NULL;
+	enum bl_err		 e;
+	int			 rc;
+
+	if ((e = bl_auth_request(r, &r->account_id, &r->api_key_id)) != BL_OK)
+		return e;
+	if (r->account_id == 0 && r->session.found)
+		r->account_id = r->session.account.id;
+	if (r->account_id == 0)
+		return BL_ERR_NOT_SIGNED_IN;
+	memset(&f, 0, sizeof(f));
+	f.account_id = p.account = r->account_id;
+	f.limit = 50;
+	q = q != NULL ? q : "";
+	/* every parameter is one of the three */
+	for (v = q; *v != '\0'; v = *end == '&' ? end + 1 : end) {
+		end = v + strcspn(v, "&");
+		if (!((end - v > 5 && strncmp(v, "kind=", 5) == 0) ||
+		    (end - v > 7 && strncmp(v, "cursor=", 7) == 0) ||
+		    (end - v > 6 && strncmp(v, "limit=", 6) == 0)))
+			return BL_ERR_INVALID_QUERY;
+	}
+	if ((rc = query_param(q, "kind", &v, &vlen)) < 0)
+		return BL_ERR_INVALID_QUERY;
+	if (rc == 0) {
+		if (vlen > BL_AUDIT_KIND_MAX)
+			return BL_ERR_INVALID_QUERY;
+		memcpy(kind, v, vlen);
+		kind[vlen] = '\0';
+		if ((f.kind = bl_event_find(kind)) == 0)
+			return bl_req_fail(r, BL_ERR_INVALID_QUERY, "kind: no such event kind; "
+			    "the kinds are listed in docs/API.md, \"Activity\".");
+	}
+	if ((rc = query_param(q, "cursor", &v, &vlen)) < 0 ||
+	    (rc == 0 && (f.before_id = query_int(v, vlen, 1, INT64_MAX / 10)) < 0))
+		return BL_ERR_INVALID_QUERY;
+	if ((rc = query_param(q, "limit", &v, &vlen)) < 0 ||
+	    (rc == 0 && (f.limit = (int)query_int(v, vlen, 1, 100)) < 0))
+		return BL_ERR_INVALID_QUERY;
+	if ((p.arr = json_object_new_array()) == NULL)
+		return BL_ERR_INTERNAL;
+	f.limit++;	/* one more: whether there is a next page */
+	if ((e = bl_req_store(r)) != BL_OK ||
+	    (e = bl_req_logged(r, bl_audit_list(r->ctx, &f, event_item, &p))) != BL_OK) {
+		json_object_put(p.arr);
+		return e;
+	}
+	if (p.n == f.limit) {
+		json_object_array_del_idx(p.arr, (size_t)--p.n, 1);
+		p.last_id = json_object_get_int64(json_object_object_get(
+		    json_object_array_get_idx(p.arr, (size_t)p.n - 1), "id"));
+	} else
+		p.last_id = 0;
+	o = json_object_new_object();
+	if (o == NULL || bl_json_add(o, "events", p.arr)) {
+		if (o == NULL)
+			json_object_put(p.arr);
+		json_object_put(o);
+		return BL_ERR_INTERNAL;
+	}
+	return bl_respond_json(r, 200, o, p.last_id > 0 ?
+	    bl_json_add(o, "nextCursor", json_object_new_string(
+	    (snprintf(kind, sizeof(kind), "%lld", (long long)p.last_id), kind))) :
+	    bl_json_add_null(o, "nextCursor"));
 }
 
 /* Counts a check of the account's password or second factor as a sign-in attempt (lib/totp.c). */

@@ -82,6 +82,7 @@ enum bl_err {
 	BL_ERR_REQUEST_NOT_FOUND,	/* 404 NOT_FOUND of a secret request */
 	BL_ERR_ENDPOINT_NOT_FOUND,	/* 404 NOT_FOUND of a path under /api/ that is no endpoint */
 	BL_ERR_SCHEMA_TOO_NEW,		/* the database is newer than the programs */
+	BL_ERR_INVALID_QUERY,		/* GET /api/my/events: a query parameter */
 	BL_ERR_ACCOUNT_DISABLED,	/* the operator disabled the account (docs/ADMIN.md) */
 	BL_ERR_NOT_ADMIN,		/* /api/admin/ without the admin role */
 	BL_ERR_REAUTH_REQUIRED,		/* a destructive admin action: the password again */
@@ -429,6 +430,7 @@ extern const struct bl_route bl_route_signup;		/* POST /api/signup */
 extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
+extern const struct bl_route bl_route_myevents;	/* GET /api/my/events */
 extern const struct bl_route bl_route_config;		/* GET /api/config */
 extern const struct bl_route bl_route_health;		/* GET /api/health */
 extern const struct bl_route bl_route_version;	/* GET /api/version */

@@ -153,6 +153,7 @@ enum bl_endpoint {
 	BL_EP_HEALTH,
 	BL_EP_REQUESTS,
 	BL_EP_METRICS,
+	BL_EP_MYEVENTS,
 	BL_EP_ADMIN,		/* every route under /api/admin/ ("admin_...") */
 	BL_EP__MAX		/* at most 20: the slots of lib/metrics.c */
 };
@@ -209,7 +210,6 @@ enum bl_err	 bl_audit(struct bl_store *, enum bl_event, int64_t owner, int64_t o
 enum bl_err	 bl_audit_secret(struct bl_store *, const struct bl_audit_who *,
 		    enum bl_event, int64_t owner, int64_t id, const char *outcome,
 		    const char *detail);
-enum bl_err	 bl_audit_request_new(struct bl_store *, const unsigned char hash[BL_HASH_BYTES]);
 enum bl_err	 bl_store_session_end(struct bl_store *, int64_t id, int64_t account_id);
 enum bl_err	 bl_audit_alone(struct bl_store *, enum bl_event, int64_t owner,
 		    int64_t object, const char *receipt_id, const char *outcome,
@@ -741,6 +741,7 @@ enum bl_err	 bl_op_key_create(struct bl_req *);	/* POST /api/keys */
 enum bl_err	 bl_op_key_revoke(struct bl_req *);	/* DELETE /api/keys/<id> */
 enum bl_err	 bl_op_my_list(struct bl_req *);	/* GET /api/my/secrets */
 enum bl_err	 bl_op_my_burn(struct bl_req *);	/* DELETE /api/my/secrets/<id> */
+enum bl_err	 bl_op_my_events(struct bl_req *);	/* GET /api/my/events */
 int		 bl_signup_open(const struct bl_req *);
 enum bl_err	 bl_session_webserver(struct bl_req *, const struct bl_account *);
 

@@ -39,6 +39,7 @@ static const char *const endpoints[BL_EP__MAX] = {
 	[BL_EP_HEALTH] = "health",
 	[BL_EP_REQUESTS] = "requests",
 	[BL_EP_METRICS] = "metrics",
+	[BL_EP_MYEVENTS] = "myevents",
 	[BL_EP_ADMIN] = "admin",
 };
 

@@ -110,6 +110,7 @@ bl_request_insert(struct bl_store *s, const struct bl_new_request *n)
 {
 	const struct bl_item	*note = n->note;
 	enum bl_err		 e;
+	int64_t			 id = 0;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
@@ -123,9 +124,9 @@ bl_request_insert(struct bl_store *s, const struct bl_new_request *n)
 	    P_BLOB_OR_NULL(note != NULL, note != NULL ? note->buf : NULL,
 	    note != NULL ? note->len : 0),
 	    P_BLOB_OR_NULL(note != NULL, note != NULL ? note->iv : NULL, BL_IV_BYTES)),
-	    NULL, NULL, NULL);
+	    bl_row_id, &id, NULL);
 	if (e == BL_OK)
-		e = bl_audit_request_new(s, n->request_hash);
+		e = bl_audit(s, BL_EV_REQUEST_CREATED, 0, id, NULL, "ok", NULL);
 	return bl_st_end(s, e);
 }
 

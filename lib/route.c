@@ -150,6 +150,15 @@ const struct bl_route bl_route_mysecrets = {
 	},
 };
 
+/* An account's audit events (docs/API.md, "Activity"): its session or an API key. */
+const struct bl_route bl_route_myevents = {
+	.name = "myevents", .url = "/api/my/events",
+	.limit = BL_LIM_IP_MYSECRETS, .path = BL_PATH_NONE, .allow = "GET, HEAD",
+	.actions = {
+		{ GET_HEAD, 0, BL_NEED_SESSION_OPT, bl_op_my_events },
+	},
+};
+
 /*
  * Answers from the settings alone, opening no store: not counted. Every other
  * path under /api/ reaches this program with the path "/-": the API's JSON 404.
@@ -306,6 +315,7 @@ const struct bl_route *const bl_routes[] = {
 	&bl_route_create, &bl_route_metadata, &bl_route_retrieve, &bl_route_delete,
 	&bl_route_session, &bl_route_signup, &bl_route_password, &bl_route_keys,
 	&bl_route_webhooks, &bl_route_email, &bl_route_totp, &bl_route_token, &bl_route_mysecrets,
+	&bl_route_myevents,
 	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_metrics,
 	&bl_route_requests,
 	&bl_route_admin_overview, &bl_route_admin_accounts, &bl_route_admin_keys,

@@ -138,9 +138,14 @@ keep_lend(struct bl_keep *k, struct bl_ctx *c)
 static void
 keep_take(struct bl_keep *k, struct bl_ctx *c)
 {
+	static struct bl_audit_who	 kept_who;
+
 	k->lent = NULL;
 	if (c->store != NULL && bl_store_idle(c->store) == 0 &&
 	    (k->db_path = strdup(c->cfg.db_path)) != NULL) {
+		/* the context ends here; the batch's commit may still send its audit lines */
+		kept_who = c->who;
+		bl_st_set_who(c->store, &kept_who);
 		k->store = c->store;
 		c->store = NULL;
 	} else if (c->store != NULL && k->batch)

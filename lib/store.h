@@ -70,7 +70,7 @@ enum bl_stmt {
 	ST_SESSION_END_ALL,	/* account_id */
 	ST_SESSION_PRUNE,	/* seen_before, created_before */
 	ST_RQ_INSERT,		/* request_hash, inbox_hash, created, expires,
-				 * allow_files, public_key, note_ct, note_iv */
+				 * allow_files, public_key, note_ct, note_iv -> id */
 	ST_RQ_LOOKUP,		/* hash -> RQ_ROW (id, state, created, expires,
 				 * answered, read, allow_files, public_key,
 				 * answer_id, answer_key), by_inbox, note_ct, note_iv */
@@ -129,12 +129,14 @@ enum bl_stmt {
 				 * secret id, outcome, detail: its receipt id from secret_notify */
 	ST_AUDIT_KEY_USED,	/* key id, now, client: apikey.used, if the key's last use
 				 * was before this UTC day (before ST_KEY_USED) */
-	ST_AUDIT_RQ_NEW,	/* at, account, api key, client, request_hash: request.created */
 	ST_AUDIT_WEBHOOK_FAIL,	/* outbox id, lease token, now, error: webhook.failing, if the
 				 * row is a webhook's */
+	ST_AUDIT_ANON,		/* at, kind, client, secret id, outcome, detail: by nobody,
+				 * of an anonymous secret (most views) */
 	ST_AUDIT_LIST,		/* since, until, kind, account (actor or owner), receipt,
-				 * before id, max (NULL: any) -> AUDIT (newest first) */
-	ST_AUDIT_PRUNE,		/* before, max: at most max rows older than before */
+				 * before id, max (NULL: any; account: the owner) -> AUDIT
+				 * (newest first) */
+	ST_AUDIT_PRUNE,		/* before, max: of the max oldest rows, those older than before */
 	ST_AUDIT_EXPIRED,	/* now, cut expires_at, cut id: secret.expired of the
 				 * step's active rows (PostgreSQL: in ST_CLEAN_ROWS) */
 	ST_AUDIT_CLEAN,		/* now, cut expires_at, cut id: secret.removed of the

@@ -104,7 +104,7 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_SESSION_PRUNE] = "DELETE FROM sessions WHERE seen_at <= $1 OR created_at <= $2",
 	[ST_RQ_INSERT] = "INSERT INTO requests (request_hash, inbox_hash, created_at, "
 	    "expires_at, allow_files, public_key, note_ct, note_iv) VALUES "
-	    "($1,$2,$3,$4,$5,$6,$7,$8)",
+	    "($1,$2,$3,$4,$5,$6,$7,$8) RETURNING id",
 	[ST_RQ_LOOKUP] = "SELECT " BL_RQ_COLUMNS ", inbox_hash = $1, note_ct, note_iv "
 	    "FROM requests WHERE request_hash = $1 OR inbox_hash = $1",
 	[ST_RQ_LOCK] = "SELECT " BL_RQ_COLUMNS ", false FROM requests WHERE id = $1",
@@ -225,17 +225,18 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_AUDIT_KEY_USED] = BL_AUDIT_INTO "SELECT $2, 'apikey.used', account_id, id, NULL, $3, "
 	    "account_id, id, NULL, 'ok', NULL FROM api_keys WHERE id = $1 AND "
 	    "(last_used_at IS NULL OR last_used_at / 86400000 < $2 / 86400000)",
-	[ST_AUDIT_RQ_NEW] = BL_AUDIT_INTO "SELECT $1, 'request.created', $2, $3, NULL, $4, NULL, "
-	    "id, NULL, 'ok', NULL FROM requests WHERE request_hash = $5",
 	[ST_AUDIT_WEBHOOK_FAIL] = BL_AUDIT_INTO "SELECT $3, 'webhook.failing', NULL, NULL, NULL, "
 	    "NULL, account_id, webhook_id, receipt_id, 'failed', $4 FROM outbox WHERE id = $1 AND "
 	    "lease_token = $2 AND channel = 2 AND webhook_id IS NOT NULL",
+	[ST_AUDIT_ANON] = "INSERT INTO audit_events (at, kind, client, object_id, outcome, detail) "
+	    "VALUES ($1,$2,$3,$4,$5,$6)",
 	[ST_AUDIT_LIST] = "SELECT " BL_AUDIT_COLUMNS " FROM audit_events WHERE "
 	    "($1 IS NULL OR at >= $1) AND ($2 IS NULL OR at < $2) AND ($3 IS NULL OR kind = $3) "
-	    "AND ($4 IS NULL OR account_id = $4 OR owner_id = $4) AND ($5 IS NULL OR "
+	    "AND ($4 IS NULL OR owner_id = $4) AND ($5 IS NULL OR "
 	    "receipt_id = $5) AND ($6 IS NULL OR id < $6) ORDER BY id DESC LIMIT $7",
+	/* the oldest ids first (ids ascend with time): no index on at */
 	[ST_AUDIT_PRUNE] = "DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events "
-	    "WHERE at < $1 ORDER BY at LIMIT $2)",
+	    "ORDER BY id LIMIT $2) AND at < $1",
 	[ST_AUDIT_EXPIRED] = BL_AUDIT_INTO "SELECT $1, 'secret.expired', NULL, NULL, NULL, NULL, "
 	    "s.account_id, s.id, (SELECT n.receipt_id FROM secret_notify n WHERE n.secret_id = s.id), "
 	    "'ok', 'by=cleanup' FROM secrets s WHERE s.state = 0 AND " BL_CLEAN_STEP,

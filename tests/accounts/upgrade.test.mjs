@@ -48,6 +48,23 @@ test('a version-5 database gets version 6 (sessions.via, the second factor\'s ta
 	assert.match(ctx.sql('.tables'), /account_recovery/);
 });
 
+test('a version-6 database gets version 7 (the audit trail\'s table); its account signs in, and the event is recorded', async () => {
+	const ctx = accountsContext();
+	const v6 = oldSchema('sqlite', 6);	// schema.sql of ad17c37, the last version 6
+	assert.ok(!/audit_events/.test(v6), 'the version-6 schema has no audit trail');
+	// a fresh version-6 database: its CREATE TABLEs have every column, so the
+	// ALTER TABLE lines for older ones are left out (the programs skip them there too)
+	ctx.sql(`PRAGMA journal_mode=WAL; ${v6.replace(/^ALTER TABLE .*$/gm, '')} PRAGMA user_version = 6;`);
+	let r = admin(ctx, ['account', 'create', 'six@example.org']);
+	assert.equal(r.code, 0, r.stderr);
+	assert.equal(ctx.sql('PRAGMA user_version').trim(), String(SCHEMA_VERSION));
+	r = admin(ctx, ['account', 'password', 'six@example.org'], `${PASSWORD}\n`);
+	assert.equal(r.code, 0, r.stderr);
+	const b = new Browser(ctx);
+	assert.equal((await b.signin('six@example.org')).status, 200);
+	assert.match(ctx.sql('SELECT group_concat(kind) FROM audit_events'), /account\.created.*account\.password_changed.*account\.signed_in/);
+});
+
 test('a version-6 database gets version 7 (accounts.admin, disabled_at, deleted_at); a live session and an API key keep working', async () => {
 	const ctx = accountsContext();
 	// schema.sql of ad17c37, the last version 6; its ALTER TABLE lines are the

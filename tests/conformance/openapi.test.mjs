@@ -18,14 +18,16 @@ import { server, create, meta, randomKey } from './helpers.mjs';
 
 test('docs/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
 	const v = new Validator();
-	const r = await v.validate(SPEC_PATH);
+	// parsed here: the validator's own YAML parse stops at 100 aliases (the spec has more)
+	const { default: YAML } = await import('yaml');
+	const r = await v.validate(YAML.parse(fs.readFileSync(SPEC_PATH, 'utf8'), { maxAliasCount: -1 }));
 	assert.equal(v.version, '3.1');
 	assert.ok(r.valid, JSON.stringify(r.errors, null, 1));
 });
 
 test('every error code docs/openapi.yaml lets an operation answer is named in docs/API.md', async () => {
 	const { default: YAML } = await import('yaml');
-	const spec = YAML.parse(fs.readFileSync(SPEC_PATH, 'utf8'));
+	const spec = YAML.parse(fs.readFileSync(SPEC_PATH, 'utf8'), { maxAliasCount: -1 });
 	const api = fs.readFileSync(path.join(path.dirname(SPEC_PATH), 'API.md'), 'utf8');
 	const codes = new Set();
 	(function walk(o) {

@@ -580,6 +580,24 @@ describe('schema version 4 (key commitment)', () => {
 	});
 });
 
+describe('schema version 7 (the audit trail)', () => {
+	test('a version-6 database gains audit_events on first use, and the first event is written there', async () => {
+		const { db, env } = freshEnv();
+		const v6 = oldSchema('pg', 6);	// schema-pg.sql of ad17c37, the last version 6
+		assert.ok(!/audit_events/.test(v6), 'the version-6 schema has no audit trail');
+		pgSql(db, `${v6}; CREATE TABLE IF NOT EXISTS burnlink_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
+			INSERT INTO burnlink_schema (id, version) VALUES (1, 6)`, { user: 'burnlink' });
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), '6');
+		const c = await create(env, { text: 'after the upgrade' });
+		assert.equal(c.status, 200, c.stderr);
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), String(SCHEMA_VERSION));
+		assert.equal(pgSql(db, "SELECT kind FROM audit_events"), 'secret.created');
+		const r = await retrieve(env, c.json.metadata.secretKey);
+		assert.equal(r.status, 200);
+		assert.equal(pgSql(db, "SELECT count(*) FROM audit_events WHERE kind = 'secret.exhausted'"), '1');
+	});
+});
+
 describe('a schema newer than the programs (a rollback)', () => {
 	test('is refused: 503 SCHEMA_TOO_NEW naming both versions, nothing read or changed', async () => {
 		const { db, env } = freshEnv();

@@ -1,6 +1,7 @@
 // dashboard.js: the account dashboard: sign-in and sign-up, API keys (create,
 // shown once; list; revoke), "my secrets" (receipts only; burn), usage against
-// the account limits, password change and sign-out.
+// the account limits, password change and sign-out, and the account's
+// activity (GET /api/my/events, paged by its cursor).
 
 import {
 	$, el, showView, announce, setMessage, copyText, describeError, msg, localize, localizeAttr,
@@ -246,12 +247,45 @@ async function signOut() {
 	await start();
 }
 
+/* Activity: the account's audit events, a page at a time (docs/API.md, "Activity"). */
+const ACTORS = { account: 'dash.actorYou', apikey: 'dash.actorKey', operator: 'dash.actorOperator',
+	other: 'dash.actorNobody', anonymous: 'dash.actorNobody' };
+const OUTCOMES = { refused: 'dash.outcomeRefused', limited: 'dash.outcomeLimited', failed: 'dash.outcomeFailed' };
+let activityCursor = null;
+
+async function loadActivity(more = false) {
+	const q = more && activityCursor ? `?limit=20&cursor=${encodeURIComponent(activityCursor)}` : '?limit=20';
+	const res = await call('GET', `my/events${q}`);
+	const box = $('activity-error');
+	if (!res.ok)
+		return fail(box, res);
+	setMessage(box, '', '');
+	const body = $('activity-body');
+	if (!more)
+		body.replaceChildren();
+	for (const e of res.data.events) {
+		const by = ACTORS[e.actor] ? msg(ACTORS[e.actor]) : e.actor;
+		body.append(el('tr', { 'data-id': String(e.id), 'data-kind': e.kind },
+			el('td', { text: value(date(e.at)) }),
+			el('td', {}, el('code', { translate: 'no', dir: 'ltr', text: e.kind }),
+				OUTCOMES[e.outcome] ? el('span', { class: 'badge burned', text: msg(OUTCOMES[e.outcome]) }) : null,
+				e.detail ? el('span', { class: 'sub', translate: 'no', dir: 'ltr', text: e.detail }) : null),
+			el('td', { text: e.apiKeyId && e.actor === 'apikey' ? `${by} #${value(e.apiKeyId)}` : by }),
+			el('td', {}, e.client ? el('code', { translate: 'no', dir: 'ltr', text: e.client }) : null)));
+	}
+	activityCursor = res.data.nextCursor;
+	$('activity-more').hidden = !activityCursor;
+	const none = body.childElementCount === 0;
+	$('activity-empty').hidden = !none;
+	$('activity-table').hidden = none;
+}
+
 async function showDashboard(s) {
 	$('account-email').textContent = s.account.email;
 	// signed in by the web server: the password, if any, is not how this person signs in
 	$('password-box').hidden = s.via === 'webServer';
 	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
-	await Promise.all([loadKeys(), loadSecrets(), notifyCard($('notify-card'), call, fail),
+	await Promise.all([loadKeys(), loadSecrets(), loadActivity(), notifyCard($('notify-card'), call, fail),
 		totpCard($('totp-card'), call, fail, s)]);
 	showView('dashboard-view');
 	$('dash-title').focus();
@@ -297,6 +331,8 @@ $('copy-key').addEventListener('click', () => copyText($('new-key-value').value,
 $('password-form').addEventListener('submit', changePassword);
 $('signout-button').addEventListener('click', signOut);
 $('refresh-secrets').addEventListener('click', () => loadSecrets());
+$('refresh-activity').addEventListener('click', () => loadActivity());
+$('activity-more').addEventListener('click', () => loadActivity(true));
 $('retry').addEventListener('click', () => start());
 forgotPassword($('forgot-box'), call, $('mail-message'));
 // A link from one of our mails (#verify=..., #reset=...) is used first.
