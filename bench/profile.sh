@@ -5,7 +5,9 @@
 #   syscalls       strace -f, one run
 #   faults, CPU    bench/drive over RUNS runs: page faults and user + system
 #                  time per run (CPU time is still disturbed by a loaded machine)
-# Every request is counted by the rate limiter (a new X-Forwarded-For each,
+# Every request carries a DOCUMENT_ROOT (an empty directory beside the data,
+# as a web server sets it: the programs check that no data file lies under it)
+# and is counted by the rate limiter (a new X-Forwarded-For each,
 # 127.0.0.1 trusted), as in `make bench`; synchronous=FULL and secure_delete as
 # deployed. The instructions and system calls are of a run that starts with an
 # empty WAL (cron/cleanup checkpoints it first), so that they do not depend on
@@ -33,7 +35,7 @@ done
 
 work=$(mktemp -d /tmp/burnlink-profile.XXXXXX)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/data" "$work/out"
+mkdir -p "$work/data" "$work/out" "$work/www"
 (umask 077 && head -c 32 /dev/urandom >"$work/data/secret.key")
 db=$work/data/burnlink.db
 seed() { BURNLINK_DB=$db BURNLINK_SECRET_FILE=$work/data/secret.key "$helpers/seed" "$@"; }
@@ -68,7 +70,7 @@ request() {
 	d=$1 p=$2
 	shift 2
 	n=$((n + 1))
-	env -i PATH=/usr/bin:/bin GATEWAY_INTERFACE=CGI/1.1 SERVER_PROTOCOL=HTTP/1.1 \
+	env -i PATH=/usr/bin:/bin DOCUMENT_ROOT="$work/www" GATEWAY_INTERFACE=CGI/1.1 SERVER_PROTOCOL=HTTP/1.1 \
 		REQUEST_METHOD="$method" CONTENT_TYPE=application/json \
 		CONTENT_LENGTH="$(wc -c <"$body")" REMOTE_ADDR=127.0.0.1 \
 		HTTP_X_FORWARDED_FOR="10.99.$((n / 250)).$((n % 250 + 1))" HTTP_HOST=127.0.0.1 \
@@ -102,7 +104,7 @@ for c in $CASES; do
 		cpu=0 flt=0 i=0
 		while [ $i -lt 20 ]; do
 			setcase "$c"
-			r=$(env -i PATH=/usr/bin:/bin DRIVE_VARY_ADDR=1 REQUEST_METHOD="$method" \
+			r=$(env -i PATH=/usr/bin:/bin DOCUMENT_ROOT="$work/www" DRIVE_VARY_ADDR=1 REQUEST_METHOD="$method" \
 				REMOTE_ADDR=127.0.0.1 HTTP_HOST=127.0.0.1 PATH_INFO="$path" \
 				BURNLINK_DB="$db" BURNLINK_SECRET_FILE="$work/data/secret.key" \
 				BURNLINK_TRUSTED_PROXIES=127.0.0.1 "$helpers/drive" 1 "$body" "$cdir/$prog")
@@ -113,7 +115,7 @@ for c in $CASES; do
 		cpu=$(echo "$cpu" | awk '{ printf "%.2f", $1 / 20 }')
 		flt=$(echo "$flt" | awk '{ printf "%.0f", $1 / 20 }') ;;
 	*)
-		r=$(env -i PATH=/usr/bin:/bin DRIVE_VARY_ADDR=1 REQUEST_METHOD="$method" \
+		r=$(env -i PATH=/usr/bin:/bin DOCUMENT_ROOT="$work/www" DRIVE_VARY_ADDR=1 REQUEST_METHOD="$method" \
 			CONTENT_TYPE=application/json CONTENT_LENGTH="$(wc -c <"$body")" \
 			REMOTE_ADDR=127.0.0.1 HTTP_HOST=127.0.0.1 PATH_INFO="$path" \
 			BURNLINK_DB="$db" BURNLINK_SECRET_FILE="$work/data/secret.key" \

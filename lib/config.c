@@ -275,6 +275,62 @@ routes_seen(struct bl_config *cfg, const char *(*get)(void *, const char *), voi
 }
 
 /*
+ * The last answer of check_exposed() in this process, and what it was asked
+ * about: the document roots and the data files' paths, one after the other,
+ * each with its NUL (in a static buffer: nothing is left allocated at the
+ * exit, and longer paths are checked every time). A FastCGI responder serves
+ * every request of a site with the same ones, so it resolves them (a
+ * realpath() of each: 20 system calls a request with /tmp/x/data/) once, and
+ * again when one of them changes. A CGI process answers one request.
+ */
+#define EXPOSED_KEY_MAX	4096
+static struct {
+	size_t		 len;		/* 0: nothing asked yet */
+	char		 key[EXPOSED_KEY_MAX];
+	const char	*exposed;
+	char		 err[sizeof(((struct bl_config *)0)->exposed_err)];
+} exposed_last;
+
+/*
+ * check_exposed() for DOCUMENT_ROOT and then BURNLINK_DOCUMENT_ROOT (for a
+ * server that passes the program's own directory as DOCUMENT_ROOT: lighttpd
+ * under alias.url), answered from exposed_last when nothing it depends on
+ * changed; 0, or -1 when out of memory.
+ */
+static int
+check_exposed_once(struct bl_config *cfg, const char *root, const char *root2)
+{
+	const char *const	 parts[] = { root, root2, cfg->db_path, cfg->limits_path,
+				    cfg->settings_path, cfg->secret_file };
+	char			 key[EXPOSED_KEY_MAX];
+	size_t			 len = 0, n, i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]) && len <= sizeof(key); i++) {
+		n = parts[i] != NULL ? strlen(parts[i]) + 1 : 1;
+		if (n <= sizeof(key) - len)
+			memcpy(key + len, parts[i] != NULL ? parts[i] : "", n);
+		len += n;
+	}
+	if (len <= sizeof(key) && len == exposed_last.len &&
+	    memcmp(key, exposed_last.key, len) == 0) {
+		cfg->exposed = exposed_last.exposed;
+		memcpy(cfg->exposed_err, exposed_last.err, sizeof(cfg->exposed_err));
+		return 0;
+	}
+	if (check_exposed(cfg, root) != 0 ||
+	    (cfg->exposed == NULL && check_exposed(cfg, root2) != 0))
+		return -1;
+	exposed_last.len = 0;
+	if (len <= sizeof(key)) {
+		memcpy(exposed_last.key, key, len);
+		exposed_last.len = len;
+		exposed_last.exposed = cfg->exposed;
+		memcpy(exposed_last.err, cfg->exposed_err, sizeof(exposed_last.err));
+	}
+	return 0;
+}
+
+/*
  * Fills cfg from the variables get returns (the process environment for
  * NULL) and the settings file; 0 on success (an invalid settings file too:
  * cfg->policy.err says why), -1 when out of memory.
@@ -319,14 +375,9 @@ bl_config_load(struct bl_config *cfg, const char *(*get)(void *, const char *), 
 	cfg->site_url = dup_env(get, arg, "BURNLINK_SITE_URL");
 	cfg->trusted_proxies = dup_env(get, arg, "BURNLINK_TRUSTED_PROXIES");
 	routes_seen(cfg, get, arg);
-	/*
-	 * DOCUMENT_ROOT, and BURNLINK_DOCUMENT_ROOT for a server that passes the
-	 * program's own directory as DOCUMENT_ROOT (lighttpd under alias.url).
-	 */
 	if (load_settings(cfg, get, arg) != 0 ||
-	    check_exposed(cfg, get != NULL ? get(arg, "DOCUMENT_ROOT") : getenv("DOCUMENT_ROOT")) != 0 ||
-	    (cfg->exposed == NULL && check_exposed(cfg, get != NULL ?
-	    get(arg, "BURNLINK_DOCUMENT_ROOT") : getenv("BURNLINK_DOCUMENT_ROOT")) != 0))
+	    check_exposed_once(cfg, get != NULL ? get(arg, "DOCUMENT_ROOT") : getenv("DOCUMENT_ROOT"),
+	    get != NULL ? get(arg, "BURNLINK_DOCUMENT_ROOT") : getenv("BURNLINK_DOCUMENT_ROOT")) != 0)
 		goto fail;
 	return 0;
 fail:

@@ -11,7 +11,7 @@ top=$(pwd)
 suites=${*:-layers unit cgi limits accounts requests notify metrics asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser deb}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
-trap 'rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
+trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
 pass=0
 fail=0
 failed=""
@@ -50,6 +50,49 @@ node_suite() {
 	fi
 	count_tap "$tap"
 	echo "== $name: $(($(date +%s) - t0)) s"
+}
+
+# The suites started in the background when the run begins (BURNLINK_BG_SUITES,
+# default "faults"): a node suite that starts no web server and takes no port
+# (faults runs the programs and its FastCGI responders on sockets of its own
+# temporary directories) and whose slowest file alone takes minutes (the
+# allocation sweep, scrypt in every sign-in run) while the other suites mostly
+# wait on their programs, servers and fsyncs. Its output is printed, and
+# counted, where it stands in the order of the suites.
+bg_suites=${BURNLINK_BG_SUITES-faults}
+bg_dir() {
+	case "$1" in faults) echo tests/faults ;; *) echo "" ;; esac
+}
+
+# bg_start NAME: starts the node suite NAME in the background.
+bg_start() {
+	name=$1
+	dir=$(bg_dir "$name")
+	[ -n "$dir" ] || return 1
+	(
+		date +%s >"$tmp/$name.t0"
+		node --test $conc --test-reporter=spec --test-reporter-destination=stdout \
+		    --test-reporter=tap --test-reporter-destination="$tmp/$name.tap" "$dir"/*.test.mjs \
+		    >"$tmp/$name.out" 2>&1
+		echo $? >"$tmp/$name.rc"
+		date +%s >"$tmp/$name.t1"
+	) &
+	echo $! >"$tmp/$name.pid"
+}
+
+# bg_join NAME: waits for NAME, prints its output and counts it as node_suite does.
+bg_join() {
+	name=$1
+	echo "== $name (started in the background with the run)"
+	wait "$(cat "$tmp/$name.pid")" 2>/dev/null
+	rm -f "$tmp/$name.pid"
+	cat "$tmp/$name.out"
+	if [ "$(cat "$tmp/$name.rc" 2>/dev/null)" != 0 ]; then
+		failed="$failed $name"
+		grep -q '^# fail [1-9]' "$tmp/$name.tap" 2>/dev/null || fail=$((fail + 1))
+	fi
+	count_tap "$tmp/$name.tap"
+	echo "== $name: $(($(cat "$tmp/$name.t1") - $(cat "$tmp/$name.t0"))) s, while the suites before it ran"
 }
 
 unit() {
@@ -96,7 +139,18 @@ for s in $suites; do
 	esac
 done
 
+bg_started=""
 for s in $suites; do
+	case " $bg_suites " in
+	*" $s "*) bg_start "$s" && bg_started="$bg_started $s" ;;
+	esac
+done
+
+run_start=$(date +%s)
+for s in $suites; do
+	case " $bg_started " in
+	*" $s "*) bg_join "$s"; continue ;;
+	esac
 	case "$s" in
 	unit) unit ;;
 	# No unit of lib/ includes or calls one of a higher layer (scripts/layers.txt).
@@ -236,5 +290,6 @@ for name in $failed; do
 	    "$tmp/$name.tap" | grep -v '^    *\.\.\.$' | head -n 60
 done
 [ -n "$failed" ] && echo "failed suites:$failed"
+echo "== run: $(($(date +%s) - run_start)) s"
 echo "check: $pass passed, $fail failed"
 [ "$fail" = 0 ] && [ -z "$failed" ]

@@ -32,9 +32,12 @@ export function build(name, shared) {
 	const st = fs.existsSync(out) ? fs.statSync(out).mtimeMs : 0;
 	if (st < fs.statSync(src).mtimeMs) {
 		fs.mkdirSync(OUT, { recursive: true });
+		// built beside and renamed: suites that run at once may build it together
+		const tmp = `${out}.${process.pid}`;
 		execFileSync(process.env.CC || 'cc', ['-O1', '-g', '-Wall', '-Wextra', '-Werror',
-			...(shared ? ['-shared', '-fPIC'] : []), '-o', out, src, ...(shared ? ['-ldl'] : [])],
+			...(shared ? ['-shared', '-fPIC'] : []), '-o', tmp, src, ...(shared ? ['-ldl'] : [])],
 		{ stdio: 'inherit' });
+		fs.renameSync(tmp, out);
 	}
 	return out;
 }

@@ -18,8 +18,11 @@ export function buildShim() {
 	const st = fs.existsSync(SHIM) ? fs.statSync(SHIM).mtimeMs : 0;
 	if (st < fs.statSync(src).mtimeMs) {
 		fs.mkdirSync(path.dirname(SHIM), { recursive: true });
+		// built beside and renamed: suites that run at once may build it together
+		const tmp = `${SHIM}.${process.pid}`;
 		execFileSync(process.env.CC || 'cc', ['-O1', '-g', '-shared', '-fPIC', '-Wall',
-			'-Wextra', '-Werror', '-o', SHIM, src, '-ldl'], { stdio: 'inherit' });
+			'-Wextra', '-Werror', '-o', tmp, src, '-ldl'], { stdio: 'inherit' });
+		fs.renameSync(tmp, SHIM);
 	}
 	return SHIM;
 }
