@@ -25,8 +25,8 @@
 const char *const bl_sql[ST__MAX] = {
 	[ST_INSERT_SECRET] = "INSERT INTO secrets (secret_hash, receipt_hash, "
 	    "created_at, expires_at, max_views, deletable, pass_hash, server_side, "
-	    "account_id, text_ct, text_iv, key_commit) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,"
-	    "$10,$11,$12) "
+	    "account_id, text_ct, text_iv, key_commit, key_slot) VALUES ($1,$2,$3,$4,$5,$6,$7,"
+	    "$8,$9,$10,$11,$12,$13) "
 	    "RETURNING id",
 	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
 	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
@@ -53,6 +53,8 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
 	    "(SELECT id FROM secrets s WHERE " BL_CLEAN_STEP ")",
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets AS s WHERE " BL_CLEAN_STEP,
+	[ST_CLEAN_SLOTS] = "SELECT key_slot, created_at FROM secrets s WHERE " BL_CLEAN_STEP
+	    " AND key_slot IS NOT NULL",
 	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false, " NOTIFY_COLUMNS
 	    " FROM secrets WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
 	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "
