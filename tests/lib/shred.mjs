@@ -55,10 +55,13 @@ export function opens(key, item) {
 
 const hex = (s) => (s ? Buffer.from(s, 'hex') : null);
 
-// While a secret is active: its slot, owner (created_at) and sealed items.
+// While a secret is active: its slot, owner (created_at) and sealed items. A
+// number instead of a key names the row by its id (an answer to a secret
+// request, whose key the test never sees).
 export function capture(db, secretKey) {
+	const where = typeof secretKey === 'number' ? `id = ${secretKey}` : `secret_hash = x'${sha256hex(secretKey)}'`;
 	const row = sqlite(db, `SELECT id, key_slot, created_at, hex(text_ct) FROM secrets ` +
-		`WHERE secret_hash = x'${sha256hex(secretKey)}'`).trim().split('|');
+		`WHERE ${where}`).trim().split('|');
 	const [id, slot, owner, text] = row;
 	const items = [];
 	if (text) items.push({ what: 'text', n: 0, buf: hex(text) });
