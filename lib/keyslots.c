@@ -35,10 +35,26 @@
  * A claim takes the file's flock, reads KS_PROBE slots from a random one,
  * writes the first free one and lets the lock go; a file with no free slot
  * there doubles (ftruncate: the new slots are zero). Writes are not synced
- * here: the store syncs the file (ks_sync()) before the commit that makes a
- * new row point at its slot or a consumed row stop pointing at content, so a
- * committed row's key is on disk before the row, and a wiped key is gone from
- * the disk before the consumption is (lib/store_sqlite.c).
+ * here: the store syncs the file (bl_keyslots_sync()) before the commit that
+ * makes a new row point at its slot or a consumed row stop pointing at
+ * content, so a committed row's key is on disk before the row, and a wiped
+ * key is gone from the disk before the consumption is (lib/store_sqlite.c).
+ *
+ * The pool: so that a create does not pay that sync (one more fdatasync per
+ * CGI create, per FastCGI batch), keys are made KS_FILL at a time ahead of
+ * need, synced once, and listed in the header; a create takes one from the
+ * list. Its key is on disk already; what the take writes (the list, the
+ * slot's owner and expiry) needs no sync while the machine stays up, since
+ * every process reads the same page cache. After a reboot (a power cut may
+ * have lost those writes: a slot taken by a committed row could still be
+ * listed) the list is dropped whole: the header keeps the boot it was made
+ * in (/proc/sys/kernel/random/boot_id), and a list of another boot is never
+ * used. A dropped slot keeps its key: a row that took it before the reboot
+ * still opens its content (a slot of owner 0 is accepted as anyone's, see
+ * ks_read()), and it is wiped with that row or at the expiry a pooled slot
+ * is given, KS_POOL_TTL after it was made (longer than any secret's TTL; a
+ * pooled key older than KS_POOL_AGE is not handed out). Where the boot
+ * cannot be read, there is no pool and a create syncs as above.
  */
 #define KS_MAGIC	"BLKEYS1\n"
 #define KS_HEADER	4096
@@ -48,10 +64,21 @@
 #define KS_PROBE	64
 #define KS_OFF(i)	((off_t)KS_HEADER + (off_t)(i) * KS_SLOT)
 #define KS_WAIT_MS	5000
+/* the pool, in the header page: boot (16) at 16, count (4) at 32, slot numbers (4 each) from 64 */
+#define KS_BOOT_AT	16
+#define KS_COUNT_AT	32
+#define KS_LIST_AT	64
+#define KS_POOL_MAX	256
+#define KS_FILL		64
+#define KS_POOL_AGE	(86400 * 1000LL)				/* a day */
+#define KS_POOL_TTL	((int64_t)BL_TTL_MAX * 1000 + 2 * KS_POOL_AGE)
 
 struct bl_keyslots {
 	int		 fd;		/* -1 until first use */
 	int		 dirty;		/* written since the last sync */
+	int		 boot_read;	/* boot[] read (or found unreadable: no_boot) */
+	int		 no_boot;
+	unsigned char	 boot[16];	/* this boot's id, hashed */
 	char		*path;
 	char		 err[256];
 };
@@ -74,6 +101,21 @@ le64(const unsigned char *p)
 	for (i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
+}
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The check of slot i as it would be written: SHA-256 of its number and fields. */
@@ -235,6 +277,157 @@ ks_slots(struct bl_keyslots *k, uint32_t *n)
 	return BL_OK;
 }
 
+/* This boot's id (hashed) in k->boot; 0, or -1 where it cannot be read (no pool). */
+static int
+ks_boot(struct bl_keyslots *k)
+{
+	char	 id[64];
+	ssize_t	 n = -1;
+	int	 fd;
+
+	if (!k->boot_read) {
+		k->boot_read = 1;
+		if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, id, sizeof(id));
+			close(fd);
+		}
+		if (n < 32) {
+			k->no_boot = 1;
+		} else {
+			unsigned char	 h[BL_HASH_BYTES];
+
+			bl_sha256(id, (size_t)n, h);
+			memcpy(k->boot, h, sizeof(k->boot));
+		}
+	}
+	return k->no_boot ? -1 : 0;
+}
+
+/* Writes a new key into free slot at (made now, owner 0: pooled); -1 on failure. */
+static int
+ks_put(struct bl_keyslots *k, uint32_t at, int64_t expires_ms, int64_t owner,
+    unsigned char key[32])
+{
+	unsigned char	 s[KS_SLOT];
+	int		 rc = 0;
+
+	bl_random(s, 32);
+	put64(s + 32, (uint64_t)expires_ms);
+	put64(s + 40, (uint64_t)owner);
+	slot_check(at, s, s + 48);
+	if (pwrite(k->fd, s, KS_SLOT, KS_OFF(at)) != KS_SLOT)
+		rc = -1;
+	else if (key != NULL)
+		memcpy(key, s, 32);
+	bl_wipe(s, sizeof(s));
+	return rc;
+}
+
+/*
+ * Under the lock: a free slot's number in *at (a random probe; the file
+ * doubles when the probe finds none). *n is the slot count, updated.
+ */
+static enum bl_err
+ks_free(struct bl_keyslots *k, uint32_t *n, uint32_t *at)
+{
+	unsigned char	 buf[KS_PROBE * KS_SLOT];
+	uint32_t	 start, i, want;
+	ssize_t		 got;
+	enum bl_err	 e = BL_OK;
+
+	*at = UINT32_MAX;
+	bl_random(&start, sizeof(start));
+	start = *n > KS_PROBE ? start % (*n - KS_PROBE + 1) : 0;
+	want = *n - start < KS_PROBE ? *n - start : KS_PROBE;
+	if ((got = pread(k->fd, buf, (size_t)want * KS_SLOT, KS_OFF(start))) !=
+	    (ssize_t)want * KS_SLOT) {
+		e = ks_fail(k, "read", got < 0 ? errno : EIO);
+		goto out;
+	}
+	/* free: all zero, or a slot that does not check (torn: its secret is gone) */
+	for (i = 0; i < want && *at == UINT32_MAX; i++)
+		if (slot_zero(buf + i * KS_SLOT) || !slot_valid(start + i, buf + i * KS_SLOT))
+			*at = start + i;
+	if (*at == UINT32_MAX) {
+		if (*n >= KS_MAX_SLOTS) {
+			e = ks_fail(k, "grow", ENOSPC);
+			goto out;
+		}
+		if (ftruncate(k->fd, KS_OFF((off_t)*n * 2)) != 0) {
+			e = ks_fail(k, "grow", errno);
+			goto out;
+		}
+		*at = *n;
+		*n *= 2;
+	}
+out:
+	bl_wipe(buf, sizeof(buf));
+	return e;
+}
+
+/*
+ * Under the lock: takes a key from the pool (filling it first, one sync, if
+ * it is empty, or of another boot) into key and *slot, and marks the slot as
+ * the secret's (owner, expires_ms: not synced, see the top). *slot 0: no
+ * pool here (the caller claims a slot the synced way).
+ */
+static enum bl_err
+ks_pool_take(struct bl_keyslots *k, uint32_t *n, int64_t expires_ms, int64_t owner,
+    unsigned char key[32], int64_t *slot)
+{
+	unsigned char	 h[KS_LIST_AT + 4 * KS_POOL_MAX], s[KS_SLOT];
+	uint32_t	 count, at, i;
+	int64_t		 now = bl_now_ms();
+	enum bl_err	 e;
+
+	*slot = 0;
+	if (ks_boot(k) != 0)
+		return BL_OK;
+	if (pread(k->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return ks_fail(k, "read", errno ? errno : EIO);
+	count = memcmp(h + KS_BOOT_AT, k->boot, 16) == 0 ? le32(h + KS_COUNT_AT) : 0;
+	if (count > KS_POOL_MAX)
+		count = 0;
+	while (*slot == 0) {
+		if (count == 0) {	/* fill: KS_FILL new keys, synced with the list */
+			for (i = 0; i < KS_FILL; i++) {
+				if ((e = ks_free(k, n, &at)) != BL_OK)
+					return e;
+				if (ks_put(k, at, now + KS_POOL_TTL, 0, NULL) != 0)
+					return ks_fail(k, "write", errno ? errno : ENOSPC);
+				put32(h + KS_LIST_AT + 4 * count, at);
+				count++;
+			}
+			memcpy(h + KS_BOOT_AT, k->boot, 16);
+			put32(h + KS_COUNT_AT, count);
+			if (pwrite(k->fd, h + KS_BOOT_AT, sizeof(h) - KS_BOOT_AT, KS_BOOT_AT) !=
+			    (ssize_t)(sizeof(h) - KS_BOOT_AT) || fdatasync(k->fd) != 0)
+				return ks_fail(k, "fill", errno ? errno : ENOSPC);
+		}
+		at = le32(h + KS_LIST_AT + 4 * (count - 1));
+		count--;
+		if (at >= *n || pread(k->fd, s, KS_SLOT, KS_OFF(at)) != KS_SLOT ||
+		    slot_zero(s) || !slot_valid(at, s) || le64(s + 40) != 0 ||
+		    (int64_t)le64(s + 32) - KS_POOL_TTL < now - KS_POOL_AGE)
+			continue;	/* gone, taken, or too old: the next one */
+		memcpy(key, s, 32);
+		put64(s + 32, (uint64_t)expires_ms);
+		put64(s + 40, (uint64_t)owner);
+		slot_check(at, s, s + 48);
+		if (pwrite(k->fd, s + 32, KS_SLOT - 32, KS_OFF(at) + 32) != KS_SLOT - 32) {
+			e = ks_fail(k, "write", errno ? errno : ENOSPC);
+			bl_wipe(s, sizeof(s));
+			return e;
+		}
+		*slot = (int64_t)at + 1;
+	}
+	bl_wipe(s, sizeof(s));
+	put32(s, count);
+	if (pwrite(k->fd, s, 4, KS_COUNT_AT) != 4)
+		return ks_fail(k, "write", errno ? errno : ENOSPC);
+	return BL_OK;
+}
+
 /*
  * A new random key in a free slot for a secret created at owner that expires
  * at expires_ms: the key in key, the slot's number (from 1) in *slot.
@@ -243,53 +436,25 @@ enum bl_err
 bl_keyslots_claim(struct bl_keyslots *k, int64_t expires_ms, int64_t owner,
     unsigned char key[32], int64_t *slot)
 {
-	unsigned char	 buf[KS_PROBE * KS_SLOT], s[KS_SLOT];
-	uint32_t	 n = 0, start, i, at = UINT32_MAX, want;
-	ssize_t		 got;
+	uint32_t	 n = 0, at;
 	enum bl_err	 e;
 
 	*slot = 0;
 	if ((e = ks_open(k, 1)) != BL_OK || (e = ks_lock(k)) != BL_OK)
 		return e;
-	if ((e = ks_slots(k, &n)) != BL_OK)
+	if ((e = ks_slots(k, &n)) != BL_OK ||
+	    (e = ks_pool_take(k, &n, expires_ms, owner, key, slot)) != BL_OK || *slot != 0)
 		goto out;
-	bl_random(&start, sizeof(start));
-	start = n > KS_PROBE ? start % (n - KS_PROBE + 1) : 0;
-	want = n - start < KS_PROBE ? n - start : KS_PROBE;
-	if ((got = pread(k->fd, buf, (size_t)want * KS_SLOT, KS_OFF(start))) !=
-	    (ssize_t)want * KS_SLOT) {
-		e = ks_fail(k, "read", got < 0 ? errno : EIO);
+	/* no pool: a slot of its own, synced before the row's commit */
+	if ((e = ks_free(k, &n, &at)) != BL_OK)
 		goto out;
-	}
-	/* free: all zero, or a slot that does not check (torn: its secret is gone) */
-	for (i = 0; i < want && at == UINT32_MAX; i++)
-		if (slot_zero(buf + i * KS_SLOT) || !slot_valid(start + i, buf + i * KS_SLOT))
-			at = start + i;
-	if (at == UINT32_MAX) {
-		if (n >= KS_MAX_SLOTS) {
-			e = ks_fail(k, "grow", ENOSPC);
-			goto out;
-		}
-		if (ftruncate(k->fd, KS_OFF((off_t)n * 2)) != 0) {
-			e = ks_fail(k, "grow", errno);
-			goto out;
-		}
-		at = n;
-	}
-	bl_random(s, 32);
-	put64(s + 32, (uint64_t)expires_ms);
-	put64(s + 40, (uint64_t)owner);
-	slot_check(at, s, s + 48);
-	if (pwrite(k->fd, s, KS_SLOT, KS_OFF(at)) != KS_SLOT) {
+	if (ks_put(k, at, expires_ms, owner, key) != 0) {
 		e = ks_fail(k, "write", errno ? errno : ENOSPC);
 		goto out;
 	}
 	k->dirty = 1;
-	memcpy(key, s, 32);
 	*slot = (int64_t)at + 1;
 out:
-	bl_wipe(s, sizeof(s));
-	bl_wipe(buf, sizeof(buf));
 	flock(k->fd, LOCK_UN);
 	return e;
 }
@@ -301,8 +466,9 @@ ks_read(struct bl_keyslots *k, int64_t slot, int64_t owner, unsigned char s[KS_S
 	if (slot < 1 || slot > KS_MAX_SLOTS || k->fd < 0 ||
 	    pread(k->fd, s, KS_SLOT, KS_OFF(slot - 1)) != KS_SLOT)
 		return -1;
+	/* owner 0: a pooled key whose taking a reboot may have lost (see the top) */
 	if (slot_zero(s) || !slot_valid((uint32_t)(slot - 1), s) ||
-	    (int64_t)le64(s + 40) != owner)
+	    ((int64_t)le64(s + 40) != owner && le64(s + 40) != 0))
 		return -1;
 	return 0;
 }
