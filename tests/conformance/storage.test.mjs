@@ -19,13 +19,13 @@ before(async () => {
 });
 after(async () => { await srv?.stop(); });
 
-// Every byte of the database, its WAL and the counters file.
+// Every byte of the database, its WAL, its keys (lib/keyslots.c) and the counters file.
 function dbBytes() {
 	const parts = [];
 	const dir = srv.db.replace(/[^/]+$/, '');
 	const counters = path.basename(countersPath(srv.db));
 	for (const f of fs.readdirSync(dir)) {
-		if (/\.db(-wal|-shm|-journal)?$/.test(f) || f === counters) parts.push(fs.readFileSync(dir + f));
+		if (/\.db(-wal|-shm|-journal|-keys)?$/.test(f) || f === counters) parts.push(fs.readFileSync(dir + f));
 	}
 	return Buffer.concat(parts);
 }
