@@ -179,6 +179,8 @@ seal(struct bl_store *s, const struct bl_new_secret *n, struct sealed *out,
  * Opens the sealed content c of row r in place (nothing to do if r is
  * unsealed). BL_ERR_NOT_FOUND: its key is gone (wiped by a consumption that
  * did not commit, or torn by a power cut): the content is lost for good.
+ * BL_ERR_INTERNAL: the key is there but the content did not open (out of
+ * memory): the transaction rolls back and the secret stays as it was.
  */
 static enum bl_err
 unseal(struct bl_store *s, const struct bl_secret *r, struct bl_content *c)
@@ -200,7 +202,8 @@ unseal(struct bl_store *s, const struct bl_secret *r, struct bl_content *c)
 		    open_item(key, 3 * i + 3, &c->files[i].data) != 0)
 			rc = -1;
 	bl_wipe(key, sizeof(key));
-	return rc == 0 ? BL_OK : BL_ERR_NOT_FOUND;
+	/* the key is there: a failure is memory or damage, never "gone" (nothing is burned for it) */
+	return rc == 0 ? BL_OK : BL_ERR_INTERNAL;
 }
 
 /*
