@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	account_id	bigint,				-- NULL: anonymous
 	text_ct		bytea,				-- AES-256-GCM ciphertext || tag
 	text_iv		bytea,
-	key_commit	bytea				-- version 4: 32-byte key commitment, NULL before
+	key_commit	bytea,				-- version 4: 32-byte key commitment, NULL before
+	key_slot	bigint				-- version 7: always NULL here (SQLite's key slots; docs/SECURITY.md)
 ) WITH (
 	-- Content rows die young: let autovacuum reclaim (and later overwrite)
 	-- the space of deleted content soon, not after 20% of the table changed.
@@ -116,6 +117,9 @@ CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 -- Version 4: the key commitment (docs/API.md "Key commitment"); a table
 -- made before gets the column here, its rows keep NULL.
 ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;
+-- Version 7: the key slot of SQLite's crypto-shredding, unused on PostgreSQL
+-- (docs/SECURITY.md, "Gone for good": what deletion means here).
+ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_slot bigint;
 -- Version 4: secret requests (docs/API.md, "Secret requests"); as in schema.sql.
 CREATE TABLE IF NOT EXISTS requests (
 	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

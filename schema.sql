@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	account_id	INTEGER,			-- NULL: anonymous
 	text_ct		BLOB,				-- AES-256-GCM ciphertext || tag
 	text_iv		BLOB,
-	key_commit	BLOB				-- version 4: 32-byte key commitment, NULL before
+	key_commit	BLOB,				-- version 4: 32-byte key commitment, NULL before
+	key_slot	INTEGER				-- version 7: the slot of its key in <db>-keys, NULL: unsealed
 );
 CREATE INDEX IF NOT EXISTS secrets_expires ON secrets(expires_at);
 CREATE INDEX IF NOT EXISTS secrets_account ON secrets(account_id) WHERE account_id IS NOT NULL;
@@ -96,6 +97,11 @@ CREATE INDEX IF NOT EXISTS sessions_seen ON sessions(seen_at);
 -- out of the file, lib/store_sqlite.c runs it, in the same transaction as
 -- this file); old rows keep NULL.
 ALTER TABLE secrets ADD COLUMN key_commit BLOB;
+-- Version 7: secrets.key_slot, the slot of the key its content is sealed
+-- under (lib/keyslots.c, docs/SECURITY.md "Gone for good"); rows stored
+-- before keep NULL: their content is stored as it came and leaves the files
+-- by secure_delete and a WAL checkpoint, as before.
+ALTER TABLE secrets ADD COLUMN key_slot INTEGER;
 --
 -- Also version 4: secret requests (docs/API.md, "Secret requests"). A request is
 -- found by SHA-256 of its request key or of its inbox key; the server holds

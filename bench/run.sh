@@ -24,7 +24,8 @@
 #   DURATION  seconds per run (10); WARMUP seconds before the runs (2); RUNS (3)
 #   CONNS     connection counts ("1 8")
 #   CASES     which cases ("floor create-cs create-ss metadata retrieve
-#             retrieve-spread retrieve-once burn pb-create pb-read sizes";
+#             retrieve-spread retrieve-once burn pb-create pb-read pb-read-once
+#             sizes";
 #             BACKEND=postgres: without pb-* and sizes); the floor always runs
 #             when a ratio needs it. retrieve views one unlimited secret on
 #             every request (all views wait for one row); retrieve-spread
@@ -58,7 +59,7 @@ if [ "$BACKEND" = postgres ]; then
 	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn"}
 	if [ "$MODE" = cgi ]; then DBS=${DBS:-"sqlite pg pgbouncer"}; else DBS=${DBS:-"sqlite pg"}; fi
 else
-	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn pb-create pb-read sizes"}
+	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn pb-create pb-read pb-read-once sizes"}
 	DBS=${DBS:-sqlite}
 fi
 SIZES=${SIZES:-"1024 65536 524288 2097152"}
@@ -66,6 +67,8 @@ if [ "$SERVER" = apache ]; then FCGI_PROCS=${FCGI_PROCS:-16}; else FCGI_PROCS=${
 PG_FCGI_PROCS=${PG_FCGI_PROCS:-$([ "$SERVER" = apache ] && echo "$FCGI_PROCS" || echo 4)}
 SEED=${SEED:-60000}
 POOL=${POOL:-256}
+# burn-after-reading pastes made for each run of pb-read-once (a fifth of them for the warm-up)
+PB_BURN=${PB_BURN:-$SEED}
 
 case "$SERVER" in lighttpd | apache) ;; *) echo "bench: SERVER must be lighttpd or apache" >&2; exit 2 ;; esac
 case "$MODE" in cgi | fastcgi) ;; *) echo "bench: MODE must be cgi or fastcgi" >&2; exit 2 ;; esac
@@ -105,7 +108,7 @@ command -v wrk >/dev/null || { echo "bench: wrk is missing (sh scripts/deps.sh b
 
 # PrivateBin: found, or skipped with the reason (printed and in the report).
 pb_skip=""
-if want pb-create || want pb-read; then
+if want pb-create || want pb-read || want pb-read-once; then
 	pb_tar=${PRIVATEBIN_TARBALL:-$(ls "$top"/../shared/peers/privatebin-*.tar.gz 2>/dev/null | sort -V | tail -n 1)}
 	phpcgi=$(command -v php-cgi || true)
 	if [ -n "${PRIVATEBIN_TARBALL:-}" ] && [ ! -f "$PRIVATEBIN_TARBALL" ]; then
@@ -121,7 +124,7 @@ if want pb-create || want pb-read; then
 	fi
 	if [ -n "$pb_skip" ]; then
 		echo "bench: PrivateBin cases skipped: $pb_skip" >&2
-		CASES=$(echo " $CASES " | sed 's/ pb-create / /; s/ pb-read / /')
+		CASES=$(echo " $CASES " | sed 's/ pb-create / /; s/ pb-read / /; s/ pb-read-once / /')
 	fi
 fi
 
@@ -272,7 +275,9 @@ seed_family() {
 	nwarm=$((SEED / 4))
 	head -n $((SEED - nwarm)) "$sd/keys.all" >"$sd/keys.run"
 	tail -n "$nwarm" "$sd/keys.all" >"$sd/keys.warm"
-	if [ -n "$shmseed" ]; then cp "$shmseed/burnlink.db" "$sd/"; rm -rf "$shmseed"; shmseed=""; fi
+	# the database and the keys its content is sealed under (lib/keyslots.c)
+	# (none before schema 7: BURNLINK_BIN and BENCH_HELPERS of an older build)
+	if [ -n "$shmseed" ]; then cp "$shmseed"/burnlink.db* "$sd/"; rm -rf "$shmseed"; shmseed=""; fi
 	if [ "$fam" = pg ]; then pgsql "CHECKPOINT" >/dev/null; fi
 }
 fams=""
@@ -301,11 +306,13 @@ printf '{"text":"%s","ttl":86400,"maxViews":1}' "$(head -c 768 /dev/urandom | b6
 # (base64), 100,000 PBKDF2 iterations; plain text, no discussion, no burning.
 printf '{"v":2,"adata":[["%s","%s",100000,256,128,"aes","gcm","zlib"],"plaintext",0,0],"meta":{"expire":"1week"},"ct":"%s"}' \
 	"$(head -c 16 /dev/urandom | b64)" "$(head -c 8 /dev/urandom | b64)" "$(head -c 1040 /dev/urandom | b64)" >"$work/pb-1024.json"
+# The same with burn after reading (adata[3] = 1), for pb-read-once.
+sed 's/"plaintext",0,0\]/"plaintext",0,1]/' "$work/pb-1024.json" >"$work/pb-burn-1024.json"
 chmod a+r "$work"/*.json
 
 # --- PrivateBin -----------------------------------------------------------------
 pb_version="" php_version="" pb_opcache=""
-if want pb-create || want pb-read; then
+if want pb-create || want pb-read || want pb-read-once; then
 	mkdir -p "$work/pb"
 	tar -xzf "$pb_tar" -C "$work/pb"
 	pbroot=$(dirname "$(ls "$work"/pb/*/index.php "$work"/pb/index.php 2>/dev/null | head -n 1)")
@@ -518,7 +525,7 @@ start_server() {
 	*)
 		if [ "$db" = sqlite ]; then
 			progs=$work/bin
-			cp "$work/seed/sqlite/burnlink.db" "$d/data/"
+			cp "$work/seed/sqlite"/burnlink.db* "$d/data/"
 		else
 			# A copy of the seeded database, as the SQLite file is copied.
 			progs=$work/pgbin
@@ -617,6 +624,7 @@ case_env() {
 	burn) echo "BL_METHOD=DELETE BL_PATH=/api/secrets/ BL_KEYS=$sd/keys.run BL_KEY_COL=2" ;;
 	pb-create) echo "BL_METHOD=POST BL_PATH=/ BL_BODY=$work/pb-1024.json BL_VARY=\"ct\":\" $pbh" ;;
 	pb-read) echo "BL_METHOD=GET BL_PATH=/?pasteid= $pbh" ;;
+	pb-read-once) echo "BL_METHOD=GET BL_PATH=/?pasteid= BL_KEYS=$work/pbkeys.run $pbh" ;;
 	esac
 }
 
@@ -631,6 +639,38 @@ pb_paste() {
 		exit 1
 	fi
 	echo "$id"
+}
+
+# pb_burn_pastes N: N burn-after-reading pastes on the PrivateBin server now,
+# their ids in $work/pbkeys.run and (a quarter more, for the warm-up)
+# $work/pbkeys.warm, two columns as BL_KEYS reads them. One is created
+# through PrivateBin (a valid v2 paste with the burn flag, adata[3] = 1); the
+# rest are copies of its file under new random ids, as PrivateBin's
+# Filesystem storage names them (data/ab/cd/abcd....php): a read finds,
+# returns and deletes each as it would the original (lib/Model/Paste.php).
+pb_burn_pastes() {
+	n=$1
+	out=$(curl -s -H 'X-Requested-With: JSONHttpRequest' -H 'Content-Type: application/json' \
+		--data-binary @"$work/pb-burn-1024.json" "http://127.0.0.1:$port/" || true)
+	id=$(printf '%s' "$out" | sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p')
+	[ -n "$id" ] || { echo "bench: PrivateBin did not create a burn-after-reading paste: $out" >&2; exit 1; }
+	node -e '
+	const fs = require("fs"), path = require("path"), crypto = require("crypto");
+	const [dir, id, n, run, warm] = process.argv.slice(1);
+	const src = fs.readFileSync(path.join(dir, id.slice(0, 2), id.slice(2, 4), id + ".php"));
+	const ids = [];
+	for (let i = 0; i < Number(n); i++) {
+		const k = crypto.randomBytes(8).toString("hex");
+		const d = path.join(dir, k.slice(0, 2), k.slice(2, 4));
+		fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+		fs.writeFileSync(path.join(d, k + ".php"), src, { mode: 0o640 });
+		ids.push(k + " " + k);
+	}
+	const w = Math.floor(ids.length / 5);
+	fs.writeFileSync(warm, ids.slice(0, w).join("\n") + "\n");
+	fs.writeFileSync(run, ids.slice(w).join("\n") + "\n");
+	' "$server_dir/pbdata" "$id" "$n" "$work/pbkeys.run" "$work/pbkeys.warm"
+	own "$server_dir/pbdata"
 }
 
 # run_case NAME DB CONNS: RUNS runs, each on a fresh server; one line in $results.
@@ -650,6 +690,7 @@ run_case() {
 		start_server "$kind" "$db" "$mode"
 		extra=""
 		[ "$name" != pb-read ] || extra="BL_KEY=$(pb_paste)"
+		[ "$name" != pb-read-once ] || pb_burn_pastes "$PB_BURN"
 		# shellcheck disable=SC2086
 		wrk_run "$WARMUP" "$c" $warmenv $extra >/dev/null
 		# shellcheck disable=SC2086
@@ -733,7 +774,7 @@ for c in $CONNS; do
 			if want "$name"; then run_case "$name" "$db" "$c"; fi
 		done
 	done
-	for name in pb-create pb-read; do
+	for name in pb-create pb-read pb-read-once; do
 		if want "$name"; then run_case "$name" privatebin "$c"; fi
 	done
 done
@@ -772,7 +813,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	if [ -n "$pb_skip" ]; then
 		echo "- PrivateBin: not measured: $pb_skip"
 	elif [ -n "$pb_version" ]; then
-		echo "- PrivateBin $pb_version ($(basename "$pb_tar")): $php_version, $( [ "$MODE" = fastcgi ] && echo "php-cgi under mod_fastcgi, one process manager with PHP_FCGI_CHILDREN=4" || echo "php-cgi under mod_cgi, a process per request"), opcache $pb_opcache$( [ "$MODE" = fastcgi ] || echo " (a CGI process keeps nothing of it for the next)"); its configuration is cfg/conf.sample.php with [traffic] limit = 0, Filesystem storage in the work directory; pb-create posts a v2 paste of 1 KiB of text (1,040 bytes of ciphertext, as burnlink's create-cs; 16 characters of it random per request, since PrivateBin names a paste after its ciphertext), pb-read reads one paste (JSON API, X-Requested-With: JSONHttpRequest); a 200 whose body lacks \"status\":0 counts as not 200"
+		echo "- PrivateBin $pb_version ($(basename "$pb_tar")): $php_version, $( [ "$MODE" = fastcgi ] && echo "php-cgi under mod_fastcgi, one process manager with PHP_FCGI_CHILDREN=4" || echo "php-cgi under mod_cgi, a process per request"), opcache $pb_opcache$( [ "$MODE" = fastcgi ] || echo " (a CGI process keeps nothing of it for the next)"); its configuration is cfg/conf.sample.php with [traffic] limit = 0, Filesystem storage in the work directory; pb-create posts a v2 paste of 1 KiB of text (1,040 bytes of ciphertext, as burnlink's create-cs; 16 characters of it random per request, since PrivateBin names a paste after its ciphertext), pb-read reads one paste, pb-read-once reads each of $PB_BURN burn-after-reading pastes once (PrivateBin deletes each as it answers: unlink of its file) (JSON API, X-Requested-With: JSONHttpRequest); a 200 whose body lacks \"status\":0 counts as not 200"
 	fi
 	echo
 	echo "| case | database | conns | req/s (median) | ratio to floor | p50 ms | p99 ms | not 200 | runs req/s |"
@@ -815,6 +856,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 				if (d[i] != "sqlite") continue
 				if (mode == "cgi") {
 					check("metadata", d[i], 0.75); check("retrieve", d[i], 0.5)
+					check("retrieve-once", d[i], 0.5); check("burn", d[i], 0.5)
 					check("create-cs", d[i], 0.5); check("create-ss", d[i], 0.4)
 				} else {
 					check("create-cs", d[i], 2); check("create-ss", d[i], 2); check("retrieve", d[i], 2)
@@ -875,6 +917,8 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 					for (c = 1; c <= 64; c++) {
 						cmp("create-cs", "pb-create", d[i], c)
 						cmp("retrieve", "pb-read", d[i], c)
+						cmp("retrieve-once", "pb-read-once", d[i], c)
+						cmp("burn", "pb-read-once", d[i], c)
 					}
 			}' "$results"
 		fi

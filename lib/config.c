@@ -195,6 +195,7 @@ check_exposed(struct bl_config *cfg, const char *docroot)
 	const struct { const char *what, *path, *suffix; } files[] = {
 		{ "the database", sqlite ? cfg->db_path : NULL, "" },
 		{ "the database's WAL", sqlite ? cfg->db_path : NULL, "-wal" },
+		{ "the secrets' keys", sqlite ? cfg->db_path : NULL, "-keys" },
 		{ "the rate-limit counters", sqlite ? cfg->limits_path : NULL, "" },
 		{ "the settings file", cfg->settings_path, "" },
 		{ "the install secret", cfg->secret_file, "" },

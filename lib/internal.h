@@ -66,6 +66,7 @@ struct bl_secret {
 	int64_t		 account_id;	/* 0 for anonymous */
 	int		 has_commit;	/* 0: stored before key commitments */
 	unsigned char	 commit[BL_COMMIT_BYTES];
+	int64_t		 key_slot;	/* its content's key (lib/keyslots.c); 0: unsealed */
 	/* bl_store_account_secrets() only: notifications asked for (docs/NOTIFY.md) */
 	char		 receipt_id[BL_RECEIPT_ID_LEN + 1];	/* "": none */
 	char		 last_event[24];			/* "": none yet */
@@ -94,6 +95,7 @@ struct bl_new_secret {
 	unsigned		 notify;	/* BL_NOTIFY_* the creator asked for; 0: none */
 	char			 receipt_id[BL_RECEIPT_ID_LEN + 1]; /* with notify */
 	const struct bl_content	*content;
+	int64_t			 key_slot;	/* set by lib/secret.c when it seals content */
 };
 
 /*

@@ -58,8 +58,153 @@ bl_secret_row(void *arg, const struct bl_row *row)
 		r->has_commit = 1;
 		memcpy(r->commit, p, BL_COMMIT_BYTES);
 	}
+	r->key_slot = bl_col_int(row, BL_COL_KEY_SLOT, 0);
 	r->by_receipt = (int)bl_col_int(row, BL_ROW_NCOLS, 0);
 	return 0;
+}
+
+/*
+ * Crypto-shredding (docs/SECURITY.md, "Gone for good"). Where the store keeps
+ * keys (SQLite: lib/keyslots.c), every item of a new secret's content (text,
+ * each file's name, type and data) is stored sealed with AES-256-GCM under a
+ * random key of the secret's own, which the store keeps outside the
+ * database; deleting the content wipes the key in the same transaction, and
+ * the sealed bytes that SQLite's WAL or free pages may still hold can no
+ * longer be opened. The key is used for this one secret only, so each item's
+ * nonce is its number: the text 0, file f's name, type and data 3f+1, 3f+2,
+ * 3f+3. What is sealed is the item as it came (the client's ciphertext, or
+ * the server's), so what a view returns is unchanged.
+ */
+struct sealed {
+	struct bl_new_secret	 n;	/* the secret, its content the sealed one */
+	struct bl_content	 c;
+};
+
+static void
+seal_iv(unsigned i, unsigned char iv[BL_IV_BYTES])
+{
+	memset(iv, 0, BL_IV_BYTES);
+	iv[BL_IV_BYTES - 4] = (unsigned char)(i >> 24);
+	iv[BL_IV_BYTES - 3] = (unsigned char)(i >> 16);
+	iv[BL_IV_BYTES - 2] = (unsigned char)(i >> 8);
+	iv[BL_IV_BYTES - 1] = (unsigned char)i;
+}
+
+/* to: from sealed as item i (its IV and mode kept, its bytes sealed); -1 on failure. */
+static int
+seal_item(const unsigned char key[32], unsigned i, const struct bl_item *from,
+    struct bl_item *to)
+{
+	unsigned char	 iv[BL_IV_BYTES];
+
+	*to = *from;
+	if ((to->buf = malloc(from->len + BL_TAG_BYTES + 1)) == NULL)
+		return -1;
+	seal_iv(i, iv);
+	if (bl_aes_gcm_encrypt(key, iv, from->buf, from->len, to->buf) != 0)
+		return -1;
+	to->len = from->len + BL_TAG_BYTES;
+	to->buf[to->len] = '\0';
+	return 0;
+}
+
+/* Opens item i in place; -1 if it does not open under key (the key is another's). */
+static int
+open_item(const unsigned char key[32], unsigned i, struct bl_item *it)
+{
+	unsigned char	 iv[BL_IV_BYTES], *out;
+
+	if (it->buf == NULL || it->len < BL_TAG_BYTES ||
+	    (out = malloc(it->len - BL_TAG_BYTES + 1)) == NULL)
+		return -1;
+	seal_iv(i, iv);
+	if (bl_aes_gcm_decrypt(key, iv, it->buf, it->len, out) != 0) {
+		free(out);
+		return -1;
+	}
+	bl_free_wipe(it->buf, it->len);
+	it->buf = out;
+	it->len -= BL_TAG_BYTES;
+	it->buf[it->len] = '\0';
+	return 0;
+}
+
+/*
+ * *use: n itself where the store keeps no keys, else out->n, n with its
+ * content sealed under a new key (its slot in out->n.key_slot). Free out
+ * with bl_content_free(&out->c).
+ */
+static enum bl_err
+seal(struct bl_store *s, const struct bl_new_secret *n, struct sealed *out,
+    const struct bl_new_secret **use)
+{
+	const struct bl_content	*c = n->content;
+	unsigned char		 key[32];
+	enum bl_err		 e;
+	int64_t			 slot;
+	size_t			 i;
+	int			 rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	*use = n;
+	if ((e = bl_st_key_new(s, n->expires_ms, n->created_ms, key, &slot)) != BL_OK ||
+	    slot == 0)
+		return e;
+	out->c.has_text = c->has_text;
+	if (c->has_text)
+		rc = seal_item(key, 0, &c->text, &out->c.text);
+	if (rc == 0 && c->nfiles > 0 &&
+	    (out->c.files = calloc(c->nfiles, sizeof(*out->c.files))) == NULL)
+		rc = -1;
+	for (i = 0; rc == 0 && i < c->nfiles; i++) {
+		out->c.nfiles = i + 1;
+		if (seal_item(key, 3 * i + 1, &c->files[i].name, &out->c.files[i].name) != 0 ||
+		    seal_item(key, 3 * i + 2, &c->files[i].mime, &out->c.files[i].mime) != 0 ||
+		    seal_item(key, 3 * i + 3, &c->files[i].data, &out->c.files[i].data) != 0)
+			rc = -1;
+	}
+	bl_wipe(key, sizeof(key));
+	if (rc != 0) {
+		bl_st_key_shred(s, slot, n->created_ms);
+		bl_content_free(&out->c);
+		return BL_ERR_INTERNAL;
+	}
+	out->n = *n;
+	out->n.content = &out->c;
+	out->n.key_slot = slot;
+	*use = &out->n;
+	return BL_OK;
+}
+
+/*
+ * Opens the sealed content c of row r in place (nothing to do if r is
+ * unsealed). BL_ERR_NOT_FOUND: its key is gone (wiped by a consumption that
+ * did not commit, or torn by a power cut): the content is lost for good.
+ * BL_ERR_INTERNAL: the key is there but the content did not open (out of
+ * memory): the transaction rolls back and the secret stays as it was.
+ */
+static enum bl_err
+unseal(struct bl_store *s, const struct bl_secret *r, struct bl_content *c)
+{
+	unsigned char	 key[32];
+	enum bl_err	 e;
+	size_t		 i;
+	int		 rc = 0;
+
+	if (r->key_slot <= 0)
+		return BL_OK;
+	if ((e = bl_st_key_get(s, r->key_slot, r->created_ms, key)) != BL_OK)
+		return e;
+	if (c->has_text)
+		rc = open_item(key, 0, &c->text);
+	for (i = 0; rc == 0 && i < c->nfiles; i++)
+		if (open_item(key, 3 * i + 1, &c->files[i].name) != 0 ||
+		    open_item(key, 3 * i + 2, &c->files[i].mime) != 0 ||
+		    open_item(key, 3 * i + 3, &c->files[i].data) != 0)
+			rc = -1;
+	bl_wipe(key, sizeof(key));
+	/* the key is there: a failure is memory or damage, never "gone" (nothing is burned for it) */
+	return rc == 0 ? BL_OK : BL_ERR_INTERNAL;
 }
 
 /*
@@ -117,6 +262,7 @@ secret_parms(const struct bl_new_secret *n, struct bl_parm p[BL_MAX_PARMS])
 		P_BLOB_OR_NULL(c->has_text, c->text.buf, c->text.len),
 		P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
 		P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES),
+		P_INT_OR_NULL(n->key_slot > 0, n->key_slot),
 	};
 
 	_Static_assert(sizeof(list) / sizeof(list[0]) <= BL_MAX_PARMS,
@@ -243,19 +389,26 @@ fail:
 }
 
 enum bl_err
-bl_store_insert(struct bl_store *s, const struct bl_new_secret *n)
+bl_store_insert(struct bl_store *s, const struct bl_new_secret *plain)
 {
-	const struct bl_content	*c = n->content;
+	const struct bl_new_secret *n;
+	const struct bl_content	*c = plain->content;
+	struct sealed		 sd;
 	struct deferred		*d;
+	enum bl_err		 e;
 	size_t			 i, bytes = c->has_text ? c->text.len : 0;
 
 	for (i = 0; i < c->nfiles; i++)
 		bytes += c->files[i].name.len + c->files[i].mime.len + c->files[i].data.len;
+	if ((e = seal(s, plain, &sd, &n)) != BL_OK)
+		return e;
 	if (bytes <= DEFER_MAX_BYTES && bl_st_deferrable(s) && (d = defer_copy(s, n)) != NULL) {
 		bl_st_defer(s, deferred_insert, deferred_free, d);
-		return BL_OK;
-	}
-	return insert(s, n);
+		e = BL_OK;
+	} else if ((e = insert(s, n)) != BL_OK && n->key_slot > 0)
+		bl_st_key_shred(s, n->key_slot, n->created_ms);
+	bl_content_free(&sd.c);
+	return e;
 }
 
 static enum bl_err
@@ -302,9 +455,9 @@ put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content
 	return e;
 }
 
-/* Inside a transaction: writes the rows of a new secret; its id in *id. */
-enum bl_err
-bl_secret_put(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
+/* Inside a transaction: writes the rows of n as they are (sealed already, or not to be); its id in *id. */
+static enum bl_err
+put_secret(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
 {
 	struct bl_parm		 p[BL_MAX_PARMS];
 	struct put_rest		 rest;
@@ -315,6 +468,23 @@ bl_secret_put(struct bl_store *s, const struct bl_new_secret *n, int64_t *id)
 	return put(s, p, np, n->content, &rest, id);
 }
 
+/* Inside a transaction: writes the rows of a new secret, its content sealed; its id in *id. */
+enum bl_err
+bl_secret_put(struct bl_store *s, const struct bl_new_secret *plain, int64_t *id)
+{
+	const struct bl_new_secret *n;
+	struct sealed		 sd;
+	enum bl_err		 e;
+
+	*id = 0;
+	if ((e = seal(s, plain, &sd, &n)) != BL_OK)
+		return e;
+	e = put_secret(s, n, id);
+	bl_content_free(&sd.c);
+	return e;
+}
+
+/* n, sealed already, in a transaction of its own. */
 static enum bl_err
 insert(struct bl_store *s, const struct bl_new_secret *n)
 {
@@ -323,7 +493,7 @@ insert(struct bl_store *s, const struct bl_new_secret *n)
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	return bl_st_end(s, bl_secret_put(s, n, &id));
+	return bl_st_end(s, put_secret(s, n, &id));
 }
 
 /*
@@ -359,7 +529,10 @@ event(struct bl_store *s, const struct bl_secret *r, const char *kind, unsigned 
 	    NULL, NULL, NULL);
 }
 
-/* Moves a locked row to state, deleting its content in the same transaction. */
+/*
+ * Moves a locked row to state, deleting its content in the same transaction
+ * and wiping its key (durably before the transaction commits: lib/store.h).
+ */
 static enum bl_err
 set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
 {
@@ -367,7 +540,8 @@ set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
 
 	if ((e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL, NULL)) != BL_OK ||
 	    (e = bl_st_run(s, ST_SET_STATE, PARMS(P_INT(r->id), P_INT(state)), NULL, NULL,
-	    NULL)) != BL_OK)
+	    NULL)) != BL_OK ||
+	    (e = bl_st_key_shred(s, r->key_slot, r->created_ms)) != BL_OK)
 		return e;
 	r->state = state;
 	return BL_OK;
@@ -503,6 +677,13 @@ bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	/* Most secrets are text alone: their attachments are not asked for. */
 	if (has_files)
 		e = bl_st_run(s, ST_SELECT_FILES, PARMS(P_INT(id)), file_row, c, NULL);
+	/* a key gone (a consumption that wiped it and did not commit): the secret is too */
+	if (e == BL_OK && (e = unseal(s, r, c)) == BL_ERR_NOT_FOUND) {
+		bl_content_free(c);
+		if ((e = set_state(s, r, BL_ST_BURNED)) == BL_OK)
+			e = bl_state_err(BL_ST_BURNED);
+		return e;
+	}
 	if (e == BL_OK &&
 	    (e = bl_st_later(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)))) == BL_OK) {
 		r->view_count++;
@@ -659,6 +840,14 @@ cut_row(void *arg, const struct bl_row *row)
 	return 0;
 }
 
+/* Row callback of ST_CLEAN_SLOTS: wipes the key of one row the step removes. */
+static int
+slot_row(void *arg, const struct bl_row *row)
+{
+	return bl_st_key_shred(arg, bl_col_int(row, 0, 0), bl_col_int(row, 1, 0)) == BL_OK ?
+	    0 : -1;
+}
+
 /*
  * One step: the expired rows up to the rows-th in (expires_at, id) order,
  * with their expiry events, attachments and notify rows. *last is 1 when it
@@ -686,6 +875,7 @@ clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int 
 	    (e = bl_st_run(s, ST_EVENT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_AUDIT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_AUDIT_CLEAN, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_CLEAN_SLOTS, STEP, slot_row, s, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_FILES, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, STEP, NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_CLEAN_ROWS, STEP, NULL, NULL, &n);
@@ -772,6 +962,9 @@ bl_store_cleanup(struct bl_store *s, int64_t now, struct bl_cleanup_stats *stats
 	}
 	if ((e = bl_st_alone(s, ST_OUTBOX_PRUNE, PARMS(P_INT(now - OUTBOX_KEEP_MS)), NULL,
 	    NULL)) != BL_OK)
+		return e;
+	/* the keys of the rows removed above, and of any secret that never committed */
+	if ((e = bl_st_key_expire(s, now)) != BL_OK)
 		return e;
 	return bl_st_purge(s);
 }

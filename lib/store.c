@@ -466,6 +466,39 @@ bl_st_bulk(struct bl_store *s, int first)
 	return s->ops->bulk != NULL ? s->ops->bulk(s->db, first) : BL_OK;
 }
 
+/*
+ * Crypto-shredding (struct bl_store_ops, key_*): where the backend has none,
+ * a new secret gets slot 0 (stored unsealed), a shred of slot 0 or any on
+ * such a backend does nothing, and there is no key to get.
+ */
+enum bl_err
+bl_st_key_new(struct bl_store *s, int64_t expires_ms, int64_t owner, unsigned char key[32],
+    int64_t *slot)
+{
+	*slot = 0;
+	return s->ops->key_new != NULL ? s->ops->key_new(s->db, expires_ms, owner, key, slot) :
+	    BL_OK;
+}
+
+enum bl_err
+bl_st_key_get(struct bl_store *s, int64_t slot, int64_t owner, unsigned char key[32])
+{
+	return s->ops->key_get != NULL ? s->ops->key_get(s->db, slot, owner, key) :
+	    BL_ERR_NOT_FOUND;
+}
+
+enum bl_err
+bl_st_key_shred(struct bl_store *s, int64_t slot, int64_t owner)
+{
+	return s->ops->key_shred != NULL ? s->ops->key_shred(s->db, slot, owner) : BL_OK;
+}
+
+enum bl_err
+bl_st_key_expire(struct bl_store *s, int64_t now_ms)
+{
+	return s->ops->key_expire != NULL ? s->ops->key_expire(s->db, now_ms) : BL_OK;
+}
+
 /* An integer column (null if SQL NULL). */
 int64_t
 bl_col_int(const struct bl_row *row, int col, int64_t null)

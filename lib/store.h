@@ -36,6 +36,8 @@ enum bl_stmt {
 	ST_CLEAN_CUT,		/* now, offset -> expires_at, id of the row at offset */
 	ST_CLEAN_FILES,		/* now, cut expires_at, cut id: attachments of the step's rows */
 	ST_CLEAN_ROWS,		/* now, cut expires_at, cut id: the step's rows */
+	ST_CLEAN_SLOTS,		/* now, cut expires_at, cut id -> key_slot, created_at of
+				 * the step's sealed rows (their keys are wiped) */
 	ST_ACCOUNT_SECRETS,	/* account_id, max -> ROW, 0, last_event, last_event_at,
 				 * receipt_id (newest first) */
 	ST_ACCOUNT_INSERT,	/* name, created -> id */
@@ -177,7 +179,7 @@ extern const char *const bl_sql[ST__MAX];
 	X("receipt_hash", "$2") X("created_at", "$3") X("expires_at", "$4") \
 	X("max_views", "$5") X("deletable", "$6") X("pass_hash", "$7") \
 	X("server_side", "$8") X("account_id", "$9") X("text_ct", "$10") \
-	X("text_iv", "$11") X("key_commit", "$12")
+	X("text_iv", "$11") X("key_commit", "$12") X("key_slot", "$13")
 #define BL_NEW_NAME_(column, parm)	", " column
 #define BL_NEW_PARM_(column, parm)	", " parm
 #define BL_NEW_ONE_(column, parm)	+ 1
@@ -196,7 +198,8 @@ enum { BL_NEW_NCOLS = 1 BL_NEW_COLS(BL_NEW_ONE_) };
 	X(STATE, "state") X(CREATED, "created_at") X(EXPIRES, "expires_at") \
 	X(MAX_VIEWS, "max_views") X(VIEW_COUNT, "view_count") \
 	X(LAST_VIEWED, "last_viewed_at") X(DELETABLE, "deletable") \
-	X(PASS_HASH, "pass_hash") X(ACCOUNT, "account_id") X(KEY_COMMIT, "key_commit")
+	X(PASS_HASH, "pass_hash") X(ACCOUNT, "account_id") X(KEY_COMMIT, "key_commit") \
+	X(KEY_SLOT, "key_slot")
 #define BL_COL_INDEX_(name, column)	BL_COL_##name,
 #define BL_COL_SQL_(name, column)	", " column
 enum bl_row_col {
@@ -336,7 +339,36 @@ struct bl_store_ops {
 	 * (lib/store_sqlite.c's sq_bulk() says what).
 	 */
 	enum bl_err	 (*bulk)(void *, int first);
+	/*
+	 * Crypto-shredding (lib/keyslots.c; NULL: content is stored as it
+	 * comes, PostgreSQL). key_new() puts a new random key for a secret
+	 * created at owner in a slot (its number, from 1, in *slot; 0: none);
+	 * key_get() reads it back (NOT_FOUND: wiped, torn or another's: the
+	 * content is gone); key_shred() wipes it inside the transaction that
+	 * deletes the content, durably before that transaction commits (slot
+	 * 0: content stored unsealed was deleted, which then leaves the files
+	 * the old way); key_expire() wipes the slots of every secret expired
+	 * at now (cron/cleanup).
+	 */
+	enum bl_err	 (*key_new)(void *, int64_t expires_ms, int64_t owner,
+			    unsigned char key[32], int64_t *slot);
+	enum bl_err	 (*key_get)(void *, int64_t slot, int64_t owner, unsigned char key[32]);
+	enum bl_err	 (*key_shred)(void *, int64_t slot, int64_t owner);
+	enum bl_err	 (*key_expire)(void *, int64_t now_ms);
 };
+
+/* keyslots.c: the slot file of the SQLite backend (crypto-shredding). */
+struct bl_keyslots;
+struct bl_keyslots *bl_keyslots_new(const char *db_path);
+void		 bl_keyslots_free(struct bl_keyslots *);
+const char	*bl_keyslots_error(const struct bl_keyslots *);
+enum bl_err	 bl_keyslots_claim(struct bl_keyslots *, int64_t expires_ms, int64_t owner,
+		    unsigned char key[32], int64_t *slot);
+enum bl_err	 bl_keyslots_get(struct bl_keyslots *, int64_t slot, int64_t owner,
+		    unsigned char key[32]);
+enum bl_err	 bl_keyslots_wipe(struct bl_keyslots *, int64_t slot, int64_t owner);
+enum bl_err	 bl_keyslots_expire(struct bl_keyslots *, int64_t now_ms, int64_t *wiped);
+enum bl_err	 bl_keyslots_sync(struct bl_keyslots *);
 
 /*
  * The rate-limit counters: a count per bucket (an HMAC-SHA-256) and window
@@ -397,6 +429,11 @@ enum bl_err	 bl_st_end(struct bl_store *, enum bl_err);
 enum bl_err	 bl_st_refuse(struct bl_store *, enum bl_err, int changed);
 enum bl_err	 bl_st_purge(struct bl_store *);
 enum bl_err	 bl_st_bulk(struct bl_store *, int first);
+enum bl_err	 bl_st_key_new(struct bl_store *, int64_t expires_ms, int64_t owner,
+		    unsigned char key[32], int64_t *slot);
+enum bl_err	 bl_st_key_get(struct bl_store *, int64_t slot, int64_t owner, unsigned char key[32]);
+enum bl_err	 bl_st_key_shred(struct bl_store *, int64_t slot, int64_t owner);
+enum bl_err	 bl_st_key_expire(struct bl_store *, int64_t now_ms);
 int		 bl_st_deferrable(const struct bl_store *);
 void		 bl_schema_newer(char *, size_t, int found, int known);
 void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *),

@@ -51,6 +51,8 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_CLEAN_FILES] = "DELETE FROM attachments WHERE secret_id IN "
 	    "(SELECT id FROM secrets s WHERE " BL_CLEAN_STEP ")",
 	[ST_CLEAN_ROWS] = "DELETE FROM secrets AS s WHERE " BL_CLEAN_STEP,
+	[ST_CLEAN_SLOTS] = "SELECT key_slot, created_at FROM secrets s WHERE " BL_CLEAN_STEP
+	    " AND key_slot IS NOT NULL",
 	[ST_ACCOUNT_SECRETS] = "SELECT " BL_ROW_COLUMNS ", false, " NOTIFY_COLUMNS
 	    " FROM secrets WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
 	[ST_ACCOUNT_INSERT] = "INSERT INTO accounts (name, created_at) VALUES ($1,$2) "

@@ -51,13 +51,14 @@
 #define CACHE_SIZE		(-256)
 
 /*
- * The statements that delete a secret's content, or the token of an account
- * mail once it is sent (ST_OUTBOX_FINISH: docs/ACCOUNTS.md, "Tokens"): the
- * WAL is checkpointed after them.
+ * The statements that delete a secret request's keys or note, or the token
+ * of an account mail once it is sent (ST_OUTBOX_FINISH: docs/ACCOUNTS.md,
+ * "Tokens"): the WAL is checkpointed after them. A secret's content is
+ * sealed under a key of its own (lib/keyslots.c), which sq_key_shred() wipes
+ * instead; only content stored unsealed (before version 7) still asks for
+ * the checkpoint (sq_key_shred() of slot 0).
  */
 static const unsigned char frees_content[ST__MAX] = {
-	[ST_DELETE_FILES] = 1,
-	[ST_SET_STATE] = 1,
 	[ST_RQ_ANSWER] = 1,
 	[ST_RQ_READ] = 1,
 	[ST_RQ_END] = 1,
@@ -75,6 +76,7 @@ struct sqlite_store {
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
+	struct bl_keyslots *keys;	/* <db>-keys (lib/keyslots.c) */
 };
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
@@ -510,8 +512,13 @@ sq_open(void **out, const struct bl_config *cfg, char *err, size_t errlen)
 		return BL_ERR_INTERNAL;
 	s->busy_ms = BUSY_TIMEOUT_MS;
 	umask(077);
+	if ((s->keys = bl_keyslots_new(cfg->db_path)) == NULL) {
+		free(s);
+		return BL_ERR_INTERNAL;
+	}
 	if ((e = open_db(s, cfg->db_path, &s->db)) != BL_OK) {
 		snprintf(err, errlen, "%s", s->err);
+		bl_keyslots_free(s->keys);
 		free(s);
 		return e;
 	}
@@ -545,6 +552,7 @@ sq_close(void *arg)
 	for (i = 0; i < ST__MAX; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	bl_keyslots_free(s->keys);
 	free(s);
 }
 
@@ -737,6 +745,23 @@ sq_begin(void *arg)
 	return exec(s, s->db, "SAVEPOINT op");
 }
 
+/*
+ * COMMIT, after the keys written or wiped since the last commit are on disk:
+ * a new row never points at a key that a power cut could take back, and a
+ * consumed row's key is gone from the disk before the consumption is
+ * durable (docs/SECURITY.md, "Gone for good"). If the keys cannot be
+ * synced, nothing commits.
+ */
+static enum bl_err
+commit(struct sqlite_store *s)
+{
+	if (bl_keyslots_sync(s->keys) != BL_OK) {
+		snprintf(s->err, sizeof(s->err), "%s", bl_keyslots_error(s->keys));
+		return BL_ERR_STORE_UNAVAILABLE;
+	}
+	return exec(s, s->db, "COMMIT");
+}
+
 /* Commits when e is BL_OK, else rolls back; returns e or the commit's failure. */
 static enum bl_err
 finish(struct sqlite_store *s, enum bl_err e)
@@ -752,7 +777,7 @@ finish(struct sqlite_store *s, enum bl_err e)
 		}
 		return e;
 	}
-	if (e == BL_OK && (e = exec(s, s->db, "COMMIT")) == BL_OK)
+	if (e == BL_OK && (e = commit(s)) == BL_OK)
 		return BL_OK;
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return e;
@@ -831,7 +856,7 @@ sq_batch_flush(void *arg, int lost)
 		s->batch_lost = 1;
 	if (!s->batch_open)
 		return;
-	if (s->batch_lost || exec(s, s->db, "COMMIT") != BL_OK) {
+	if (s->batch_lost || commit(s) != BL_OK) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		s->batch_lost = 1;
 	}
@@ -883,9 +908,62 @@ sq_bulk(void *arg, int first)
 	return BL_OK;
 }
 
+/*
+ * Crypto-shredding (struct bl_store_ops, key_*; lib/keyslots.c): the keys
+ * live in <db>-keys, outside SQLite's files, and are written there in place.
+ * What is written is synced by commit() before the next COMMIT (a FastCGI
+ * batch's: once for the batch).
+ */
+static enum bl_err
+keys_failed(struct sqlite_store *s, enum bl_err e)
+{
+	if (e != BL_OK && e != BL_ERR_NOT_FOUND)
+		snprintf(s->err, sizeof(s->err), "%s", bl_keyslots_error(s->keys));
+	return e;
+}
+
+static enum bl_err
+sq_key_new(void *arg, int64_t expires_ms, int64_t owner, unsigned char key[32], int64_t *slot)
+{
+	struct sqlite_store	*s = arg;
+
+	return keys_failed(s, bl_keyslots_claim(s->keys, expires_ms, owner, key, slot));
+}
+
+static enum bl_err
+sq_key_get(void *arg, int64_t slot, int64_t owner, unsigned char key[32])
+{
+	struct sqlite_store	*s = arg;
+
+	return keys_failed(s, bl_keyslots_get(s->keys, slot, owner, key));
+}
+
+/* Wipes slot; slot 0: content stored unsealed went, the WAL is checkpointed after the commit. */
+static enum bl_err
+sq_key_shred(void *arg, int64_t slot, int64_t owner)
+{
+	struct sqlite_store	*s = arg;
+
+	if (slot <= 0) {
+		s->content_freed = 1;
+		return BL_OK;
+	}
+	return keys_failed(s, bl_keyslots_wipe(s->keys, slot, owner));
+}
+
+static enum bl_err
+sq_key_expire(void *arg, int64_t now_ms)
+{
+	struct sqlite_store	*s = arg;
+	int64_t			 wiped;
+
+	return keys_failed(s, bl_keyslots_expire(s->keys, now_ms, &wiped));
+}
+
 /* lib/store_sql.c as it is: no dialect of its own. */
 const struct bl_store_ops bl_sqlite_ops = {
 	NULL, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
 	sq_rollback, sq_run, NULL, sq_col_int, sq_col_blob, sq_purge,
-	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit, sq_bulk
+	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit, sq_bulk,
+	sq_key_new, sq_key_get, sq_key_shred, sq_key_expire
 };

@@ -88,6 +88,15 @@ test('the database outside, its WAL inside (a link in place of the -wal file)', 
 	await refused(ctx, { DOCUMENT_ROOT: docroot }, "the database's WAL", wal);
 });
 
+test('the database outside, its keys inside (a link in place of the -keys file)', { skip: PG && 'an SQLite path' }, async () => {
+	const { ctx, docroot } = site();
+	assert.equal((await ctx.create({ text: 'x' })).status, 200);
+	const keys = path.join(docroot, 'burnlink.db-keys');
+	fs.renameSync(ctx.db + '-keys', keys);
+	fs.symlinkSync(keys, ctx.db + '-keys');
+	await refused(ctx, { DOCUMENT_ROOT: docroot }, "the secrets' keys", keys);
+});
+
 test('the settings file inside the document root', async () => {
 	const { ctx, docroot } = site();
 	const conf = path.join(docroot, 'settings.txt');

@@ -1,45 +1,22 @@
 // secure-delete.test.mjs: once a secret's content is deleted (last view, burn,
-// expiry) none of its ciphertext bytes can be found in the database, its WAL,
-// its shared-memory file or a journal. Each test first proves that the search
-// finds the bytes while the secret is active.
+// expiry seen by a request or by cron/cleanup) nothing in the data directory
+// can give it back. The content is stored sealed under a key of its own in
+// <db>-keys (lib/keyslots.c), and the deletion overwrites that key before its
+// commit: tests/lib/shred.mjs says exactly what the scan checks (no key
+// anywhere in the directory opens the sealed bytes captured while the secret
+// was active; the bytes as sent or returned, and the plaintext, are in no
+// file at all). Each test first proves, while the secret is active, that its
+// sealed content opens under its slot's key (the control).
 //
-// docs/API.md wants the content overwritten at deletion (secure_delete and a
-// checkpoint); the issue accepts bytes that only vanish after cron/cleanup. A
-// test passes in that case too but says so in a diagnostic line ("# remained
-// until cleanup ..."), and fails only if the bytes survive cleanup as well.
+// docs/API.md and docs/SECURITY.md ("Gone for good") promise this at the
+// answer: no test waits for cron/cleanup, which is tested on its own.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { newContext, dbFiles, encryptItem, newKey } from '../lib/cgi.mjs';
+import { newContext, encryptItem, newKey } from '../lib/cgi.mjs';
+import { capture, opens, slotKey, problems, sealedLeft } from '../lib/shred.mjs';
 
 const ctx = newContext();
-
-// Windows of the ciphertext to look for: every 16 bytes of a short one, and
-// 32-byte windows spread over a long one (cells and overflow pages alike).
-function windows(buf) {
-	const out = [];
-	const size = buf.length <= 256 ? 16 : 32;
-	const step = buf.length <= 256 ? 16 : Math.max(32, Math.floor(buf.length / 400));
-	for (let i = 0; i + size <= buf.length; i += step) out.push(buf.subarray(i, i + size));
-	out.push(buf.subarray(buf.length - size));	// the tag end
-	return out;
-}
-
-// Where any window of any buffer is found: [{file, what, offset}].
-function remnants(db, items) {
-	const found = [];
-	for (const f of dbFiles(db)) {
-		const bytes = fs.readFileSync(f);
-		for (const [what, buf] of items)
-			for (const w of windows(buf)) {
-				const at = bytes.indexOf(w);
-				if (at >= 0) { found.push({ file: path.basename(f), what, offset: at }); break; }
-			}
-	}
-	return found;
-}
 
 const ct = (item) => Buffer.from(item.ciphertext, 'base64');
 
@@ -55,19 +32,23 @@ function itemsOf(json) {
 	return items;
 }
 
-// Asserts the bytes are gone; if they are there right after the request,
-// reports it and accepts it only when cron/cleanup removes them.
-async function assertGone(t, items, secretKey, when) {
-	const now = remnants(ctx.db, items);
-	if (now.length === 0) return;
-	const where = now.map((r) => `${r.what} in ${r.file}@${r.offset}`).join(', ');
-	// Cleanup removes rows only after expiry; the tombstone's expiry is aged.
-	ctx.age(secretKey);
-	const c = await ctx.cleanup();
-	assert.equal(c.code, 0, c.stderr);
-	const later = remnants(ctx.db, items);
-	assert.deepEqual(later, [], `${when}: ciphertext still found after cron/cleanup: ${later.map((r) => `${r.what} in ${r.file}`).join(', ')}`);
-	t.diagnostic(`remained until cleanup after ${when}: ${where}`);
+// The control, while the secret is active: it is sealed, its key opens it, and
+// the bytes as sent or returned (needles) are in no file.
+function sealedNow(secretKey, needles = []) {
+	const cap = capture(ctx.db, secretKey);
+	assert.ok(cap.slot > 0, 'control: the secret is sealed (key_slot set)');
+	assert.ok(cap.probe, 'control: the secret has sealed content');
+	assert.ok(opens(slotKey(ctx.db, cap), cap.probe), 'control: its slot\'s key opens its content');
+	assert.deepEqual(problems(ctx.dir, [], needles), [], 'control: the content as sent or returned is in no file');
+	return cap;
+}
+
+// Asserts the scan finds nothing; says where the (unopenable) sealed bytes still lie.
+function assertGone(t, caps, needles, when) {
+	const found = problems(ctx.dir, caps, needles);
+	assert.deepEqual(found, [], `${when}: ${found.map((r) => `${r.what} in ${r.file}`).join(', ')}`);
+	const left = sealedLeft(ctx.dir, caps);
+	if (left.length) t.diagnostic(`${when}: sealed bytes left, no key opens them: ${left.join(', ')}`);
 }
 
 const marker = () => crypto.randomBytes(64);
@@ -83,48 +64,61 @@ describe('server-side mode', () => {
 		assert.equal(first.status, 200);
 		const items = itemsOf(first.json);
 		assert.equal(items.length, 4);
-		assert.ok(remnants(ctx.db, items).length > 0, 'control: the ciphertext is found while the secret is active');
+		const cap = sealedNow(s.secretKey, items);
 		assert.equal((await ctx.retrieve(s.secretKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'the last view');
+		assertGone(t, [cap], items, 'the last view');
 	});
 	test('the last view leaves no ciphertext of a large file (overflow pages) behind', async (t) => {
 		const big = crypto.randomBytes(300000);
 		const s = await ctx.createOk({ maxViews: 2, files: [{ filename: 'big.bin', data: dataUrl(big) }] });
 		const first = await ctx.retrieve(s.secretKey);
 		const items = itemsOf(first.json);
-		assert.ok(remnants(ctx.db, items).some((r) => r.what === 'files[0].data'), 'control');
+		const cap = sealedNow(s.secretKey, [...items, ['plaintext', big]]);
+		assert.ok(cap.items.some((i) => i.what === 'files[0].data' && i.buf.length > 300000), 'control: the file is sealed');
 		assert.equal((await ctx.retrieve(s.secretKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'the last view of a large file');
+		assertGone(t, [cap], [...items, ['plaintext', big]], 'the last view of a large file');
 	});
 	test('a burn by receipt key leaves no ciphertext behind', async (t) => {
 		const s = await ctx.createOk({ text: 'burn ' + crypto.randomBytes(40).toString('hex'), maxViews: 3, files: [{ filename: 'm', data: dataUrl(marker()) }] });
 		const first = await ctx.retrieve(s.secretKey);
 		const items = itemsOf(first.json);
-		assert.ok(remnants(ctx.db, items).length > 0, 'control');
+		const cap = sealedNow(s.secretKey, items);
 		assert.equal((await ctx.burn(s.receiptKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'a burn');
+		assertGone(t, [cap], items, 'a burn');
 	});
 	test('a burn by secret key leaves no ciphertext behind', async (t) => {
 		const s = await ctx.createOk({ text: 'burn2 ' + crypto.randomBytes(40).toString('hex'), maxViews: 3 });
 		const items = itemsOf((await ctx.retrieve(s.secretKey)).json);
-		assert.ok(remnants(ctx.db, items).length > 0, 'control');
+		const cap = sealedNow(s.secretKey, items);
 		assert.equal((await ctx.burn(s.secretKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'a burn by secret key');
+		assertGone(t, [cap], items, 'a burn by secret key');
 	});
 	test('expiry leaves no ciphertext behind once a request has seen it', async (t) => {
 		const s = await ctx.createOk({ text: 'exp ' + crypto.randomBytes(40).toString('hex'), maxViews: 3, files: [{ filename: 'm', data: dataUrl(marker()) }] });
 		const items = itemsOf((await ctx.retrieve(s.secretKey)).json);
-		assert.ok(remnants(ctx.db, items).length > 0, 'control');
+		const cap = sealedNow(s.secretKey, items);
 		ctx.age(s.secretKey);
 		assert.equal((await ctx.retrieve(s.secretKey)).status, 410);
-		await assertGone(t, items, s.secretKey, 'expiry');
+		assertGone(t, [cap], items, 'expiry');
+	});
+	test('expiry that no request sees leaves nothing behind once cron/cleanup has run', async (t) => {
+		const a = await ctx.createOk({ text: 'exp-a ' + crypto.randomBytes(40).toString('hex'), maxViews: 3, files: [{ filename: 'm', data: dataUrl(marker()) }] });
+		const b = await ctx.createOk({ text: 'exp-b ' + crypto.randomBytes(40).toString('hex') });
+		const ia = itemsOf((await ctx.retrieve(a.secretKey)).json);
+		const caps = [sealedNow(a.secretKey, ia), sealedNow(b.secretKey)];
+		ctx.age(a.secretKey);
+		ctx.age(b.secretKey);
+		const c = await ctx.cleanup();
+		assert.equal(c.code, 0, c.stderr);
+		assert.equal((await ctx.metadata(a.secretKey)).status, 404, 'cleanup removed the row');
+		assertGone(t, caps, ia, 'cron/cleanup of expired secrets');
 	});
 	test('the plaintext never reaches the database files', async () => {
 		const m = marker();
 		const text = 'plain-' + crypto.randomBytes(32).toString('hex');
 		const s = await ctx.createOk({ text, maxViews: 2, files: [{ filename: 'x', data: dataUrl(m) }] });
 		await ctx.retrieve(s.secretKey);
-		assert.deepEqual(remnants(ctx.db, [['text', Buffer.from(text)], ['file', m]]), []);
+		assert.deepEqual(problems(ctx.dir, [], [['text', Buffer.from(text)], ['file', m]]), []);
 	});
 });
 
@@ -135,9 +129,10 @@ describe('client-side mode', () => {
 		const file = { filename: encryptItem('name', key), mimeType: encryptItem('application/x-marker', key), data: encryptItem(marker(), key) };
 		const s = await ctx.createOk({ text, files: [file], maxViews: 5 });
 		const items = [['text', ct(text)], ['data', ct(file.data)], ['filename', ct(file.filename)], ['mimeType', ct(file.mimeType)]];
-		assert.equal(remnants(ctx.db, items).length, 4, 'control: every item is found after create');
+		const cap = sealedNow(s.secretKey, items);
+		assert.equal(cap.items.length, 4, 'control: every item is sealed');
 		assert.equal((await ctx.burn(s.receiptKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'a client-side burn');
+		assertGone(t, [cap], items, 'a client-side burn');
 	});
 	test('the last view leaves none of the sent ciphertext behind', async (t) => {
 		const key = newKey();
@@ -145,14 +140,14 @@ describe('client-side mode', () => {
 		const data = encryptItem(crypto.randomBytes(120000), key);
 		const s = await ctx.createOk({ text, files: [{ filename: 'f', data }] });
 		const items = [['text', ct(text)], ['data', ct(data)]];
-		assert.equal(remnants(ctx.db, items).length, 2, 'control');
+		const cap = sealedNow(s.secretKey, items);
 		assert.equal((await ctx.retrieve(s.secretKey)).status, 200);
-		await assertGone(t, items, s.secretKey, 'a client-side last view');
+		assertGone(t, [cap], items, 'a client-side last view');
 	});
 });
 
 describe('with another connection open', () => {
-	test('ciphertext kept in the WAL for a concurrent reader is gone once the reader ends and cleanup runs', async (t) => {
+	test('a last view while another connection holds a read snapshot leaves nothing openable, at once', async (t) => {
 		const { spawn } = await import('node:child_process');
 		// Make sure the database exists, then hold a read snapshot open.
 		await ctx.createOk({ text: 'warm up' });
@@ -163,21 +158,45 @@ describe('with another connection open', () => {
 		});
 		reader.stdin.write("BEGIN; SELECT count(*) FROM secrets; SELECT 'snapshot-held';\n");
 		await ready;
-		let items, s;
 		try {
-			s = await ctx.createOk({ text: 'wal ' + crypto.randomBytes(40).toString('hex'), files: [{ filename: 'm', data: dataUrl(marker()) }] });
+			const s = await ctx.createOk({ text: 'wal ' + crypto.randomBytes(40).toString('hex'), files: [{ filename: 'm', data: dataUrl(marker()) }] });
+			const cap = sealedNow(s.secretKey);
 			const res = await ctx.retrieve(s.secretKey);
 			assert.equal(res.status, 200);
-			items = itemsOf(res.json);
-			const during = remnants(ctx.db, items);
-			t.diagnostic(`while the reader is open: ${during.length ? during.map((r) => `${r.what} in ${r.file}`).join(', ') : 'nothing found'}`);
+			// the reader still holds the WAL: the checkpoint could not have run
+			assertGone(t, [cap], itemsOf(res.json), 'a last view during a concurrent read');
 		} finally {
 			const closed = new Promise((resolve) => reader.on('close', resolve));
 			reader.stdin.end('ROLLBACK;\n.quit\n');
 			await closed;
 		}
-		const after = remnants(ctx.db, items);
-		t.diagnostic(`after the reader ended: ${after.length ? after.map((r) => `${r.what} in ${r.file}`).join(', ') : 'nothing found'}`);
-		await assertGone(t, items, s.secretKey, 'a last view during a concurrent read');
+	});
+});
+
+describe('a database of schema 6 (content stored unsealed)', () => {
+	test('after the upgrade its secrets read as before, and a last view still leaves none of their bytes in the files', async () => {
+		const { oldSchema, SCHEMA_VERSION } = await import('../lib/schema.mjs');
+		const { sha256hex } = await import('../lib/cgi.mjs');
+		const old = newContext();
+		// its CREATE TABLEs (the ALTER lines are for databases older than it)
+		const v6 = oldSchema('sqlite', 6).split('\n').filter((l) => !/^ALTER TABLE/.test(l)).join('\n');
+		assert.ok(!/key_slot/.test(v6), 'the version-6 secrets table');
+		const key = newKey();
+		const sent = encryptItem(crypto.randomBytes(200), key);
+		const secretKey = crypto.randomBytes(16).toString('base64url');
+		const receipt = crypto.randomBytes(16).toString('base64url');
+		const now = Date.now();
+		old.sql(`PRAGMA journal_mode=WAL; ${v6}
+			INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, max_views, text_ct, text_iv)
+			VALUES (x'${sha256hex(secretKey)}', x'${sha256hex(receipt)}', ${now}, ${now + 3600000}, 1,
+			x'${ct(sent).toString('hex')}', x'${Buffer.from(sent.iv, 'base64').toString('hex')}');
+			PRAGMA user_version = 6;`);
+		assert.ok(problems(old.dir, [], [['stored', ct(sent)]]).length > 0, 'control: the unsealed bytes are in the files');
+		const res = await old.retrieve(secretKey);
+		assert.equal(res.status, 200, res.body.toString());
+		assert.equal(res.json.text.ciphertext, sent.ciphertext, 'read as it was stored');
+		assert.equal(old.sql('PRAGMA user_version').trim(), String(SCHEMA_VERSION));
+		assert.equal(old.sql(`SELECT coalesce(key_slot, 'null') FROM secrets`).trim(), 'null', 'an old row stays unsealed');
+		assert.deepEqual(problems(old.dir, [], [['stored', ct(sent)]]), [], 'secure_delete and the checkpoint, as before schema 7');
 	});
 });

@@ -8,35 +8,28 @@
 // The responder (build/dyn/cgi-bin/retrieve, for LD_PRELOAD) is started on a
 // Unix socket by fcgi_listen only once three requests wait there, so it takes
 // them as one batch in order: A the last view of X, B a view of Y with its
-// passphrase (the flush), C a view of Z. Z's stored ciphertext carries a
-// marker, and failsync.so fails the sync that follows the write of the page
-// holding it: the final commit, which holds B's and C's views.
+// passphrase (the flush), C a view of Z. Z's row carries a marker (its
+// secret key's SHA-256: the stored content is sealed, lib/keyslots.c), and
+// failsync.so fails the sync that follows the write of the page holding it:
+// the final commit, which holds B's and C's views.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { newContext, newKey, encryptItem, decryptItem, sqlite, sha256hex } from '../lib/cgi.mjs';
 import { build, haveDyn, startResponder } from './fcgi.mjs';
 
-// Client-side text whose stored ciphertext is the marker, repeated, and a tag.
-function marked(marker) {
-	const item = encryptItem('x', newKey());
-	const ct = Buffer.concat([Buffer.from(marker.repeat(8)), Buffer.alloc(16, 7)]);
-	return { ciphertext: ct.toString('base64'), iv: item.iv };
-}
-
 test('a failed final commit does not take back an answer whose view an earlier flush made durable', async (t) => {
 	if (!haveDyn('retrieve'))
 		return t.skip('build/dyn is missing: make dyn');
 	const ctx = newContext();
-	const marker = `FAILSYNC-${process.pid}-${Date.now()}`;
 	const key = newKey();
 	// Z first, then rows enough to keep X's and Y's on other pages than Z's.
-	const z = await ctx.createOk({ text: marked(marker), maxViews: 5 });
+	const z = await ctx.createOk({ text: encryptItem('z', newKey()), maxViews: 5 });
 	for (let i = 0; i < 12; i++) await ctx.createOk({ text: encryptItem('f'.repeat(1500), key) });
 	const x = await ctx.createOk({ text: encryptItem('the last view', key), maxViews: 1 });
 	const y = await ctx.createOk({ text: encryptItem('locked', key), passphrase: 'open sesame', maxViews: 3 });
 
 	const rsp = await startResponder(t, 'retrieve', ctx.dir,
-		{ LD_PRELOAD: build('failsync', true), FAILSYNC_MARKER: marker });
+		{ LD_PRELOAD: build('failsync', true), FAILSYNC_MARKER_HEX: sha256hex(z.secretKey) });
 	const env = { BURNLINK_DB: ctx.db };
 	// Queued in this order before the responder runs: one batch, A B C.
 	const a = await rsp.send({ key: x.secretKey, body: {}, env });

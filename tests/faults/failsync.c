@@ -5,6 +5,9 @@
  *   FAILSYNC_MARKER=TEXT  once a write (write, pwrite, pwrite64) carries
  *                         TEXT, the next fsync or fdatasync, on any file,
  *                         fails with EIO without syncing
+ *   FAILSYNC_MARKER_HEX=HEX  the same with the bytes HEX spells (a stored
+ *                         content is sealed, so a test marks a row by its
+ *                         key's SHA-256 instead: lib/keyslots.c)
  *
  * SQLite writes a transaction's pages to the WAL at COMMIT and then syncs it
  * (synchronous=FULL): so the commit whose pages hold the marker (a secret
@@ -14,6 +17,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,9 +27,19 @@ static int	 armed;
 static void
 look(const void *buf, size_t len)
 {
+	static unsigned char	 hex[64];
+	static size_t		 hexlen;
 	const char	*m = getenv("FAILSYNC_MARKER");
+	const char	*h = getenv("FAILSYNC_MARKER_HEX");
+	unsigned	 b;
 
 	if (m != NULL && *m != '\0' && len >= strlen(m) && memmem(buf, len, m, strlen(m)) != NULL)
+		armed = 1;
+	if (h != NULL && hexlen == 0)
+		while (hexlen < sizeof(hex) && h[2 * hexlen] != '\0' &&
+		    sscanf(h + 2 * hexlen, "%2x", &b) == 1)
+			hex[hexlen++] = (unsigned char)b;
+	if (hexlen > 0 && len >= hexlen && memmem(buf, len, hex, hexlen) != NULL)
 		armed = 1;
 }
 

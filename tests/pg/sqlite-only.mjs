@@ -35,6 +35,7 @@ export const sqliteOnly = {
 		'server-side mode': files,
 		'client-side mode': files,
 		'with another connection open': 'holds a sqlite3 reader on the WAL',
+		'a database of schema 6 (content stored unsealed)': 'builds a SQLite database of schema 6',
 	},
 	'cgi/datadir.test.mjs': {
 		'a writable data directory of the programs\' own user works (suEXEC: mode 0700)':
