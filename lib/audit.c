@@ -198,6 +198,7 @@ bl_audit(struct bl_store *s, enum bl_event kind, int64_t owner, int64_t object,
 	    P_TEXT_OR_NULL(receipt != NULL && *receipt != '\0' ? receipt : NULL),
 	    P_TEXT(outcome), P_TEXT_OR_NULL(detail)), NULL, NULL, NULL)) != BL_OK)
 		return e;
+	bl_st_event(s, kind, 1);
 	return mirror(s, w, kind, owner, object, receipt, outcome, detail);
 }
 
@@ -227,6 +228,7 @@ bl_audit_secret(struct bl_store *s, const struct bl_audit_who *who, enum bl_even
 		    P_TEXT_OR_NULL(w->client[0] != '\0' ? w->client : NULL), P_INT(id),
 		    P_TEXT(outcome), P_TEXT_OR_NULL(detail)), NULL, NULL, NULL)) != BL_OK)
 			return e;
+		bl_st_event(s, kind, 1);
 		return mirror(s, w, kind, owner, id, NULL, outcome, detail);
 	}
 	if (owner <= 0)
@@ -239,6 +241,7 @@ bl_audit_secret(struct bl_store *s, const struct bl_audit_who *who, enum bl_even
 	    P_INT_OR_NULL(owner > 0, owner), P_INT(id), P_TEXT(outcome),
 	    P_TEXT_OR_NULL(detail)), NULL, NULL, NULL)) != BL_OK)
 		return e;
+	bl_st_event(s, kind, 1);
 	return mirror(s, w, kind, owner, id, NULL, outcome, detail);
 }
 

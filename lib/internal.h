@@ -228,6 +228,7 @@ enum bl_endpoint bl_metric_endpoint(const char *route_name);
 void		 bl_metrics_answer(struct bl_ctx *, enum bl_endpoint, int method, int item,
 		    int status, enum bl_event);
 void		 bl_metrics_limit(struct bl_ctx *, enum bl_limit);
+int64_t		 bl_metrics_events(struct bl_ctx *);
 void		 bl_metrics_cleanup(struct bl_ctx *, const struct bl_cleanup_stats *);
 char		*bl_metrics_text(struct bl_ctx *, size_t *len, enum bl_err *);
 int		 bl_client_listed(struct bl_ctx *, const char *peer, const char *xff,

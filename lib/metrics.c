@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "store.h"
 
 /*
  * The totals, slots of the counters store (BL_METRIC_SLOTS, struct
@@ -122,11 +123,39 @@ bl_metrics_answer(struct bl_ctx *c, enum bl_endpoint ep, int method, int item, i
 		return;
 	if (cls >= 0 && cls < M_CLASSES)
 		slots[n++] = M_REQUESTS + (unsigned)ep * M_CLASSES + (unsigned)cls;
-	if (ev == BL_EV_NONE)
-		ev = event_of(ep, method, item, status);
-	if (ev != BL_EV_NONE && (status / 100 == 2 || ev == BL_EV_SIGNIN_REFUSED))
-		slots[n++] = M_EVENTS + (unsigned)ev;
+	/* the audit trail's events that committed; the answer's only where there are none */
+	if (bl_metrics_events(c) == 0) {
+		if (ev == BL_EV_NONE)
+			ev = event_of(ep, method, item, status);
+		if (ev != BL_EV_NONE && (status / 100 == 2 || ev == BL_EV_SIGNIN_REFUSED))
+			slots[n++] = M_EVENTS + (unsigned)ev;
+	}
 	bump(c, slots, n, 1);
+}
+
+/*
+ * Counts the events whose audit rows committed through the context's store
+ * since it last counted (bl_st_events_take()): every kind, the newer ones
+ * (secret.passphrase_refused, apikey.used, webhook.failing, the cleanup's
+ * secret.expired and secret.removed...) as the first. Returns how many of
+ * them the current request's own transactions wrote.
+ */
+int64_t
+bl_metrics_events(struct bl_ctx *c)
+{
+	int64_t		 counts[64] = { 0 }, own;
+	unsigned	 slot;
+	int		 i;
+
+	if (c == NULL || c->store == NULL)
+		return 0;
+	own = bl_st_events_take(c->store, counts);
+	for (i = 1; i < BL_EV__MAX; i++)
+		if (counts[i] > 0) {
+			slot = M_EVENTS + (unsigned)i;
+			bump(c, &slot, 1, counts[i]);
+		}
+	return own;
 }
 
 /* Counts a limit hit (a 429). */
@@ -146,6 +175,7 @@ bl_metrics_cleanup(struct bl_ctx *c, const struct bl_cleanup_stats *st)
 	unsigned	 runs = M_CLEANUP, secrets = M_CLEANUP + 1, requests = M_CLEANUP + 2;
 
 	bump(c, &runs, 1, 1);
+	bl_metrics_events(c);	/* secret.expired, secret.removed, request.removed */
 	if (st->removed > 0)
 		bump(c, &secrets, 1, st->removed);
 	if (st->requests > 0)

@@ -721,6 +721,7 @@ bl_notify_run(struct bl_ctx *c, const struct bl_notify_opts *o, struct bl_notify
 	}
 	rc = 0;
 out:
+	bl_metrics_events(c);	/* webhook.failing (burnlink_events_total) */
 	if (r.claim.items != NULL)
 		bl_wipe(r.claim.items, BATCH * sizeof(*r.claim.items));
 	if (r.mail.items != NULL)

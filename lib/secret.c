@@ -428,6 +428,7 @@ put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content
 {
 	enum bl_err	 e;
 	size_t		 i;
+	int64_t		 used = 0;
 
 	*id = 0;
 	e = bl_st_run(s, ST_INSERT_SECRET, p, np, bl_row_id, id, NULL);
@@ -436,9 +437,11 @@ put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content
 	if (e == BL_OK && rest->api_key_id > 0 &&
 	    (e = bl_st_run(s, ST_AUDIT_KEY_USED, PARMS(P_INT(rest->api_key_id),
 	    P_INT(rest->created_ms), P_TEXT_OR_NULL(rest->client[0] != '\0' ? rest->client :
-	    NULL)), NULL, NULL, NULL)) == BL_OK)
+	    NULL)), NULL, NULL, &used)) == BL_OK) {
+		bl_st_event(s, BL_EV_KEY_USED, used);
 		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(rest->api_key_id),
 		    P_INT(rest->created_ms)), NULL, NULL, NULL);
+	}
 	if (e == BL_OK && rest->notify != 0 && rest->account_id > 0)
 		e = bl_st_run(s, ST_NOTIFY_INSERT, PARMS(P_INT(*id), P_INT(rest->account_id),
 		    P_TEXT(rest->receipt_id), P_INT(rest->notify)), NULL, NULL, NULL);
@@ -857,7 +860,7 @@ static enum bl_err
 clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int *last)
 {
 	struct cut	 c = { now, INT64_MAX };
-	int64_t		 n = 0;
+	int64_t		 n = 0, ne = 0, nr = 0;
 	enum bl_err	 e;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
@@ -873,13 +876,15 @@ clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int 
 	/* the expiry events of rows that end unread here, with their removal */
 	if (e == BL_OK &&
 	    (e = bl_st_run(s, ST_EVENT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
-	    (e = bl_st_run(s, ST_AUDIT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
-	    (e = bl_st_run(s, ST_AUDIT_CLEAN, STEP, NULL, NULL, NULL)) == BL_OK &&
+	    (e = bl_st_run(s, ST_AUDIT_EXPIRED, STEP, NULL, NULL, &ne)) == BL_OK &&
+	    (e = bl_st_run(s, ST_AUDIT_CLEAN, STEP, NULL, NULL, &nr)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_SLOTS, STEP, slot_row, s, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_FILES, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, STEP, NULL, NULL, NULL)) == BL_OK)
 		e = bl_st_run(s, ST_CLEAN_ROWS, STEP, NULL, NULL, &n);
 #undef STEP
+	bl_st_event(s, BL_EV_SECRET_EXPIRED, ne);
+	bl_st_event(s, BL_EV_SECRET_REMOVED, nr);
 	if ((e = bl_st_end(s, e)) == BL_OK)
 		*removed += n;
 	return e;
@@ -914,12 +919,14 @@ static enum bl_err
 clean_requests(struct bl_store *s, int64_t now, int64_t *n)
 {
 	enum bl_err	 e;
+	int64_t		 removed = 0;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	if ((e = bl_st_run(s, ST_AUDIT_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)), NULL,
-	    NULL, NULL)) != BL_OK)
+	    NULL, &removed)) != BL_OK)
 		return bl_st_end(s, e);
+	bl_st_event(s, BL_EV_REQUEST_REMOVED, removed);
 	return bl_st_end(s, bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)),
 	    NULL, NULL, n));
 }

@@ -42,6 +42,15 @@ struct bl_store {
 	const struct bl_audit_who	*who;
 	char				*lines;
 	size_t				 len, cap, mark;
+	/*
+	 * burnlink_events_total (lib/metrics.c, bl_st_events_take()): the
+	 * events written by kind in the current transaction (ev_tx), those
+	 * committed and not yet counted (ev_done; in a FastCGI batch, joined
+	 * to the batch's transaction), and those a batch's deferred writes
+	 * committed after their answers went out (ev_late).
+	 */
+	uint32_t			 ev_tx[64], ev_done[64], ev_late[64];
+	int				 in_tx;
 };
 
 /*
@@ -200,6 +209,38 @@ bl_st_after_commit(struct bl_store *s, const char *line)
 	return 0;
 }
 
+/*
+ * Notes n events of kind written in the current transaction, counted once
+ * it commits (bl_st_end()); a statement run outside bl_st_begin()/bl_st_end()
+ * commits alone: its events count at once.
+ */
+void
+bl_st_event(struct bl_store *s, int kind, int64_t n)
+{
+	if (kind > 0 && kind < 64 && n > 0)
+		(s->in_tx ? s->ev_tx : s->ev_done)[kind] += (uint32_t)n;
+}
+
+/*
+ * Adds to counts[64] the committed events not yet counted and forgets them;
+ * returns how many of them the current request's transactions wrote (not a
+ * batch's deferred writes'), 0 when they wrote none.
+ */
+int64_t
+bl_st_events_take(struct bl_store *s, int64_t *counts)
+{
+	int64_t	 own = 0;
+	int	 i;
+
+	for (i = 0; i < 64; i++) {
+		own += s->ev_done[i];
+		counts[i] += (int64_t)s->ev_done[i] + s->ev_late[i];
+	}
+	memset(s->ev_done, 0, sizeof(s->ev_done));
+	memset(s->ev_late, 0, sizeof(s->ev_late));
+	return own;
+}
+
 /* The actor of the events written through s (lib/audit.c); NULL: none set. */
 void
 bl_st_set_who(struct bl_store *s, const struct bl_audit_who *who)
@@ -283,15 +324,26 @@ bl_store_batch(struct bl_store *s)
 void
 bl_store_batch_flush(struct bl_store *s)
 {
-	int	 i, lost = 0;
+	uint32_t	 saved[64];
+	int		 i, lost = 0;
 
 	if (s->ops->batch_flush == NULL)
 		return;
 	for (i = 0; i < s->ndeferred; i++)
 		if (!lost && s->deferred[i].run(s, s->deferred[i].arg) != BL_OK)
 			lost = 1;
+	/*
+	 * The deferred writes' events are counted later (ev_late), except
+	 * their secret.created: their answers counted it already (event_of()).
+	 */
+	memcpy(saved, s->ev_done, sizeof(saved));
+	memset(s->ev_done, 0, sizeof(s->ev_done));
 	drop_deferred(s);
 	s->ops->batch_flush(s->db, lost);
+	for (i = 0; i < 64; i++)
+		if (!lost && i != BL_EV_SECRET_CREATED)
+			s->ev_late[i] += s->ev_done[i];
+	memcpy(s->ev_done, saved, sizeof(saved));
 	if (lost)
 		s->len = s->mark = 0;
 	else
@@ -419,8 +471,13 @@ bl_st_alone(struct bl_store *s, enum bl_stmt id, const struct bl_parm *p, int n,
 enum bl_err
 bl_st_begin(struct bl_store *s)
 {
+	enum bl_err	 e;
+
 	s->mark = s->len;
-	return s->ops->begin(s->db);
+	memset(s->ev_tx, 0, sizeof(s->ev_tx));
+	if ((e = s->ops->begin(s->db)) == BL_OK)
+		s->in_tx = 1;
+	return e;
 }
 
 /*
@@ -430,14 +487,24 @@ bl_st_begin(struct bl_store *s)
 enum bl_err
 bl_st_end(struct bl_store *s, enum bl_err e)
 {
+	int	 i;
+
+	s->in_tx = 0;
 	if (e != BL_OK) {
 		s->len = s->mark;
+		memset(s->ev_tx, 0, sizeof(s->ev_tx));
 		s->ops->rollback(s->db);
 		return e;
 	}
-	if ((e = s->ops->commit(s->db)) != BL_OK)	/* it rolled back itself */
+	if ((e = s->ops->commit(s->db)) != BL_OK) {	/* it rolled back itself */
 		s->len = s->mark;
-	else if (s->ops->batching == NULL || !s->ops->batching(s->db))
+		memset(s->ev_tx, 0, sizeof(s->ev_tx));
+		return e;
+	}
+	for (i = 0; i < 64; i++)
+		s->ev_done[i] += s->ev_tx[i];
+	memset(s->ev_tx, 0, sizeof(s->ev_tx));
+	if (s->ops->batching == NULL || !s->ops->batching(s->db))
 		lines_send(s);
 	return e;
 }

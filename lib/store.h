@@ -441,6 +441,8 @@ void		 bl_st_defer(struct bl_store *, enum bl_err (*)(struct bl_store *, void *)
 void		 bl_st_set_who(struct bl_store *, const struct bl_audit_who *);
 const struct bl_audit_who *bl_st_who(const struct bl_store *);
 int		 bl_st_after_commit(struct bl_store *, const char *line);
+void		 bl_st_event(struct bl_store *, int kind, int64_t n);
+int64_t		 bl_st_events_take(struct bl_store *, int64_t *counts);
 int64_t		 bl_col_int(const struct bl_row *, int, int64_t null);
 int		 bl_col_blob(const struct bl_row *, int, const void **, size_t *);
 void		 bl_col_text(const struct bl_row *, int, char *, size_t);

@@ -108,6 +108,39 @@ test('every counter is monotonic across a cleanup that removes rows and prunes c
 	}
 });
 
+test('every kind the audit trail records is counted once it commits: a refused passphrase, the cleanup\'s expiries and removals', async () => {
+	const { ctx, scrape } = setup();
+	try {
+		const p = await ctx.createOk({ text: 'locked', passphrase: 'correct horse' });
+		const gone = await ctx.createOk({ text: 'never read' });
+		const b = samples(await scrape());
+		assert.equal(b['burnlink_events_total{kind="secret.passphrase_refused"}'], 0);
+		assert.equal(b['burnlink_events_total{kind="secret.expired"}'], 0);
+		assert.equal(b['burnlink_events_total{kind="secret.removed"}'], 0);
+		checkError(assert, await ctx.retrieve(p.secretKey, { passphrase: 'wrong' }), 403, 'INVALID_PASSPHRASE');
+		checkError(assert, await ctx.retrieve(p.secretKey, { passphrase: 'wrong again' }), 403, 'INVALID_PASSPHRASE');
+		const m = samples(await scrape());
+		assert.equal(m['burnlink_events_total{kind="secret.passphrase_refused"}'], 2);
+		// the answer's event is not counted a second time beside the audit trail's
+		assert.equal(m['burnlink_events_total{kind="secret.created"}'], 2);
+		ctx.age(gone.secretKey, 30 * 86400 * 1000);
+		const c = await ctx.cleanup();
+		assert.equal(c.code, 0, c.stderr);
+		const n = samples(await scrape());
+		assert.equal(n['burnlink_events_total{kind="secret.expired"}'], 1);
+		assert.equal(n['burnlink_events_total{kind="secret.removed"}'], 1);
+		for (const [k, v] of Object.entries(m))
+			if (k.startsWith('burnlink_events_total{')) assert.ok(n[k] >= v, `${k}: ${v}, then ${n[k]}`);
+		// a second cleanup finds nothing: nothing more is counted
+		assert.equal((await ctx.cleanup()).code, 0);
+		const o = samples(await scrape());
+		assert.equal(o['burnlink_events_total{kind="secret.expired"}'], 1);
+		assert.equal(o['burnlink_events_total{kind="secret.removed"}'], 1);
+	} finally {
+		ctx.remove();
+	}
+});
+
 test('a bad metrics_token or metrics_allow is a settings error naming the key', async () => {
 	for (const [line, key] of [['metrics_token = short', 'metrics_token'],
 		[`metrics_token = ${'x'.repeat(31)}!`, 'metrics_token'],
