@@ -138,14 +138,27 @@ bl_audit_json(const struct bl_audit_event *ev)
 	return o;
 }
 
+/* Queues the syslog line of ev, written in the current transaction. */
+static enum bl_err
+mirror_event(struct bl_store *s, const struct bl_audit_event *ev)
+{
+	json_object	*o;
+	int		 rc;
+
+	if ((o = bl_audit_json(ev)) == NULL)
+		return BL_ERR_INTERNAL;
+	json_object_object_del(o, "id");	/* not known before the commit (the others') */
+	rc = bl_st_after_commit(s, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return rc == 0 ? BL_OK : BL_ERR_INTERNAL;
+}
+
 /* Queues the syslog line of an event written in the current transaction. */
 static enum bl_err
 mirror(struct bl_store *s, const struct bl_audit_who *w, enum bl_event kind, int64_t owner,
     int64_t object, const char *receipt, const char *outcome, const char *detail)
 {
 	struct bl_audit_event		 ev;
-	json_object			*o;
-	int				 rc;
 
 	if (w == NULL || w->syslog_fd < 0)
 		return BL_OK;
@@ -161,12 +174,7 @@ mirror(struct bl_store *s, const struct bl_audit_who *w, enum bl_event kind, int
 	snprintf(ev.receipt_id, sizeof(ev.receipt_id), "%s", receipt != NULL ? receipt : "");
 	snprintf(ev.outcome, sizeof(ev.outcome), "%s", outcome);
 	snprintf(ev.detail, sizeof(ev.detail), "%s", detail != NULL ? detail : "");
-	if ((o = bl_audit_json(&ev)) == NULL)
-		return BL_ERR_INTERNAL;
-	json_object_object_del(o, "id");	/* not known before the commit */
-	rc = bl_st_after_commit(s, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	return rc == 0 ? BL_OK : BL_ERR_INTERNAL;
+	return mirror_event(s, &ev);
 }
 
 /*
@@ -342,4 +350,73 @@ bl_audit_prune(struct bl_ctx *c, int64_t now_ms, int64_t *removed)
 		*removed += n;
 	}
 	return BL_OK;
+}
+
+/*
+ * The events one statement writes for many rows (INSERT ... SELECT: the
+ * cleanup's secret.expired, secret.removed and request.removed, apikey.used,
+ * webhook.failing) are mirrored to syslog by reading them back in their
+ * transaction: bl_audit_mark() before the statement, bl_audit_mirror_since()
+ * after it. The rows read are those after the mark with the statement's
+ * time, kinds and object, not another process's.
+ */
+static int
+last_row(void *arg, const struct bl_row *row)
+{
+	*(int64_t *)arg = bl_col_int(row, 0, 0);
+	return 0;
+}
+
+/* The last event's id (0: none), or -1 when nothing is mirrored (audit_syslog off). */
+int64_t
+bl_audit_mark(struct bl_store *s)
+{
+	const struct bl_audit_who	*w = bl_st_who(s);
+	int64_t				 id = 0;
+
+	if (w == NULL || w->syslog_fd < 0 ||
+	    bl_st_run(s, ST_AUDIT_LAST, NULL, 0, last_row, &id, NULL) != BL_OK)
+		return -1;
+	return id;
+}
+
+static int
+since_row(void *arg, const struct bl_row *row)
+{
+	struct bl_store		*s = arg;
+	struct bl_audit_event	 ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.id = bl_col_int(row, 0, 0);
+	ev.at_ms = bl_col_int(row, 1, 0);
+	bl_col_text(row, 2, ev.kind, sizeof(ev.kind));
+	ev.account_id = bl_col_int(row, 3, 0);
+	ev.api_key_id = bl_col_int(row, 4, 0);
+	bl_col_text(row, 5, ev.operator_name, sizeof(ev.operator_name));
+	bl_col_text(row, 6, ev.client, sizeof(ev.client));
+	ev.owner_id = bl_col_int(row, 7, 0);
+	ev.object_id = bl_col_int(row, 8, 0);
+	bl_col_text(row, 9, ev.receipt_id, sizeof(ev.receipt_id));
+	bl_col_text(row, 10, ev.outcome, sizeof(ev.outcome));
+	bl_col_text(row, 11, ev.detail, sizeof(ev.detail));
+	return mirror_event(s, &ev) == BL_OK ? 0 : -1;
+}
+
+/*
+ * After the statement, in its transaction: queues the syslog lines of the
+ * events of kind a or b (b 0: a only) of object (0: any) written at at_ms
+ * since mark (bl_audit_mark(); nothing when it was -1). They go out once the
+ * transaction commits, as the others (lib/store.c).
+ */
+enum bl_err
+bl_audit_mirror_since(struct bl_store *s, int64_t mark, enum bl_event a, enum bl_event b,
+    int64_t at_ms, int64_t object)
+{
+	const struct bl_event_kind	*ka = bl_event_kind(a), *kb = bl_event_kind(b);
+
+	if (mark < 0 || ka == NULL)
+		return BL_OK;
+	return bl_st_run(s, ST_AUDIT_SINCE, PARMS(P_INT(mark), P_INT(at_ms), P_TEXT(ka->name),
+	    P_TEXT(kb != NULL ? kb->name : ka->name), P_INT_OR_NULL(object > 0, object)),
+	    since_row, s, NULL);
 }

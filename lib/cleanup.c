@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "store.h"
 
 /*
  * Takes the cleanup's lock: flock(LOCK_EX) on cfg.cleanup_stamp + ".lock",
@@ -55,6 +56,8 @@ bl_cleanup(struct bl_ctx *c, struct bl_cleanup_stats *st, char *errbuf, size_t e
 	if (c->store == NULL &&
 	    bl_store_open(&c->store, &c->cfg, errbuf, errlen) != BL_OK)
 		goto out;
+	/* its events' actor and audit_syslog (the operator's, bl_audit_operator()) */
+	bl_st_set_who(c->store, &c->who);
 	if ((e = bl_store_cleanup(c->store, c->now_ms, st)) != BL_OK) {
 		snprintf(errbuf, errlen, "%s: %s", bl_error_info(e)->code,
 		    bl_store_error(c->store));

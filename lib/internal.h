@@ -216,6 +216,9 @@ enum bl_err	 bl_store_session_end(struct bl_store *, int64_t id, int64_t account
 enum bl_err	 bl_audit_alone(struct bl_store *, enum bl_event, int64_t owner,
 		    int64_t object, const char *receipt_id, const char *outcome,
 		    const char *detail);
+int64_t		 bl_audit_mark(struct bl_store *);
+enum bl_err	 bl_audit_mirror_since(struct bl_store *, int64_t mark, enum bl_event,
+		    enum bl_event, int64_t at_ms, int64_t object);
 void		 bl_audit_who_set(struct bl_ctx *, int64_t account_id, int64_t api_key_id,
 		    const char *client_ip);
 void		 bl_audit_syslog_open(struct bl_ctx *);

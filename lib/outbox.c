@@ -486,16 +486,21 @@ bl_store_outbox_finish(struct bl_store *s, const struct bl_claim *c, int64_t id,
     int64_t status, const char *error, int64_t now, int64_t next_ms)
 {
 	enum bl_err	 e;
-	int64_t		 failing = 0;
+	int64_t		 failing = 0, mark = -1;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
 	/* a webhook's delivery that failed: webhook.failing (the audit trail) */
+	if (state != 1)
+		mark = bl_audit_mark(s);
 	if (state != 1 && (e = bl_st_run(s, ST_AUDIT_WEBHOOK_FAIL, PARMS(P_INT(id),
 	    P_BLOB(c->token, sizeof(c->token)), P_INT(now), P_TEXT_OR_NULL(error)), NULL, NULL,
 	    &failing)) != BL_OK)
 		return bl_st_end(s, e);
 	bl_st_event(s, BL_EV_WEBHOOK_FAILING, failing);
+	if (failing > 0 && (e = bl_audit_mirror_since(s, mark, BL_EV_WEBHOOK_FAILING, BL_EV_NONE,
+	    now, 0)) != BL_OK)
+		return bl_st_end(s, e);
 	return bl_st_end(s, bl_st_run(s, ST_OUTBOX_FINISH, PARMS(P_INT(id),
 	    P_BLOB(c->token, sizeof(c->token)), P_INT(state), P_INT_OR_NULL(status >= 0, status),
 	    P_TEXT_OR_NULL(error), P_INT_OR_NULL(state != 0, now), P_INT(next_ms)),

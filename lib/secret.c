@@ -428,18 +428,24 @@ put(struct bl_store *s, const struct bl_parm *p, int np, const struct bl_content
 {
 	enum bl_err	 e;
 	size_t		 i;
-	int64_t		 used = 0;
+	int64_t		 used = 0, mark = -1;
 
 	*id = 0;
 	e = bl_st_run(s, ST_INSERT_SECRET, p, np, bl_row_id, id, NULL);
 	for (i = 0; e == BL_OK && i < c->nfiles; i++)
 		e = insert_file(s, *id, i, &c->files[i]);
+	if (e == BL_OK && rest->api_key_id > 0)
+		mark = bl_audit_mark(s);
 	if (e == BL_OK && rest->api_key_id > 0 &&
 	    (e = bl_st_run(s, ST_AUDIT_KEY_USED, PARMS(P_INT(rest->api_key_id),
 	    P_INT(rest->created_ms), P_TEXT_OR_NULL(rest->client[0] != '\0' ? rest->client :
 	    NULL)), NULL, NULL, &used)) == BL_OK) {
 		bl_st_event(s, BL_EV_KEY_USED, used);
-		e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(rest->api_key_id),
+		if (used > 0)
+			e = bl_audit_mirror_since(s, mark, BL_EV_KEY_USED, BL_EV_NONE,
+			    rest->created_ms, rest->api_key_id);
+		if (e == BL_OK)
+			e = bl_st_run(s, ST_KEY_USED, PARMS(P_INT(rest->api_key_id),
 		    P_INT(rest->created_ms)), NULL, NULL, NULL);
 	}
 	if (e == BL_OK && rest->notify != 0 && rest->account_id > 0)
@@ -860,7 +866,7 @@ static enum bl_err
 clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int *last)
 {
 	struct cut	 c = { now, INT64_MAX };
-	int64_t		 n = 0, ne = 0, nr = 0;
+	int64_t		 n = 0, ne = 0, nr = 0, mark = -1;
 	enum bl_err	 e;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
@@ -874,10 +880,14 @@ clean_step(struct bl_store *s, int64_t now, int64_t rows, int64_t *removed, int 
 	}
 #define STEP	PARMS(P_INT(now), P_INT(c.expires), P_INT(c.id))
 	/* the expiry events of rows that end unread here, with their removal */
+	if (e == BL_OK)
+		mark = bl_audit_mark(s);
 	if (e == BL_OK &&
 	    (e = bl_st_run(s, ST_EVENT_EXPIRED, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_AUDIT_EXPIRED, STEP, NULL, NULL, &ne)) == BL_OK &&
 	    (e = bl_st_run(s, ST_AUDIT_CLEAN, STEP, NULL, NULL, &nr)) == BL_OK &&
+	    (ne + nr == 0 || (e = bl_audit_mirror_since(s, mark, BL_EV_SECRET_EXPIRED,
+	    BL_EV_SECRET_REMOVED, now, 0)) == BL_OK) &&
 	    (e = bl_st_run(s, ST_CLEAN_SLOTS, STEP, slot_row, s, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_FILES, STEP, NULL, NULL, NULL)) == BL_OK &&
 	    (e = bl_st_run(s, ST_CLEAN_NOTIFY, STEP, NULL, NULL, NULL)) == BL_OK)
@@ -919,12 +929,14 @@ static enum bl_err
 clean_requests(struct bl_store *s, int64_t now, int64_t *n)
 {
 	enum bl_err	 e;
-	int64_t		 removed = 0;
+	int64_t		 removed = 0, mark;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
+	mark = bl_audit_mark(s);
 	if ((e = bl_st_run(s, ST_AUDIT_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)), NULL,
-	    NULL, &removed)) != BL_OK)
+	    NULL, &removed)) != BL_OK || (removed > 0 && (e = bl_audit_mirror_since(s, mark,
+	    BL_EV_REQUEST_REMOVED, BL_EV_NONE, now, 0)) != BL_OK))
 		return bl_st_end(s, e);
 	bl_st_event(s, BL_EV_REQUEST_REMOVED, removed);
 	return bl_st_end(s, bl_st_run(s, ST_RQ_CLEAN, PARMS(P_INT(now), P_INT(CLEAN_FIRST)),

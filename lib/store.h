@@ -143,6 +143,9 @@ enum bl_stmt {
 				 * step's rows (PostgreSQL: in ST_CLEAN_ROWS) */
 	ST_AUDIT_RQ_CLEAN,	/* now, max: request.removed of ST_RQ_CLEAN's rows
 				 * (PostgreSQL: in ST_RQ_CLEAN) */
+	ST_AUDIT_LAST,		/* -> the largest event id (0: none) */
+	ST_AUDIT_SINCE,		/* after id, at, kind, kind, object (NULL: any) -> AUDIT:
+				 * the rows a set-based statement wrote (audit_syslog) */
 	/* GET /api/metrics (lib/metrics.c): a few aggregates, no row read one by one */
 	ST_M_SECRETS,		/* now -> state, past expiry (0/1), count */
 	ST_M_REQUESTS,		/* now -> state, past expiry (0/1), count */

@@ -246,6 +246,9 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_AUDIT_RQ_CLEAN] = BL_AUDIT_INTO "SELECT $1, 'request.removed', NULL, NULL, NULL, NULL, "
 	    "NULL, id, NULL, 'ok', NULL FROM requests WHERE id IN (SELECT id FROM requests "
 	    "WHERE expires_at <= $1 ORDER BY id LIMIT $2)",
+	[ST_AUDIT_LAST] = "SELECT coalesce(max(id), 0) FROM audit_events",
+	[ST_AUDIT_SINCE] = "SELECT " BL_AUDIT_COLUMNS " FROM audit_events WHERE id > $1 AND "
+	    "at = $2 AND (kind = $3 OR kind = $4) AND ($5 IS NULL OR object_id = $5) ORDER BY id",
 	[ST_M_SECRETS] = "SELECT state, CASE WHEN state = 0 AND expires_at <= $1 THEN 1 ELSE 0 END, "
 	    "count(*) FROM secrets GROUP BY 1, 2",
 	[ST_M_REQUESTS] = "SELECT state, CASE WHEN state < 2 AND expires_at <= $1 THEN 1 ELSE 0 END, "

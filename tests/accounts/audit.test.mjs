@@ -177,8 +177,17 @@ test('no event holds content, a key, a passphrase, a token or the address: the d
 	}
 	const sent = new Set(lines.map((l) => JSON.parse(l.slice(l.indexOf('{'))).kind));
 	for (const k of ['secret.created', 'secret.viewed', 'secret.burned', 'secret.passphrase_refused',
-		'account.signed_in', 'account.signin_refused', 'apikey.created', 'request.created', 'admin.command'])
+		'account.signed_in', 'account.signin_refused', 'apikey.created', 'request.created', 'admin.command',
+		// written for many rows by one statement, read back after it to be sent as the others
+		'apikey.used', 'secret.expired', 'secret.removed'])
 		assert.ok(sent.has(k), `syslog has no ${k}`);
+	// each of those once, with the row's fields (the id aside)
+	for (const k of ['apikey.used', 'secret.expired', 'secret.removed']) {
+		const got = lines.map((l) => JSON.parse(l.slice(l.indexOf('{')))).filter((j) => j.kind === k)
+			.map((j) => [j.accountId ?? '', j.apiKeyId ?? '', j.ownerId ?? '', j.objectId ?? '', j.outcome, j.detail ?? '']
+				.map(String));
+		assert.deepEqual(got, events(`kind = '${k}'`).map((e) => [e.account, e.key, e.owner, e.object, e.outcome, e.detail]), k);
+	}
 });
 
 test('audit_client = clear keeps the address (so the scan above can fail), none keeps nothing', async () => {
