@@ -41,6 +41,7 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
+	bl_audit_syslog_open(&ctx);	/* audit_syslog: webhook.failing */
 	if (exists && bl_notify_run(&ctx, &o, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "notify: %s: failed: %s\n", bl_config_db_name(&ctx.cfg), err);
 		goto out;

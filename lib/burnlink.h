@@ -425,6 +425,8 @@ enum bl_err	 bl_audit_list(struct bl_ctx *, const struct bl_audit_filter *,
 		    int (*fn)(void *, const struct bl_audit_event *), void *);
 json_object	*bl_audit_json(const struct bl_audit_event *);
 void		 bl_audit_operator(struct bl_ctx *);
+/* audit_syslog's socket, before any sandbox (cron/notify; lib/program.c, lib/fcgi.c). */
+void		 bl_audit_syslog_open(struct bl_ctx *);
 enum bl_err	 bl_audit_admin(struct bl_ctx *, const char *command, int64_t account_id,
 		    int64_t object_id, int exit_status);
 enum bl_err	 bl_audit_prune(struct bl_ctx *, int64_t now_ms, int64_t *removed);

@@ -221,7 +221,6 @@ enum bl_err	 bl_audit_mirror_since(struct bl_store *, int64_t mark, enum bl_even
 		    enum bl_event, int64_t at_ms, int64_t object);
 void		 bl_audit_who_set(struct bl_ctx *, int64_t account_id, int64_t api_key_id,
 		    const char *client_ip);
-void		 bl_audit_syslog_open(struct bl_ctx *);
 
 /*
  * metrics.c: the totals counted as answers leave, limits are hit and cleanup

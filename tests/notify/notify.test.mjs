@@ -18,6 +18,7 @@ import path from 'node:path';
 
 import { runProgram, offline } from '../lib/cgi.mjs';
 import { accountsContext, signedUp, createWithKey, admin, Browser } from '../accounts/helpers.mjs';
+import { syslogSink } from '../lib/syslog.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-notify-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -215,6 +216,27 @@ describe('notifications', () => {
 		assert.equal(got.json.webhook.lastStatus, 200);
 		assert.deepEqual(got.json.deliveries.map((d) => [d.type, d.state, d.status]),
 			[['secret.burned', 'sent', 200], ['secret.viewed', 'sent', 200]]);
+	});
+
+	test('a failed delivery\'s webhook.failing reaches syslog after its commit (audit_syslog)', async () => {
+		const a = await account();
+		const hook = await addHook(a.b, rx.url, { events: ['secret.viewed'] });
+		const s = await create(a, { maxViews: 3, notify: ['webhook'] });
+		assert.equal((await a.ctx.retrieve(s.metadata.secretKey)).status, 200);
+		const log = await syslogSink(fs.mkdtempSync(path.join(dir, 'log-')));
+		const conf = path.join(dir, `audit-${a.accountId}.conf`);
+		fs.writeFileSync(conf, `audit_syslog = yes\naudit_syslog_socket = ${log.path}\n`);
+		rx.statuses.push(500);
+		const run = await notify(a, { BURNLINK_CONFIG: conf });
+		assert.equal(run.code, 0, run.stderr);
+		const lines = (await log.stop()).map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+		const rows = a.ctx.sql("SELECT coalesce(owner_id,''), object_id, outcome FROM audit_events " +
+			"WHERE kind = 'webhook.failing'").trim().split('\n').filter(Boolean);
+		assert.equal(rows.length, 1);
+		assert.deepEqual(lines.filter((j) => j.kind === 'webhook.failing')
+			.map((j) => `${j.ownerId}|${j.objectId}|${j.outcome}`), rows);
+		assert.equal(lines.find((j) => j.kind === 'webhook.failing').objectId, hook.webhook.id);
+		assertNoSecret(lines.map((j) => JSON.stringify(j)), s);
 	});
 
 	test('retried after a 500 with the same event id; dropped and logged after 24 hours', async () => {
