@@ -80,10 +80,10 @@ bl_audit_operator(struct bl_ctx *c)
 /*
  * Opens the datagram socket of audit_syslog (the log daemon's: /dev/log, or
  * audit_syslog_socket), one per process, before the sandbox forbids it
- * (lib/program.c, lib/fcgi.c; burnlink-admin and cron/cleanup have none), and
- * hands it to the contexts (bl_ctx_syslog(), lib/ctx.c); the events are
- * written to it as syslog(3) would, after their commit (lib/store.c). A log
- * daemon that is absent leaves it closed, logged.
+ * (lib/program.c, lib/fcgi.c; burnlink-admin, cron/cleanup and cron/notify
+ * have none), and hands it to the contexts (bl_ctx_syslog(), lib/ctx.c);
+ * the events are written to it as syslog(3) would, after their commit
+ * (lib/store.c). A log daemon that is absent leaves it closed, logged.
  */
 void
 bl_audit_syslog_open(struct bl_ctx *c)
