@@ -168,6 +168,14 @@ bl_store_account_admin(struct bl_store *s, int64_t id, int admin)
 	return n > 0 ? BL_OK : BL_ERR_NOT_FOUND;
 }
 
+/* How many accounts have the admin role (POST /api/setup is open only while none has). */
+enum bl_err
+bl_store_account_admins(struct bl_store *s, int64_t *n)
+{
+	*n = 0;
+	return bl_st_one(s, ST_ACCOUNT_ADMINS, NO_PARMS, bl_row_id, n);
+}
+
 /* Disables an account (at now) or, now < 0, enables it; NOT_FOUND if there is no such account. */
 enum bl_err
 bl_store_account_disable(struct bl_store *s, int64_t id, int64_t now)

@@ -81,6 +81,35 @@ bl_signin_json(const struct bl_policy *pol)
 }
 
 /*
+ * The settings file's check, as burnlink-admin config check says it: {file,
+ * loaded, ok, line, error}: line and error (the whole "file:line: what is
+ * wrong") null when the file is valid or absent. Shown only to the operator
+ * (POST /api/setup with the setup code): GET /api/health names the line alone.
+ */
+json_object *
+bl_settings_check_json(const struct bl_config *cfg)
+{
+	const struct bl_policy	*pol = &cfg->policy;
+	json_object		*o;
+	int			 bad = pol->err[0] != '\0';
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (bl_json_add(o, "file", json_object_new_string(cfg->settings_path != NULL ?
+	    cfg->settings_path : "")) ||
+	    bl_json_add(o, "loaded", json_object_new_boolean(pol->loaded)) ||
+	    bl_json_add(o, "ok", json_object_new_boolean(!bad)) ||
+	    (bad && pol->err_line > 0 ? bl_json_add(o, "line", json_object_new_int64(pol->err_line)) :
+	    bl_json_add_null(o, "line")) ||
+	    (bad ? bl_json_add(o, "error", json_object_new_string(pol->err)) :
+	    bl_json_add_null(o, "error"))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
  * The body of GET /api/config: the limits and choices in force, the API
  * version, the features (read receipts by e-mail and webhook, and secret
  * requests, are always built and on: docs/API.md), the page's branding. Nothing
