@@ -1319,7 +1319,7 @@ bl_op_setup(struct bl_req *r)
 {
 	const char		*code, *name, *pw;
 	size_t			 clen, nlen, plen;
-	unsigned char		 digest[BL_HASH_BYTES];
+	unsigned char		 digest[BL_HASH_BYTES], hash[BL_PASSHASH_BYTES];
 	struct setup		 s;
 	struct bl_account	 a;
 	struct bl_usage		 u;
@@ -1384,8 +1384,11 @@ bl_op_setup(struct bl_req *r)
 		    "choose another name (the setup code stays valid).");
 	if (e != BL_ERR_NOT_FOUND)
 		return e;
+	if (bl_pass_hash(pw, plen, hash) != 0)
+		return BL_ERR_INTERNAL;
 	/* The file first: of two requests with the code, only the one that deletes it goes on. */
 	if (unlink(s.path) != 0) {
+		bl_wipe(hash, sizeof(hash));
 		if (errno == ENOENT)
 			return BL_ERR_SETUP_CLOSED;
 		bl_log(r, "setup: cannot delete %s: %s", s.path, strerror(errno));
@@ -1393,16 +1396,21 @@ bl_op_setup(struct bl_req *r)
 		    "burnlink-setup: the data directory must be writable by the user they run as "
 		    "(INSTALL, section 6).");
 	}
-	bl_req_fail(r, BL_ERR_INTERNAL, "burnlink-setup was used up but the account could not "
-	    "be completed; upload a new burnlink-setup and try again.");
-	if ((e = bl_account_create(r->ctx, name, &a)) != BL_OK ||
-	    (e = bl_account_set_password(r->ctx, a.id, pw, plen)) != BL_OK ||
-	    (e = bl_account_set_admin(r->ctx, a.id, BL_ADMIN_OPERATOR)) != BL_OK)
-		return e == BL_ERR_INVALID_TEXT ? BL_ERR_INTERNAL : e;
+	/* From here on a failure must say what became of the file and the account. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "burnlink-setup was used up, but no operator account "
+	    "was made; upload a new burnlink-setup and try again.");
+	if ((e = bl_req_store(r)) == BL_OK)
+		e = bl_store_account_setup(r->store, name, hash, r->now_ms, &a.id);
+	bl_wipe(hash, sizeof(hash));
+	if (e == BL_ERR_EXISTS)
+		return bl_req_fail(r, BL_ERR_ACCOUNT_EXISTS, "An account of this name was made "
+		    "meanwhile, and burnlink-setup was used up; upload a new one and choose "
+		    "another name.");
+	if (e != BL_OK)
+		return bl_req_logged(r, e);
 	bl_log(r, "setup: account %lld created with the admin role", (long long)a.id);
-	if (bl_req_store(r) != BL_OK || bl_req_logged(r, bl_audit_alone(r->store, BL_EV_ADMIN,
-	    a.id, a.id, NULL, "ok", "/setup")) != BL_OK)
-		bl_log(r, "setup: the audit event could not be written");
+	bl_req_fail(r, BL_ERR_INTERNAL, "The operator account was created, but the server could "
+	    "not sign you in; sign in with this name and password.");
 	if ((e = bl_store_account_get(r->store, a.id, NULL, &a)) != BL_OK)
 		return bl_req_logged(r, e);
 	if ((e = session_start(r, &a, &ss)) != BL_OK)

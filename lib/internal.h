@@ -372,6 +372,8 @@ struct bl_session {
 };
 #define BL_VIA_PASSWORD		0	/* e-mail and password (and a second factor) */
 #define BL_VIA_WEBSERVER	1	/* the web server's REMOTE_USER (docs/ACCOUNTS.md) */
+enum bl_err	 bl_store_account_setup(struct bl_store *, const char *name,
+		    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id);
 enum bl_err	 bl_store_account_signup(struct bl_store *, const char *name,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
 		    int64_t *id);
