@@ -143,7 +143,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Revoke a key you no longer use (at most ${keys.max} valid keys per account)."},
 	[BL_ERR_CONFIG_INVALID] = {503, "CONFIG_INVALID",
 	    "The server's configuration is invalid, so nothing is served.",
-	    "Nothing was changed; the operator should read the error log (it names the file and what is wrong) and run burnlink-admin config check."},
+	    "Nothing was changed; the operator should read the error log (it names the file and what is wrong) and run burnlink-admin config check, or, without a shell, open /setup with the setup code (docs/ADMIN.md)."},
 	[BL_ERR_UNHEALTHY] = {503, "UNHEALTHY",
 	    "A health check failed.",
 	    "checks names what failed; the operator should look at the error log and burnlink-admin health."},

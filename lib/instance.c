@@ -298,7 +298,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	json_object		*rc = NULL;
 	char			 dberr[160], cnerr[160], clerr[160];
 	const char		*db = NULL, *cn = NULL, *cu = NULL;
-	char			 sterr[128], fierr[160];
+	char			 sterr[160], fierr[160];
 	const char		*ro = NULL;
 	int64_t			 last;
 	int			 routes;
@@ -331,16 +331,17 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	 * The settings error, publicly, as its line number alone: the text may
 	 * quote the line (a pasted conninfo with its password; with
 	 * BURNLINK_CONFIG=/etc/passwd, that file's first line). The whole text is
-	 * in the error log (bl_op_health) and burnlink-admin config check.
+	 * in the error log (bl_op_health), burnlink-admin config check, and POST
+	 * /api/setup to the holder of the setup code (docs/ADMIN.md).
 	 */
 	if (settings_err[0] != '\0') {
 		if (c->cfg.policy.err_line > 0)
 			snprintf(sterr, sizeof(sterr), "line %u of the settings file is not "
-			    "valid; the error log and burnlink-admin config check say why",
+			    "valid; the error log, burnlink-admin config check and /setup say why",
 			    c->cfg.policy.err_line);
 		else
 			snprintf(sterr, sizeof(sterr), "the settings file cannot be used; "
-			    "the error log and burnlink-admin config check say why");
+			    "the error log, burnlink-admin config check and /setup say why");
 		settings_err = sterr;
 	}
 	/* Which file, not where: the log line has the paths. */
