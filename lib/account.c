@@ -1379,6 +1379,13 @@ bl_op_setup(struct bl_req *r)
 		return bl_req_fail(r, BL_ERR_CONFIG_INVALID, "The settings file is invalid: "
 		    "fix it first (POST /api/setup with the code alone shows what is wrong); "
 		    "the setup code stays valid.");
+	/* Nor while a data file lies under the document root (lib/serve.c): move it first. */
+	if (r->ctx->cfg.exposed != NULL) {
+		bl_log(r, "files: %s", r->ctx->cfg.exposed_err);
+		return bl_req_fail(r, BL_ERR_CONFIG_INVALID, "A data file lies under the web "
+		    "server's document root, where anyone could download it; move the data "
+		    "directory out (the error log names it); the setup code stays valid.");
+	}
 	if ((e = bl_account_find(r->ctx, name, &a)) == BL_OK)
 		return bl_req_fail(r, BL_ERR_ACCOUNT_EXISTS, "An account of this name exists; "
 		    "choose another name (the setup code stays valid).");

@@ -170,3 +170,18 @@ test('the settings check: with the code, file and line; without it, nothing', as
 	assert.deepEqual(fixed.json.settings, { file: conf, loaded: true, ok: true, line: null, error: null });
 	assert.equal((await setup(b, { code: CODE, name: 'op', password: PASSWORD })).status, 200);
 });
+
+test('a data directory under the document root: the check answers, no account until it is moved', async () => {
+	const ctx = newContext();
+	const f = setupFile(ctx);
+	const b = new Browser(ctx);
+	const env = { DOCUMENT_ROOT: ctx.dir };
+	const check = await b.req('setup', { method: 'POST', body: { code: CODE }, env });
+	assert.equal(check.status, 200, check.body.toString());
+	const res = await b.req('setup', { method: 'POST', body: { code: CODE, name: 'op', password: PASSWORD }, env });
+	checkError(assert, res, 503, 'CONFIG_INVALID');
+	assert.match(res.json.hint, /document root/);
+	assert.equal(fs.existsSync(f), true);
+	assert.equal(rows(ctx, 'accounts'), 0);
+	assert.equal((await setup(b, { code: CODE, name: 'op', password: PASSWORD })).status, 200);
+});
