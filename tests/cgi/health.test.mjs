@@ -222,6 +222,13 @@ test('burnlink-admin config check: 0 for a valid file, 1 naming file and line', 
 	const b = admin(ctx, ['config', 'check', bad]);
 	assert.equal(b.code, 1);
 	assert.equal(b.stderr, `burnlink-admin: ${bad}:3: files_allowed = maybe: allowed: yes or no\n`);
+	// --json: the check POST /api/setup answers (docs/API.md, "GET, POST /setup")
+	const bj = admin(ctx, ['--json', 'config', 'check', bad]);
+	assert.equal(bj.code, 1);
+	assert.deepEqual(bj.json, { file: bad, loaded: false, ok: false, line: 3,
+		error: `${bad}:3: files_allowed = maybe: allowed: yes or no` });
+	assert.deepEqual(admin(ctx, ['--json', 'config', 'check', good]).json,
+		{ file: good, loaded: true, ok: true, line: null, error: null });
 	const show = admin(ctx, ['config', 'show'], { BURNLINK_CONFIG: good });
 	assert.equal(show.code, 0, show.stderr);
 	assert.deepEqual(show.json.limits.ttl.choices, [3600, 86400]);
