@@ -1,8 +1,14 @@
 /* account.c (layer: handlers): sign-up, sign-in, browser sessions and CSRF, the dashboard's API keys and "my secrets". */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -1212,4 +1218,209 @@ bl_password_verify(struct bl_req *r, const struct bl_account *a, const char *pw,
 	if ((e = bl_req_store(r)) != BL_OK)
 		return e;
 	return password_check(r, a->id, pw, len, ok);
+}
+
+/*
+ * Setup without a shell (docs/ADMIN.md, "Setting up without a shell"): the
+ * operator uploads a file burnlink-setup into the data directory, its first
+ * line a code of at least 24 characters; the programs never create it. While
+ * no account has the admin role and the file is at most 24 hours old, POST
+ * /api/setup with that code shows the settings file's check and creates the
+ * first operator's account. The file is deleted by the request that uses it,
+ * and after 5 wrong codes.
+ */
+#define SETUP_FILE	"burnlink-setup"
+#define SETUP_CODE_MIN	24
+#define SETUP_CODE_MAX	512
+#define SETUP_AGE_MS	(24LL * 3600 * 1000)
+
+struct setup {
+	char		 path[PATH_MAX];
+	unsigned char	 digest[BL_HASH_BYTES];	/* SHA-256 of the code */
+	char		 subject[96];		/* the wrong codes' counter: this file */
+};
+
+/* 1 with s filled when the file is there, young and holds a code; else 0. */
+static int
+setup_file(struct bl_req *r, struct setup *s)
+{
+	char		 dir[PATH_MAX], buf[SETUP_CODE_MAX + 2];
+	struct stat	 st;
+	ssize_t		 n;
+	size_t		 len;
+	int		 fd, ok = 0;
+
+	bl_config_data_dir(&r->ctx->cfg, dir, sizeof(dir));
+	if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s", dir, SETUP_FILE) >=
+	    sizeof(s->path))
+		return 0;
+	if ((fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    r->now_ms - (int64_t)st.st_mtime * 1000 <= SETUP_AGE_MS &&
+	    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		len = strcspn(buf, "\r\n");
+		if (len >= SETUP_CODE_MIN && len <= SETUP_CODE_MAX &&
+		    bl_sha256(buf, len, s->digest) == 0) {
+			/* the file (its inode, its time) and its code: a new file counts afresh */
+			snprintf(s->subject, sizeof(s->subject), "%llu:%lld.%09ld:%02x%02x%02x%02x",
+			    (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
+			    (long)st.st_mtim.tv_nsec, s->digest[0], s->digest[1], s->digest[2],
+			    s->digest[3]);
+			ok = 1;
+		}
+	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    r->now_ms - (int64_t)st.st_mtime * 1000 > SETUP_AGE_MS)
+		bl_log(r, "setup: %s is older than 24 hours: upload a new one", s->path);
+	bl_wipe(buf, sizeof(buf));
+	close(fd);
+	return ok;
+}
+
+/* 1 when setup is open (s filled), 0 when closed, -1 with *e when the store failed. */
+static int
+setup_open(struct bl_req *r, struct setup *s, enum bl_err *e)
+{
+	int64_t	 admins;
+
+	if (!setup_file(r, s))
+		return 0;
+	if ((*e = bl_req_store(r)) != BL_OK ||
+	    (*e = bl_req_logged(r, bl_store_account_admins(r->store, &admins))) != BL_OK)
+		return -1;
+	return admins == 0;
+}
+
+/* GET /api/setup: {open}, nothing else. */
+enum bl_err
+bl_op_setup_get(struct bl_req *r)
+{
+	struct setup	 s;
+	json_object	*o;
+	enum bl_err	 e = BL_OK;
+	int		 open_;
+
+	if ((open_ = setup_open(r, &s, &e)) < 0)
+		return e;
+	bl_wipe(&s, sizeof(s));
+	o = json_object_new_object();
+	return bl_respond_json(r, 200, o, o == NULL ||
+	    bl_json_add(o, "open", json_object_new_boolean(open_)));
+}
+
+/*
+ * POST /api/setup {code[, name, password]}: with the code alone, the settings
+ * file's check; with a name and a password too, that account, created with
+ * the admin role and signed in (as POST /api/signup answers).
+ */
+enum bl_err
+bl_op_setup(struct bl_req *r)
+{
+	const char		*code, *name, *pw;
+	size_t			 clen, nlen, plen;
+	unsigned char		 digest[BL_HASH_BYTES], hash[BL_PASSHASH_BYTES];
+	struct setup		 s;
+	struct bl_account	 a;
+	struct bl_usage		 u;
+	struct bl_sess		 ss;
+	json_object		*o, *v;
+	enum bl_err		 e = BL_OK;
+	int			 open_, right;
+
+	if ((e = body_string(r, "code", &code, &clen, BL_ERR_INVALID_SETUP_CODE,
+	    "Send {\"code\": \"...\"} (the first line of burnlink-setup), with \"name\" and "
+	    "\"password\" to create the operator's account.")) != BL_OK)
+		return e;
+	if ((open_ = setup_open(r, &s, &e)) < 0)
+		return e;
+	if (open_ == 0) {
+		bl_wipe(&s, sizeof(s));
+		return BL_ERR_SETUP_CLOSED;
+	}
+	right = bl_sha256(code, clen, digest) == 0 &&
+	    bl_ct_equal(digest, s.digest, sizeof(digest));
+	bl_wipe(digest, sizeof(digest));
+	bl_wipe(s.digest, sizeof(s.digest));
+	if (!right) {
+		/* counted per file: a new file starts afresh */
+		if ((e = bl_limit_count(r->ctx, BL_LIM_SETUP_FAIL, s.subject, strlen(s.subject),
+		    &u)) != BL_OK)
+			return e;
+		bl_log(r, "setup: a wrong setup code (%lld of 5)", (long long)u.count);
+		if (u.count > u.limit) {
+			if (unlink(s.path) == 0)
+				bl_log(r, "setup: %s deleted after 5 wrong codes", s.path);
+			return bl_req_fail(r, BL_ERR_INVALID_SETUP_CODE, "That was the 5th wrong "
+			    "code: burnlink-setup was deleted; upload a new one to try again.");
+		}
+		return bl_req_fail(r, BL_ERR_INVALID_SETUP_CODE, "Send the first line of the file "
+		    "burnlink-setup in the data directory; %lld more wrong code%s delete%s it.",
+		    (long long)(u.limit + 1 - u.count), u.limit + 1 - u.count == 1 ? "" : "s",
+		    u.limit + 1 - u.count == 1 ? "s" : "");
+	}
+	/* The code alone: the settings file's check. */
+	if (r->json == NULL || !json_object_object_get_ex(r->json, "name", &v)) {
+		o = json_object_new_object();
+		return bl_respond_json(r, 200, o, o == NULL ||
+		    bl_json_add(o, "settings", bl_settings_check_json(&r->ctx->cfg)));
+	}
+	if ((e = body_string(r, "name", &name, &nlen, BL_ERR_INVALID_TEXT,
+	    "name must be a string of 1 to 128 bytes (an e-mail address, say).")) != BL_OK ||
+	    (e = body_string(r, "password", &pw, &plen, BL_ERR_INVALID_PASSWORD,
+	    "password must be a string of 8 to 256 characters.")) != BL_OK)
+		return e;
+	if (!bl_name_valid(name, 0))
+		return bl_req_fail(r, BL_ERR_INVALID_TEXT, "name must be 1 to 128 bytes of "
+		    "printable text (an e-mail address, say).");
+	if (!bl_password_valid(pw, plen))
+		return BL_ERR_INVALID_PASSWORD;
+	if (r->ctx->cfg.policy.err[0] != '\0')
+		return bl_req_fail(r, BL_ERR_CONFIG_INVALID, "The settings file is invalid: "
+		    "fix it first (POST /api/setup with the code alone shows what is wrong); "
+		    "the setup code stays valid.");
+	/* Nor while a data file lies under the document root (lib/serve.c): move it first. */
+	if (r->ctx->cfg.exposed != NULL) {
+		bl_log(r, "files: %s", r->ctx->cfg.exposed_err);
+		return bl_req_fail(r, BL_ERR_CONFIG_INVALID, "A data file lies under the web "
+		    "server's document root, where anyone could download it; move the data "
+		    "directory out (the error log names it); the setup code stays valid.");
+	}
+	if ((e = bl_account_find(r->ctx, name, &a)) == BL_OK)
+		return bl_req_fail(r, BL_ERR_ACCOUNT_EXISTS, "An account of this name exists; "
+		    "choose another name (the setup code stays valid).");
+	if (e != BL_ERR_NOT_FOUND)
+		return e;
+	if (bl_pass_hash(pw, plen, hash) != 0)
+		return BL_ERR_INTERNAL;
+	/* The file first: of two requests with the code, only the one that deletes it goes on. */
+	if (unlink(s.path) != 0) {
+		bl_wipe(hash, sizeof(hash));
+		if (errno == ENOENT)
+			return BL_ERR_SETUP_CLOSED;
+		bl_log(r, "setup: cannot delete %s: %s", s.path, strerror(errno));
+		return bl_req_fail(r, BL_ERR_STORE_UNAVAILABLE, "The programs cannot delete "
+		    "burnlink-setup: the data directory must be writable by the user they run as "
+		    "(INSTALL, section 6).");
+	}
+	/* From here on a failure must say what became of the file and the account. */
+	bl_req_fail(r, BL_ERR_INTERNAL, "burnlink-setup was used up, but no operator account "
+	    "was made; upload a new burnlink-setup and try again.");
+	if ((e = bl_req_store(r)) == BL_OK)
+		e = bl_store_account_setup(r->store, name, hash, r->now_ms, &a.id);
+	bl_wipe(hash, sizeof(hash));
+	if (e == BL_ERR_EXISTS)
+		return bl_req_fail(r, BL_ERR_ACCOUNT_EXISTS, "An account of this name was made "
+		    "meanwhile, and burnlink-setup was used up; upload a new one and choose "
+		    "another name.");
+	if (e != BL_OK)
+		return bl_req_logged(r, e);
+	bl_log(r, "setup: account %lld created with the admin role", (long long)a.id);
+	bl_req_fail(r, BL_ERR_INTERNAL, "The operator account was created, but the server could "
+	    "not sign you in; sign in with this name and password.");
+	if ((e = bl_store_account_get(r->store, a.id, NULL, &a)) != BL_OK)
+		return bl_req_logged(r, e);
+	if ((e = session_start(r, &a, &ss)) != BL_OK)
+		return e;
+	return answer_session(r, &ss);
 }

@@ -168,6 +168,14 @@ bl_store_account_admin(struct bl_store *s, int64_t id, int admin)
 	return n > 0 ? BL_OK : BL_ERR_NOT_FOUND;
 }
 
+/* How many accounts have the admin role (POST /api/setup is open only while none has). */
+enum bl_err
+bl_store_account_admins(struct bl_store *s, int64_t *n)
+{
+	*n = 0;
+	return bl_st_one(s, ST_ACCOUNT_ADMINS, NO_PARMS, bl_row_id, n);
+}
+
 /* Disables an account (at now) or, now < 0, enables it; NOT_FOUND if there is no such account. */
 enum bl_err
 bl_store_account_disable(struct bl_store *s, int64_t id, int64_t now)
@@ -357,6 +365,31 @@ bl_store_account_signup(struct bl_store *s, const char *name,
 	if ((e = account_insert(s, name, now, id)) == BL_OK)
 		e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(*id),
 		    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL);
+	return bl_st_end(s, e);
+}
+
+/*
+ * Creates the first operator's account (POST /api/setup) in one transaction:
+ * the account, its password, the admin role and the admin.command event
+ * (detail "/setup"); BL_ERR_EXISTS if the name is taken.
+ */
+enum bl_err
+bl_store_account_setup(struct bl_store *s, const char *name,
+    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id)
+{
+	int64_t		 n = 0;
+	enum bl_err	 e;
+
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = account_insert(s, name, now, id)) == BL_OK)
+		e = bl_st_run(s, ST_PASSWORD_SET, PARMS(P_INT(*id),
+		    P_BLOB(hash, BL_PASSHASH_BYTES), P_INT(now)), NULL, NULL, NULL);
+	if (e == BL_OK && (e = bl_st_run(s, ST_ACCOUNT_ADMIN, PARMS(P_INT(*id),
+	    P_INT(BL_ADMIN_OPERATOR)), NULL, NULL, &n)) == BL_OK && n == 0)
+		e = BL_ERR_INTERNAL;
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_ADMIN, *id, *id, NULL, "ok", "/setup");
 	return bl_st_end(s, e);
 }
 

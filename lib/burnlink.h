@@ -88,6 +88,8 @@ enum bl_err {
 	BL_ERR_REAUTH_REQUIRED,		/* a destructive admin action: the password again */
 	BL_ERR_ACCOUNT_NOT_FOUND,	/* /api/admin/accounts/<id> */
 	BL_ERR_INVALID_ADMIN_ACTION,	/* POST /api/admin/...: action, address, filters */
+	BL_ERR_SETUP_CLOSED,
+	BL_ERR_INVALID_SETUP_CODE,
 	BL_ERR__MAX
 };
 
@@ -443,6 +445,7 @@ extern const struct bl_route bl_route_retrieve;	/* POST /api/secrets/<key> */
 extern const struct bl_route bl_route_delete;		/* DELETE /api/secrets/<key> */
 extern const struct bl_route bl_route_session;		/* /api/session */
 extern const struct bl_route bl_route_signup;		/* POST /api/signup */
+extern const struct bl_route bl_route_setup;		/* GET, POST /api/setup */
 extern const struct bl_route bl_route_password;	/* POST /api/password */
 extern const struct bl_route bl_route_keys;		/* /api/keys[/<id>] */
 extern const struct bl_route bl_route_mysecrets;	/* /api/my/secrets[/<id>] */
@@ -471,6 +474,7 @@ int		 bl_serve(const struct bl_route *);
 #define BL_API_VERSION		1	/* docs/API.md */
 #define BL_CLEANUP_STALE	7200	/* seconds after which cleanup counts as stopped */
 json_object	*bl_config_json(const struct bl_config *);
+json_object	*bl_settings_check_json(const struct bl_config *);
 json_object	*bl_signin_json(const struct bl_policy *);
 json_object	*bl_health(struct bl_ctx *, enum bl_err counters, int *healthy);
 int		 bl_cleanup_record(const struct bl_ctx *, char *err, size_t errlen);
@@ -574,6 +578,8 @@ enum bl_limit {
 	BL_LIM_SIGNIN_ACCOUNT,	/* sign-in attempts per account name from all clients, per hour */
 	BL_LIM_NET48_CREATE,	/* creations per IPv6 /48 (all its /64s together), per day */
 	BL_LIM_IP_ADMIN,	/* requests per client IP to /api/admin/, per day */
+	BL_LIM_IP_SETUP,	/* requests per client IP to /api/setup, per day */
+	BL_LIM_SETUP_FAIL,	/* wrong codes per setup file (all clients), per day */
 	BL_LIM__MAX
 };
 

@@ -143,7 +143,7 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	    "Revoke a key you no longer use (at most ${keys.max} valid keys per account)."},
 	[BL_ERR_CONFIG_INVALID] = {503, "CONFIG_INVALID",
 	    "The server's configuration is invalid, so nothing is served.",
-	    "Nothing was changed; the operator should read the error log (it names the file and what is wrong) and run burnlink-admin config check."},
+	    "Nothing was changed; the operator should read the error log (it names the file and what is wrong) and run burnlink-admin config check, or, without a shell, open /setup with the setup code (docs/ADMIN.md)."},
 	[BL_ERR_UNHEALTHY] = {503, "UNHEALTHY",
 	    "A health check failed.",
 	    "checks names what failed; the operator should look at the error log and burnlink-admin health."},
@@ -192,6 +192,15 @@ static const struct bl_error_info errors[BL_ERR__MAX] = {
 	[BL_ERR_SCHEMA_TOO_NEW] = {503, "SCHEMA_TOO_NEW",
 	    "The database was made by a newer release of burnlink, so nothing is served.",
 	    "Nothing was changed; the operator should install that release again or restore the backup made before the upgrade (INSTALL section 12, Upgrades)."},
+	[BL_ERR_SETUP_CLOSED] = {404, "SETUP_CLOSED",
+	    "Setup is closed on this server.",
+	    "Setup is open only while no account has the admin role and a file burnlink-setup, "
+	    "at most 24 hours old, lies in the data directory beside the database "
+	    "(docs/ADMIN.md, \"Setting up without a shell\"); upload a new one to open it."},
+	[BL_ERR_INVALID_SETUP_CODE] = {403, "INVALID_SETUP_CODE",
+	    "The setup code is wrong.",
+	    "Send the first line of the file burnlink-setup in the data directory as code; "
+	    "after 5 wrong codes the file is deleted and a new one must be uploaded."},
 };
 
 /*

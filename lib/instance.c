@@ -81,6 +81,35 @@ bl_signin_json(const struct bl_policy *pol)
 }
 
 /*
+ * The settings file's check, as burnlink-admin config check says it: {file,
+ * loaded, ok, line, error}: line and error (the whole "file:line: what is
+ * wrong") null when the file is valid or absent. Shown only to the operator
+ * (POST /api/setup with the setup code): GET /api/health names the line alone.
+ */
+json_object *
+bl_settings_check_json(const struct bl_config *cfg)
+{
+	const struct bl_policy	*pol = &cfg->policy;
+	json_object		*o;
+	int			 bad = pol->err[0] != '\0';
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (bl_json_add(o, "file", json_object_new_string(cfg->settings_path != NULL ?
+	    cfg->settings_path : "")) ||
+	    bl_json_add(o, "loaded", json_object_new_boolean(pol->loaded)) ||
+	    bl_json_add(o, "ok", json_object_new_boolean(!bad)) ||
+	    (bad && pol->err_line > 0 ? bl_json_add(o, "line", json_object_new_int64(pol->err_line)) :
+	    bl_json_add_null(o, "line")) ||
+	    (bad ? bl_json_add(o, "error", json_object_new_string(pol->err)) :
+	    bl_json_add_null(o, "error"))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
  * The body of GET /api/config: the limits and choices in force, the API
  * version, the features (read receipts by e-mail and webhook, and secret
  * requests, are always built and on: docs/API.md), the page's branding. Nothing
@@ -269,7 +298,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	json_object		*rc = NULL;
 	char			 dberr[160], cnerr[160], clerr[160];
 	const char		*db = NULL, *cn = NULL, *cu = NULL;
-	char			 sterr[128], fierr[160];
+	char			 sterr[160], fierr[160];
 	const char		*ro = NULL;
 	int64_t			 last;
 	int			 routes;
@@ -302,16 +331,17 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	 * The settings error, publicly, as its line number alone: the text may
 	 * quote the line (a pasted conninfo with its password; with
 	 * BURNLINK_CONFIG=/etc/passwd, that file's first line). The whole text is
-	 * in the error log (bl_op_health) and burnlink-admin config check.
+	 * in the error log (bl_op_health), burnlink-admin config check, and POST
+	 * /api/setup to the holder of the setup code (docs/ADMIN.md).
 	 */
 	if (settings_err[0] != '\0') {
 		if (c->cfg.policy.err_line > 0)
 			snprintf(sterr, sizeof(sterr), "line %u of the settings file is not "
-			    "valid; the error log and burnlink-admin config check say why",
+			    "valid; the error log, burnlink-admin config check and /setup say why",
 			    c->cfg.policy.err_line);
 		else
 			snprintf(sterr, sizeof(sterr), "the settings file cannot be used; "
-			    "the error log and burnlink-admin config check say why");
+			    "the error log, burnlink-admin config check and /setup say why");
 		settings_err = sterr;
 	}
 	/* Which file, not where: the log line has the paths. */

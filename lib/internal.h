@@ -345,6 +345,7 @@ enum bl_err	 bl_store_account_get(struct bl_store *, int64_t id, const char *nam
 enum bl_err	 bl_store_account_page(struct bl_store *, const char *pattern, int64_t after,
 		    int64_t max, int (*cb)(void *, const struct bl_account *), void *);
 enum bl_err	 bl_store_account_admin(struct bl_store *, int64_t id, int admin);
+enum bl_err	 bl_store_account_admins(struct bl_store *, int64_t *n);
 enum bl_err	 bl_store_account_disable(struct bl_store *, int64_t id, int64_t now_ms);
 enum bl_err	 bl_store_account_delete(struct bl_store *, int64_t id, int64_t now_ms);
 enum bl_err	 bl_store_webhook_owner(struct bl_store *, int64_t id, int64_t *account_id);
@@ -374,6 +375,8 @@ struct bl_session {
 };
 #define BL_VIA_PASSWORD		0	/* e-mail and password (and a second factor) */
 #define BL_VIA_WEBSERVER	1	/* the web server's REMOTE_USER (docs/ACCOUNTS.md) */
+enum bl_err	 bl_store_account_setup(struct bl_store *, const char *name,
+		    const unsigned char hash[BL_PASSHASH_BYTES], int64_t now, int64_t *id);
 enum bl_err	 bl_store_account_signup(struct bl_store *, const char *name,
 		    const unsigned char pass_hash[BL_PASSHASH_BYTES], int64_t now_ms,
 		    int64_t *id);
@@ -741,6 +744,8 @@ enum bl_err	 bl_op_session_get(struct bl_req *);	/* GET, HEAD /api/session */
 enum bl_err	 bl_op_sign_in(struct bl_req *);	/* POST /api/session */
 enum bl_err	 bl_op_sign_out(struct bl_req *);	/* DELETE /api/session */
 enum bl_err	 bl_op_signup(struct bl_req *);		/* POST /api/signup */
+enum bl_err	 bl_op_setup_get(struct bl_req *);	/* GET /api/setup */
+enum bl_err	 bl_op_setup(struct bl_req *);		/* POST /api/setup */
 enum bl_err	 bl_op_password(struct bl_req *);	/* POST /api/password */
 enum bl_err	 bl_op_keys_list(struct bl_req *);	/* GET /api/keys */
 enum bl_err	 bl_op_key_create(struct bl_req *);	/* POST /api/keys */

@@ -45,6 +45,10 @@ static const struct bl_limit_info limits[BL_LIM__MAX] = {
 	[BL_LIM_NET48_CREATE] = {"net48:create", 86400, 10000, BL_ERR_RATE_LIMIT_EXCEEDED},
 	/* the operator's page (docs/ADMIN.md): a day of busy use, not a scraper's */
 	[BL_LIM_IP_ADMIN] = {"ip:admin", 86400, 5000, BL_ERR_RATE_LIMIT_EXCEEDED},
+	/* the first operator's account (docs/ADMIN.md, "Setting up without a shell") */
+	[BL_LIM_IP_SETUP] = {"ip:setup", 86400, 100, BL_ERR_RATE_LIMIT_EXCEEDED},
+	/* counted per setup file: the 5th wrong code deletes the file (lib/account.c) */
+	[BL_LIM_SETUP_FAIL] = {"setup:fail", 86400, 4, BL_ERR_INVALID_SETUP_CODE},
 };
 
 const struct bl_limit_info *

@@ -69,6 +69,21 @@ const struct bl_route bl_route_signup = {
 	},
 };
 
+/*
+ * The first operator's account, from the browser (docs/ADMIN.md, "Setting up
+ * without a shell"): answers with invalid settings too, so that the operator
+ * with the setup code can read the settings file's check.
+ */
+const struct bl_route bl_route_setup = {
+	.name = "setup", .url = "/api/setup",
+	.limit = BL_LIM_IP_SETUP, .path = BL_PATH_NONE, .allow = "GET, HEAD, POST",
+	.flags = BL_ROUTE_PROBE,
+	.actions = {
+		{ GET_HEAD, 0, 0, bl_op_setup_get },
+		{ BL_MASK(BL_M_POST), 0, BL_NEED_ORIGIN | BL_NEED_BODY, bl_op_setup },
+	},
+};
+
 const struct bl_route bl_route_password = {
 	.name = "password", .url = "/api/password",
 	.limit = BL_LIM_IP_PASSWORD, .path = BL_PATH_NONE, .allow = "POST",
@@ -313,7 +328,7 @@ const struct bl_route bl_route_admin_activity = {
  */
 const struct bl_route *const bl_routes[] = {
 	&bl_route_create, &bl_route_metadata, &bl_route_retrieve, &bl_route_delete,
-	&bl_route_session, &bl_route_signup, &bl_route_password, &bl_route_keys,
+	&bl_route_session, &bl_route_signup, &bl_route_setup, &bl_route_password, &bl_route_keys,
 	&bl_route_webhooks, &bl_route_email, &bl_route_totp, &bl_route_token, &bl_route_mysecrets,
 	&bl_route_myevents,
 	&bl_route_config, &bl_route_health, &bl_route_version, &bl_route_metrics,

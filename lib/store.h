@@ -45,6 +45,7 @@ enum bl_stmt {
 	ST_ACCOUNT_LIST,	/* -> ACCOUNT (not deleted) */
 	ST_ACCOUNT_PAGE,	/* name pattern, after id, max -> ACCOUNT */
 	ST_ACCOUNT_ADMIN,	/* id, admin */
+	ST_ACCOUNT_ADMINS,	/* -> count of accounts with the admin role */
 	ST_ACCOUNT_DISABLE,	/* id, disabled_at (NULL: enabled) */
 	ST_ACCOUNT_TOMBSTONE,	/* id, new name, now: deleted */
 	ST_ACCOUNT_ACTIVE,	/* account_id, after id -> id of 100 of its active secrets */

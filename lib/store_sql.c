@@ -63,6 +63,7 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_ACCOUNT_PAGE] = "SELECT " ACCOUNT_COLUMNS " WHERE a.deleted_at IS NULL AND "
 	    "($1 = '' OR lower(a.name) LIKE $1 ESCAPE '\\') AND a.id > $2 ORDER BY a.id LIMIT $3",
 	[ST_ACCOUNT_ADMIN] = "UPDATE accounts SET admin = $2 WHERE id = $1 AND deleted_at IS NULL",
+	[ST_ACCOUNT_ADMINS] = "SELECT count(*) FROM accounts WHERE admin <> 0 AND deleted_at IS NULL",
 	[ST_ACCOUNT_DISABLE] = "UPDATE accounts SET disabled_at = $2 WHERE id = $1 AND "
 	    "deleted_at IS NULL",
 	[ST_ACCOUNT_TOMBSTONE] = "UPDATE accounts SET name = $2, deleted_at = $3, "

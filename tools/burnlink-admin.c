@@ -712,6 +712,10 @@ cmd_config(struct bl_ctx *c, int argc, char **argv)
 		return usage_error("usage: config check [FILE] | config show");
 	if (pol->err[0] != '\0') {
 		fprintf(stderr, "burnlink-admin: %s\n", pol->err);
+		/* the same check POST /api/setup answers (docs/ADMIN.md) */
+		if (json_out && strcmp(argv[0], "check") == 0 &&
+		    (o = bl_settings_check_json(&c->cfg)) != NULL)
+			print_json(o);
 		return EX_FAIL;
 	}
 	if (strcmp(argv[0], "show") == 0) {
@@ -719,10 +723,8 @@ cmd_config(struct bl_ctx *c, int argc, char **argv)
 			return failed(BL_ERR_INTERNAL, "config show");
 		print_json(o);
 	} else if (json_out) {
-		o = json_object_new_object();
-		json_object_object_add(o, "file", json_object_new_string(c->cfg.settings_path));
-		json_object_object_add(o, "loaded", json_object_new_boolean(pol->loaded));
-		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		if ((o = bl_settings_check_json(&c->cfg)) == NULL)
+			return failed(BL_ERR_INTERNAL, "config check");
 		print_json(o);
 	} else if (pol->loaded)
 		printf("%s: ok\n", c->cfg.settings_path);

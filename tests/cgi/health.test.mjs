@@ -131,7 +131,7 @@ test('settings broken: 503 naming settings and the line; the log names file, lin
 	const res = await health(ctx);
 	const j = unhealthy(res, ['settings']);
 	assert.equal(j.checks.settings.error,
-		'line 2 of the settings file is not valid; the error log and burnlink-admin config check say why');
+		'line 2 of the settings file is not valid; the error log, burnlink-admin config check and /setup say why');
 	assert.ok(!j.checks.settings.error.includes(ctx.dir), 'no path in the public answer');
 	assert.ok(res.stderr.includes(`settings: ${path.join(ctx.dir, 'burnlink.conf')}:2: views_max is set twice`), res.stderr);
 });
@@ -159,13 +159,13 @@ test('settings broken: the public answer quotes nothing of the file, the log doe
 	unhealthy(r2, ['settings']);
 	assert.ok(!r2.body.toString().includes('root'), r2.body.toString());
 	assert.equal(r2.json.checks.settings.error,
-		'line 1 of the settings file is not valid; the error log and burnlink-admin config check say why');
+		'line 1 of the settings file is not valid; the error log, burnlink-admin config check and /setup say why');
 
 	// An error about the whole file has no line.
 	const r3 = await health(ctx, { BURNLINK_CONFIG: path.join(ctx.dir, 'none.conf') });
 	unhealthy(r3, ['settings']);
 	assert.equal(r3.json.checks.settings.error,
-		'the settings file cannot be used; the error log and burnlink-admin config check say why');
+		'the settings file cannot be used; the error log, burnlink-admin config check and /setup say why');
 	assert.match(r3.stderr, /none\.conf: cannot open the settings file/);
 });
 
@@ -222,6 +222,13 @@ test('burnlink-admin config check: 0 for a valid file, 1 naming file and line', 
 	const b = admin(ctx, ['config', 'check', bad]);
 	assert.equal(b.code, 1);
 	assert.equal(b.stderr, `burnlink-admin: ${bad}:3: files_allowed = maybe: allowed: yes or no\n`);
+	// --json: the check POST /api/setup answers (docs/API.md, "GET, POST /setup")
+	const bj = admin(ctx, ['--json', 'config', 'check', bad]);
+	assert.equal(bj.code, 1);
+	assert.deepEqual(bj.json, { file: bad, loaded: false, ok: false, line: 3,
+		error: `${bad}:3: files_allowed = maybe: allowed: yes or no` });
+	assert.deepEqual(admin(ctx, ['--json', 'config', 'check', good]).json,
+		{ file: good, loaded: true, ok: true, line: null, error: null });
 	const show = admin(ctx, ['config', 'show'], { BURNLINK_CONFIG: good });
 	assert.equal(show.code, 0, show.stderr);
 	assert.deepEqual(show.json.limits.ttl.choices, [3600, 86400]);

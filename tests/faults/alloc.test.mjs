@@ -263,6 +263,41 @@ describe('allocation failure', { concurrency: 3 }, () => {
 		}
 	});
 
+	// Setup (docs/API.md, "GET, POST /setup"): an operator account and a
+	// session exactly when the answer is 200; an account without 200 only
+	// when the 5xx says it was created; the file burnlink-setup used up
+	// exactly when the account was made or the 5xx says so.
+	test('setup: the operator account exactly when 200, or the 5xx says what became of it', async (t) => {
+		const ctx = accountsContext();
+		const code = 'Zq3v8Kx1Lw9Tb6Hn2Yd5Rf0Ms7Pc4Ja';
+		const file = path.join(ctx.dir, 'burnlink-setup');
+		const env = { ...ctx.env, HTTPS: 'on', HTTP_HOST: 'burnlink.test',
+			HTTP_ORIGIN: 'https://burnlink.test', REQUEST_URI: '/api/setup' };
+		const count = (q) => Number(sqlite(ctx.db, q).trim());
+		await sweep(t, 'setup', (at) => {
+			fs.writeFileSync(file, code + '\n');
+			return runDyn('setup', { method: 'POST', failAt: at,
+				body: { code, name: `op${at}`, password: PASSWORD }, env, ip: ipFor(at) });
+		}, async (r, at) => {
+			const n = count(`SELECT count(*) FROM accounts WHERE name = 'op${at}'`);
+			const admins = count(`SELECT count(*) FROM accounts WHERE name = 'op${at}' AND admin = 1`);
+			const sessions = count(`SELECT count(*) FROM sessions WHERE account_id = (SELECT id FROM accounts WHERE name = 'op${at}')`);
+			const gone = !fs.existsSync(file);
+			const hint = r.res?.json?.hint || '';
+			// the next run starts with setup open again
+			sqlite(ctx.db, 'UPDATE accounts SET admin = 0');
+			if (r.res?.status === 200)
+				return n === 1 && admins === 1 && sessions === 1 && gone ? [] :
+					[`a 200 made ${n} accounts (${admins} admin), ${sessions} sessions, the file ${gone ? 'gone' : 'kept'}`];
+			if (sessions !== 0) return [`a ${r.res?.status} left ${sessions} sessions`];
+			if (n !== 0 && !/account was created/i.test(hint))
+				return [`an account was made, but the ${r.res?.status} does not say so`];
+			if (gone && n === 0 && !/used up/i.test(hint))
+				return [`the file was deleted, but the ${r.res?.status} does not say so`];
+			return [];
+		});
+	});
+
 	// Sign-up and sign-in (docs/API.md, "Accounts"): a session exactly when
 	// the answer is 200 (one nobody was given is deleted again); an account
 	// exactly when the sign-up's answer is 200, or the 5xx says that it was

@@ -53,6 +53,16 @@ test(`${KIND}: pages carry the strict CSP, no-referrer, nosniff and no framing`,
 	}
 });
 
+// The page /setup (docs/ADMIN.md, "Setting up without a shell"): served by
+// every configuration, with the page headers, never stored (it takes a code).
+test(`${KIND}: /setup is the setup page, with the page headers, never stored`, async () => {
+	const r = await rawRequest(srv.base, { path: '/setup' });
+	assert.equal(r.status, 200, '/setup');
+	assert.match(r.text, /assets\/setup\.js/);
+	assertPageHeaders(r, '/setup');
+	assert.match(r.headers['cache-control'] || '', /no-store/, '/setup');
+});
+
 test(`${KIND}: pages that carry a key are never stored`, async () => {
 	for (const p of [`/secret/${c.metadata.secretKey}`, `/receipt/${c.metadata.key}`, '/']) {
 		const r = await rawRequest(srv.base, { path: p });

@@ -6,7 +6,9 @@
 // the document root and under a sub-path (/burnlink/, site_url in
 // var/burnlink.conf): a secret made and read (the page, the API, the CLI),
 // /api/health naming the kind of host, an expired secret removed and a read
-// receipt mailed by the programs themselves, and nothing of var/ downloadable. Runs as root with BURNLINK_SERVER=htaccess.
+// receipt mailed by the programs themselves, the first operator account made
+// through /setup with an uploaded burnlink-setup (INSTALL 6j), and nothing of
+// var/ downloadable. Runs as root with BURNLINK_SERVER=htaccess.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -158,6 +160,29 @@ for (const kind of ['owner', 'shared']) {
 				const mail = list().find((m) => /^Subject: Your secret was viewed/m.test(m));
 				assert.match(mail, /^To: alice@example\.org$/m);
 				await until(() => fs.existsSync(path.join(tree, 'var', 'burnlink-notify')), 'the notify record');
+			});
+			// INSTALL 6j: the first operator's account without a shell.
+			test('setup: upload burnlink-setup, open /setup, the operator account made, the file gone', async () => {
+				const code = 'Vx4Nq8Lt2Wm6Hb9Rk3Fz7Pd1Gs5Jc0Ye';
+				assert.equal((await api(srv, 'GET', `${prefix}/api/setup`)).body.open, false);
+				const f = path.join(tree, 'var', 'burnlink-setup');
+				fs.writeFileSync(f, code + '\n', { mode: 0o644 });
+				const owner = kind === 'owner' ? www() : { uid: CUSTOMER, gid: CUSTOMER };
+				fs.chownSync(f, owner.uid, owner.gid);
+				const page = await fetch(`${srv.base}${prefix}/setup`);
+				assert.equal(page.status, 200);
+				assert.match(await page.text(), /assets\/setup\.js/);
+				assert.equal((await api(srv, 'GET', `${prefix}/api/setup`)).body.open, true);
+				const check = await api(srv, 'POST', `${prefix}/api/setup`, { json: { code } });
+				assert.equal(check.status, 200, check.text);
+				const { file, ...rest } = check.body.settings;
+				assert.equal(path.resolve(file), path.join(tree, 'var', 'burnlink.conf'));
+				assert.deepEqual(rest, { loaded: true, ok: true, line: null, error: null });
+				const made = await api(srv, 'POST', `${prefix}/api/setup`, { json: { code, name: 'op@example.org', password: 'a long enough password' } });
+				assert.equal(made.status, 200, made.text);
+				assert.equal(fs.existsSync(f), false);
+				assert.equal(sqlAs(path.join(tree, 'var', 'burnlink.db'), "SELECT admin FROM accounts WHERE name = 'op@example.org'").trim(), '1');
+				assert.equal((await api(srv, 'GET', `${prefix}/api/setup`)).body.open, false);
 			});
 			test('nothing of var/ can be downloaded', async () => {
 				for (const f of fs.readdirSync(path.join(tree, 'var'))) {

@@ -2,7 +2,8 @@
 // the document root (a data directory misplaced there, a copy left behind):
 // the database and its -wal, -shm and -journal files, the rate-limit counters
 // (x.db -> x-counters, x -> x-counters), the install secret and the temporary
-// name it is written under (secret.key.XXXXXX, lib/config.c). (A database
+// name it is written under (secret.key.XXXXXX, lib/config.c), the setup
+// file the operator uploads (burnlink-setup). (A database
 // named without .db, BURNLINK_DB=/x/data, cannot be told from a page by its
 // name: only its -wal, -shm, -journal and -counters files are.) Through
 // lighttpd, Apache (vhost and .htaccess) and nginx, each with a document root
@@ -28,6 +29,7 @@ const DATA_FILES = [
 	'sub/dir/burnlink.db-wal', 'sub/dir/secret.key.Qw3rTy',
 	'burnlink-cleanup', 'burnlink-cleanup.a1B2c3', 'burnlink.conf',
 	'burnlink-counters.new', 'burnlink-cleanup.lock', 'data-counters.new',
+	'burnlink-setup',	// the setup code the operator uploads (docs/ADMIN.md)
 ];
 
 for (const kind of SERVERS) {
