@@ -576,7 +576,7 @@ parms(void)
 	CHECK(!p.null && p.len == 3 && p.p == s);
 	CHECK(q.null && q.len == 0);
 	CHECK(calls == 1 && !r.null);
-	CHECK(BL_COL_ID == 0 && BL_COL_STATE == 1 && BL_COL_KEY_COMMIT == BL_ROW_NCOLS - 1);
+	CHECK(BL_COL_ID == 0 && BL_COL_STATE == 1 && BL_COL_KEY_SLOT == BL_ROW_NCOLS - 1);
 	CHECK(strncmp(BL_ROW_COLUMNS, "id, state, created_at", 21) == 0);
 }
 
