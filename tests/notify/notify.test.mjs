@@ -230,7 +230,7 @@ describe('notifications', () => {
 		const run = await notify(a, { BURNLINK_CONFIG: conf });
 		assert.equal(run.code, 0, run.stderr);
 		const lines = (await log.stop()).map((l) => JSON.parse(l.slice(l.indexOf('{'))));
-		const rows = a.ctx.sql("SELECT coalesce(owner_id,''), object_id, outcome FROM audit_events " +
+		const rows = a.ctx.sql("SELECT coalesce(CAST(owner_id AS TEXT), ''), object_id, outcome FROM audit_events " +
 			"WHERE kind = 'webhook.failing'").trim().split('\n').filter(Boolean);
 		assert.equal(rows.length, 1);
 		assert.deepEqual(lines.filter((j) => j.kind === 'webhook.failing')
