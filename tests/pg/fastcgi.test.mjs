@@ -171,7 +171,8 @@ test('a kept connection prepares each statement once, and again after a restart'
 		// unlimited secret) is one statement: it finds the row by the
 		// key's hash, checks, counts and returns the content, with no
 		// lookup, no BEGIN and no row lock apart.
-		const takes = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE secret_hash = \$1 [^\n]*RETURNING/g;
+		// (with its audit row, written by the same statement: docs/ADMIN.md, "Audit trail")
+		const takes = /execute bl_\d+: WITH v AS \(UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE secret_hash = \$1 [^\n]*RETURNING[^\n]*INSERT INTO audit_events[^\n]*'secret\.viewed'/g;
 		const lookups = /execute bl_\d+: SELECT [^\n]* WHERE secret_hash = \$1 OR receipt_hash = \$1/g;
 		const locks = /execute bl_\d+: SELECT [^\n]* FOR UPDATE/g;
 		const begins = /execute[^\n]*: BEGIN|statement: BEGIN/g;
