@@ -263,7 +263,7 @@ test('the identity provider\'s address becomes the account\'s, verified: GET /ap
 		assert.equal(again.status, 200, again.body.toString());
 	}
 	assert.deepEqual(addressEvents(ctx, 'alice'), ['ok provider']);
-	assert.equal(ctx.sql("SELECT email || ' ' || (verified_at IS NOT NULL) FROM account_emails").trim(), 'alice@example.org 1');
+	assert.equal(ctx.sql('SELECT email FROM account_emails WHERE verified_at IS NOT NULL').trim(), 'alice@example.org');
 });
 
 test('the provider\'s address changes: it replaces the account\'s, the one replaced is told, a pending reset link is void', async () => {
