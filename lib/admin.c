@@ -451,6 +451,7 @@ bl_op_admin_account_get(struct bl_req *r)
 static enum bl_err
 send_reset(struct bl_req *r, const struct bl_account *a)
 {
+	unsigned char	 pw[BL_PASSHASH_BYTES];
 	struct bl_email	 m;
 	enum bl_err	 e;
 
@@ -461,6 +462,17 @@ send_reset(struct bl_req *r, const struct bl_account *a)
 		    "account email, or give it a password with burnlink-admin account password.");
 	if (e != BL_OK)
 		return bl_req_logged(r, e);
+	/* cron/notify mails no password to an account of the web server's sign-in */
+	if (r->ctx->cfg.policy.signin_webserver) {
+		e = bl_store_password_get(r->store, a->id, pw);
+		bl_wipe(pw, sizeof(pw));
+		if (e == BL_ERR_NOT_FOUND)
+			return bl_req_fail(r, BL_ERR_INVALID_ADMIN_ACTION, "This account has no "
+			    "password: it signs in through the web server, and no reset link "
+			    "gives it one; set one with burnlink-admin account password.");
+		if (e != BL_OK)
+			return bl_req_logged(r, e);
+	}
 	return bl_req_logged(r, bl_store_reset_request(r->store, m.email, r->now_ms));
 }
 

@@ -43,7 +43,9 @@ static const struct bl_event_kind kinds[BL_EV__MAX] = {
 	[BL_EV_REQUEST_REMOVED] = {"request.removed", "request",
 	    "the cleanup removed a secret request past its expiry"},
 	[BL_EV_EMAIL_CHANGED] = {"account.email_changed", "account",
-	    "an account's e-mail address was set, changed or verified"},
+	    "an account's e-mail address was set, changed or verified (detail: pending, "
+	    "verified, or provider: the identity provider's; outcome refused: its address "
+	    "is another account's)"},
 	[BL_EV_TOTP_CHANGED] = {"account.2fa_changed", "account",
 	    "an account's second factor was turned on, off or reset (detail: on or off)"},
 	[BL_EV_ACCOUNT_DISABLED] = {"account.disabled", "account", "an account was disabled"},

@@ -456,7 +456,8 @@ enum bl_err	 bl_store_webhook_test(struct bl_store *, int64_t account_id, int64_
 enum bl_err	 bl_store_deliveries(struct bl_store *, int64_t account_id, int64_t webhook_id,
 		    int64_t max, int (*cb)(void *, const struct bl_delivery *), void *);
 enum bl_err	 bl_store_email_get(struct bl_store *, int64_t account_id, struct bl_email *);
-enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower, int64_t *account_id);
+enum bl_err	 bl_store_email_find(struct bl_store *, const char *email_lower,
+		    int password_only, int64_t *account_id);
 enum bl_err	 bl_store_email_token(struct bl_store *, int64_t account_id, const char *email,
 		    int kind, const unsigned char hash[BL_HASH_BYTES], const char *token,
 		    int64_t expires_ms, int64_t now_ms);
@@ -464,6 +465,8 @@ enum bl_err	 bl_email_token_issue(struct bl_store *, int64_t account_id, const c
 		    int kind, int64_t now_ms);
 enum bl_err	 bl_store_email_assign(struct bl_store *, int64_t account_id, const char *email,
 		    int64_t now);
+enum bl_err	 bl_store_email_provider(struct bl_store *, int64_t account_id, const char *email,
+		    int64_t now, int *what);
 enum bl_err	 bl_store_reset_request(struct bl_store *, const char *email_lower, int64_t now);
 enum bl_err	 bl_store_reset_issue(struct bl_store *, int64_t account_id,
 		    const unsigned char hash[BL_HASH_BYTES], int64_t expires, int64_t now);

@@ -548,9 +548,18 @@ reset_mail(struct run *r, const struct bl_claim *claim, const struct bl_outbox_i
 	int64_t			 status = -1;
 	enum bl_err		 e;
 
-	e = bl_store_email_find(r->c->store, req->detail, &it.account_id);
+	/*
+	 * With sign-in through the web server on, an account without a password
+	 * signs in there: a password of its own, by mail, would let it in past
+	 * the identity provider (its second factor, its groups). Such an account
+	 * gets a password from the operator only (docs/ACCOUNTS.md).
+	 */
+	e = bl_store_email_find(r->c->store, req->detail, r->c->cfg.policy.signin_webserver,
+	    &it.account_id);
 	if (e == BL_ERR_NOT_FOUND) {
-		settle(r, claim, &it, 2, -1, "no account has this address verified", r->c->now_ms);
+		settle(r, claim, &it, 2, -1, r->c->cfg.policy.signin_webserver ? "no account "
+		    "with a password has this address verified" : "no account has this address "
+		    "verified", r->c->now_ms);
 		goto out;
 	}
 	if (e != BL_OK || bl_random(raw, sizeof(raw)) != 0 ||

@@ -195,12 +195,17 @@ bl_store_email_get(struct bl_store *s, int64_t account_id, struct bl_email *m)
 	return bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, m);
 }
 
-/* The account whose verified address is email (lower-cased); NOT_FOUND if none. */
+/*
+ * The account whose verified address is email (lower-cased); with
+ * password_only, only an account that has a password. NOT_FOUND if none.
+ */
 enum bl_err
-bl_store_email_find(struct bl_store *s, const char *email, int64_t *account_id)
+bl_store_email_find(struct bl_store *s, const char *email, int password_only,
+    int64_t *account_id)
 {
 	*account_id = 0;
-	return bl_st_one(s, ST_EMAIL_FIND, PARMS(P_TEXT(email)), count_row, account_id);
+	return bl_st_one(s, ST_EMAIL_FIND, PARMS(P_TEXT(email), P_INT(password_only != 0)),
+	    count_row, account_id);
 }
 
 #define TOKEN_BYTES	32	/* a token: 43 url-safe base64 characters */
@@ -329,6 +334,83 @@ bl_store_reset_void(struct bl_store *s, int64_t account_id)
 }
 
 /*
+ * Makes email (lower-cased) the account's address, verified now: someone
+ * vouches for it (the operator; the identity provider). A pending token is
+ * voided, a verified address replaced is told ("account.changed"), as by
+ * POST /api/email, and the change is an event (detail: why). Inside the
+ * caller's transaction; m is the account's address as it was (verified_ms
+ * -1 when none).
+ */
+static enum bl_err
+email_vouched(struct bl_store *s, int64_t account_id, const char *email, int64_t now,
+    const struct bl_email *m, const char *why)
+{
+	int64_t		 row = 0;
+	enum bl_err	 e;
+
+	e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email), P_INT(now),
+	    P_BLOB_OR_NULL(0, NULL, 0), P_INT_OR_NULL(0, 0), P_INT_OR_NULL(0, 0)), NULL,
+	    NULL, NULL);
+	if (e == BL_OK && m->verified_ms >= 0 && strcmp(m->email, email) != 0)
+		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
+		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m->email),
+		    P_INT(now)), bl_row_id, &row, NULL);
+	if (e == BL_OK)
+		e = bl_audit(s, BL_EV_EMAIL_CHANGED, account_id, account_id, NULL, "ok", why);
+	return e;
+}
+
+/* The account's address into m, or an empty one not verified when it has none. */
+static enum bl_err
+email_current(struct bl_store *s, int64_t account_id, struct bl_email *m)
+{
+	enum bl_err	 e;
+
+	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, m);
+	if (e == BL_ERR_NOT_FOUND) {
+		memset(m, 0, sizeof(*m));
+		m->verified_ms = -1;
+		e = BL_OK;
+	}
+	return e;
+}
+
+/*
+ * The identity provider's address of an account signed in by the web server
+ * (docs/ACCOUNTS.md, "Sign-in through the web server"), in one transaction:
+ * email (lower-cased) becomes the account's address, verified (detail
+ * "provider"), unless it already is (nothing changes: BL_OK, *what 0) or
+ * another account has it verified: then nothing is taken, the refusal is an
+ * event (outcome "refused") and *what is -1. *what is 1 when recorded.
+ */
+enum bl_err
+bl_store_email_provider(struct bl_store *s, int64_t account_id, const char *email,
+    int64_t now, int *what)
+{
+	struct bl_email	 m;
+	int64_t		 others = 0;
+	enum bl_err	 e;
+
+	*what = 0;
+	if ((e = bl_st_begin(s)) != BL_OK)
+		return e;
+	if ((e = email_current(s, account_id, &m)) != BL_OK ||
+	    (m.verified_ms >= 0 && strcmp(m.email, email) == 0))
+		return bl_st_end(s, e);
+	e = bl_st_one(s, ST_EMAIL_TAKEN, PARMS(P_TEXT(email), P_INT(account_id)), count_row,
+	    &others);
+	if (e == BL_OK && others > 0) {
+		*what = -1;
+		e = bl_audit(s, BL_EV_EMAIL_CHANGED, account_id, account_id, NULL, "refused",
+		    "provider");
+	} else if (e == BL_OK) {
+		*what = 1;
+		e = email_vouched(s, account_id, email, now, &m, "provider");
+	}
+	return bl_st_end(s, e);
+}
+
+/*
  * The operator's setting of an account's address (burnlink-admin account
  * email): email becomes the address, verified now (the operator vouches for
  * it), and a pending token is voided; a verified address replaced is told
@@ -338,28 +420,12 @@ enum bl_err
 bl_store_email_assign(struct bl_store *s, int64_t account_id, const char *email, int64_t now)
 {
 	struct bl_email	 m;
-	int64_t		 row = 0;
 	enum bl_err	 e;
 
 	if ((e = bl_st_begin(s)) != BL_OK)
 		return e;
-	e = bl_st_one(s, ST_EMAIL_GET, PARMS(P_INT(account_id)), email_row, &m);
-	if (e == BL_ERR_NOT_FOUND) {
-		memset(&m, 0, sizeof(m));
-		m.verified_ms = -1;
-		e = BL_OK;
-	}
-	if (e == BL_OK)
-		e = bl_st_run(s, ST_EMAIL_SET, PARMS(P_INT(account_id), P_TEXT(email), P_INT(now),
-		    P_BLOB_OR_NULL(0, NULL, 0), P_INT_OR_NULL(0, 0), P_INT_OR_NULL(0, 0)), NULL,
-		    NULL, NULL);
-	if (e == BL_OK && m.verified_ms >= 0 && strcmp(m.email, email) != 0)
-		e = bl_st_run(s, ST_OUTBOX_ADD, PARMS(P_INT(account_id),
-		    P_TEXT("account.changed"), P_INT(1), P_INT_OR_NULL(0, 0), P_TEXT(m.email),
-		    P_INT(now)), bl_row_id, &row, NULL);
-	if (e == BL_OK)
-		e = bl_audit(s, BL_EV_EMAIL_CHANGED, account_id, account_id, NULL, "ok",
-		    "verified");
+	if ((e = email_current(s, account_id, &m)) == BL_OK)
+		e = email_vouched(s, account_id, email, now, &m, "verified");
 	return bl_st_end(s, e);
 }
 

@@ -112,7 +112,10 @@ enum bl_stmt {
 				   changes 1 only for the redemption that still finds the token */
 	ST_RESET_ISSUE,		/* account_id, token_hash, expires, now: a reset token unless one
 				   is still valid (changes 0) */
-	ST_EMAIL_FIND,		/* lower-cased email -> account_id (verified addresses) */
+	ST_EMAIL_FIND,		/* lower-cased email, password_only -> account_id (verified
+				   addresses; password_only: of accounts with a password) */
+	ST_EMAIL_TAKEN,		/* lower-cased email, account_id -> count of other accounts
+				   that have it verified */
 	ST_RESET_END,		/* account_id: a pending password reset is void */
 	ST_TOTP_GET,		/* account_id -> secret_ct, secret_iv, confirmed_at, last_step */
 	ST_TOTP_PUT,		/* account_id, secret_ct, secret_iv, now: a new, unconfirmed one */

@@ -217,8 +217,12 @@ const char *const bl_sql[ST__MAX] = {
 	    "code_hash = $2 AND used_at IS NULL RETURNING id",
 	[ST_RECOVERY_LEFT] = "SELECT count(*) FROM account_recovery WHERE account_id = $1 AND "
 	    "used_at IS NULL",
-	[ST_EMAIL_FIND] = "SELECT account_id FROM account_emails WHERE lower(email) = $1 AND "
-	    "verified_at IS NOT NULL ORDER BY account_id LIMIT 1",
+	[ST_EMAIL_FIND] = "SELECT e.account_id FROM account_emails e WHERE lower(e.email) = $1 "
+	    "AND e.verified_at IS NOT NULL AND ($2 = 0 OR EXISTS (SELECT 1 FROM "
+	    "account_passwords p WHERE p.account_id = e.account_id)) ORDER BY e.account_id "
+	    "LIMIT 1",
+	[ST_EMAIL_TAKEN] = "SELECT count(*) FROM account_emails WHERE lower(email) = $1 AND "
+	    "verified_at IS NOT NULL AND account_id <> $2",
 	[ST_AUDIT_INSERT] = BL_AUDIT_INTO "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
 	[ST_AUDIT_SECRET] = BL_AUDIT_INTO "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,(SELECT n.receipt_id "
 	    "FROM secret_notify n WHERE n.secret_id = $8),$9,$10)",

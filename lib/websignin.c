@@ -173,6 +173,46 @@ webserver_account(struct bl_req *r, const char *name, struct bl_account *a)
 }
 
 /*
+ * The identity provider's e-mail address (the settings' webserver_email_var)
+ * recorded as the account's, verified: the provider vouches for it, so mail
+ * receipts and notifications reach the person without a verification mail
+ * (docs/ACCOUNTS.md). Nothing when the variable is not set, empty or not an
+ * address (the address recorded stays). An address another account has
+ * verified is never taken: the sign-in goes on, the account's address stays
+ * as it was, and the operator's log and the audit trail say so. A different
+ * address replaces the account's (the provider's changed), and the one
+ * replaced is told by mail.
+ */
+static enum bl_err
+provider_email(struct bl_req *r, const struct bl_account *a)
+{
+	const struct bl_policy	*pol = &r->ctx->cfg.policy;
+	const char		*v;
+	char			 norm[BL_EMAIL_MAX + 1];
+	int			 what = 0;
+	enum bl_err		 e;
+
+	if (pol->email_var[0] == '\0' || (v = bl_req_env(r, pol->email_var)) == NULL ||
+	    *v == '\0')
+		return BL_OK;
+	if (!bl_email_normalise(v, strlen(v), norm)) {
+		bl_log(r, "web-server sign-in of account %lld: %s is not an e-mail address; "
+		    "not recorded", (long long)a->id, pol->email_var);
+		return BL_OK;
+	}
+	if ((e = bl_req_logged(r, bl_store_email_provider(r->store, a->id, norm, r->now_ms,
+	    &what))) != BL_OK)
+		return e;
+	if (what < 0)
+		bl_log(r, "web-server sign-in of account %lld: the address in %s is another "
+		    "account's verified address; not recorded", (long long)a->id, pol->email_var);
+	else if (what > 0)
+		bl_log(r, "web-server sign-in of account %lld: the address in %s recorded, "
+		    "verified", (long long)a->id, pol->email_var);
+	return BL_OK;
+}
+
+/*
  * POST /api/session {"webServer": true}: signs in the person the web server
  * signed in. The preamble checked the Origin (a login CSRF could not choose
  * the person anyway: only the web server names them). The answer is sign-in's:
@@ -211,7 +251,7 @@ bl_op_sign_in_webserver(struct bl_req *r)
 		return e;
 	if (a.disabled_ms >= 0)
 		return BL_ERR_ACCOUNT_DISABLED;
-	if ((e = admin_groups(r, &a)) != BL_OK)
+	if ((e = admin_groups(r, &a)) != BL_OK || (e = provider_email(r, &a)) != BL_OK)
 		return e;
 	return bl_session_webserver(r, &a);
 }

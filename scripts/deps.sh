@@ -10,7 +10,8 @@ pkgs_for() {
 	apache)  echo "apache2" ;;
 	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)
 	# prometheus: promtool and a real scrape of GET /api/metrics (tests/metrics)
-	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace prometheus jq python3" ;;
+	# bash-completion: the CLI's completion run in bash (tests/cli/completion.test.mjs)
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace prometheus jq python3 bash-completion" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	# libapache2-mod-auth-openidc: sign-in through the web server against a

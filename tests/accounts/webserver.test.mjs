@@ -7,9 +7,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-import { checkError } from '../lib/cgi.mjs';
+import { checkError, runProgram } from '../lib/cgi.mjs';
 import { accountsContext, Browser, admin, rows, PASSWORD } from './helpers.mjs';
 
 // A fresh database whose settings file has these lines.
@@ -206,4 +207,126 @@ test('the settings refuse a variable the client controls, and combinations that 
 	}
 	const cfg = await withSettings([]).run('config', { noHeaderCheck: true });
 	assert.deepEqual(cfg.json.signIn, { password: true, webServer: false, logoutUrl: null });
+});
+
+// The identity provider's address (webserver_email_var) is the account's,
+// verified (docs/ACCOUNTS.md, "The identity provider's e-mail address"): mail
+// receipts reach a person signed in by the web server without a step of
+// theirs, an address another account verified is never taken, a changed claim
+// replaces the address and tells the old one, and a reset by mail gives no
+// password to an account of the web server's sign-in.
+const MAILS = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-wsmail-'));
+process.on('exit', () => fs.rmSync(MAILS, { recursive: true, force: true }));
+const MAILER = path.join(MAILS, 'capture-mail');
+fs.writeFileSync(MAILER, '#!/bin/sh\nf=$(mktemp "$1/mail.XXXXXX") || exit 75\ncat > "$f"\n', { mode: 0o755 });
+
+// Runs cron/notify with a mailer that keeps each mail; the mails sent.
+async function deliver(ctx) {
+	const out = fs.mkdtempSync(path.join(MAILS, 'run-'));
+	const run = await runProgram('notify', { env: { ...ctx.env, BURNLINK_SENDMAIL: `${MAILER} ${out}`,
+		BURNLINK_SITE_URL: 'https://burnlink.test', BURNLINK_MAIL_FROM: 'no-reply@burnlink.test' } });
+	assert.equal(run.code, 0, run.stderr);
+	return fs.readdirSync(out).map((f) => fs.readFileSync(path.join(out, f), 'utf8'));
+}
+
+const WITH_EMAIL = [...SSO, 'webserver_email_var = OIDC_CLAIM_email'];
+
+// The account's events of account.email_changed: [outcome, detail] each, oldest first.
+function addressEvents(ctx, name) {
+	const out = ctx.sql(`SELECT e.outcome || ' ' || coalesce(e.detail, '') FROM audit_events e JOIN accounts a ON a.id = e.owner_id WHERE e.kind = 'account.email_changed' AND a.name = '${name}' ORDER BY e.id`).trim();
+	return out === '' ? [] : out.split('\n');
+}
+
+test('the identity provider\'s address becomes the account\'s, verified: GET /api/email, and a mail receipt reaches it', async () => {
+	const ctx = withSettings(WITH_EMAIL);
+	const b = new Browser(ctx);
+	const res = await webSignIn(b, module('alice', { OIDC_CLAIM_email: 'Alice@Example.org' }));
+	assert.equal(res.status, 200, res.body.toString());
+	const env = module('alice');
+	assert.deepEqual((await b.req('email', { env })).json, { email: 'alice@example.org', verified: true });
+	assert.deepEqual(addressEvents(ctx, 'alice'), ['ok provider']);
+	assert.equal(ctx.sql("SELECT count(*) FROM outbox WHERE kind = 'account.verify'").trim(), '0', 'no verification mail: the provider vouches');
+	assert.match(res.stderr, /address in OIDC_CLAIM_email recorded/);
+	assert.ok(!res.stderr.includes('alice@example.org'), 'the address is not logged');
+
+	// a receipt by mail, with nothing set on the dashboard
+	const made = await b.create({ text: 'for alice', notify: ['email'] }, { env });
+	assert.equal(made.status, 200, made.body.toString());
+	assert.equal((await ctx.run('retrieve', { method: 'POST', pathInfo: `/${made.json.metadata.secretKey}` })).status, 200);
+	const mails = await deliver(ctx);
+	assert.equal(mails.length, 1);
+	assert.match(mails[0], /^To: alice@example\.org$/m);
+
+	// the same address again changes nothing; no address, or one that is not, keeps it
+	for (const extra of [{ OIDC_CLAIM_email: 'alice@example.org' }, {}, { OIDC_CLAIM_email: '' }, { OIDC_CLAIM_email: 'not an address' }]) {
+		const again = await webSignIn(new Browser(ctx), module('alice', extra));
+		assert.equal(again.status, 200, again.body.toString());
+	}
+	assert.deepEqual(addressEvents(ctx, 'alice'), ['ok provider']);
+	assert.equal(ctx.sql('SELECT email FROM account_emails WHERE verified_at IS NOT NULL').trim(), 'alice@example.org');
+});
+
+test('the provider\'s address changes: it replaces the account\'s, the one replaced is told, a pending reset link is void', async () => {
+	const ctx = withSettings(WITH_EMAIL);
+	assert.equal((await webSignIn(new Browser(ctx), module('alice', { OIDC_CLAIM_email: 'alice@example.org' }))).status, 200);
+	ctx.sql("UPDATE account_emails SET token_hash = randomblob(32), token_kind = 2, token_expires = 99999999999999");
+	const b = new Browser(ctx);
+	assert.equal((await webSignIn(b, module('alice', { OIDC_CLAIM_email: 'alice@new.example' }))).status, 200);
+	assert.deepEqual((await b.req('email', { env: module('alice') })).json, { email: 'alice@new.example', verified: true });
+	assert.deepEqual(addressEvents(ctx, 'alice'), ['ok provider', 'ok provider']);
+	assert.equal(ctx.sql('SELECT count(*) FROM account_emails WHERE token_hash IS NOT NULL').trim(), '0');
+	const mails = await deliver(ctx);
+	assert.equal(mails.length, 1);
+	assert.match(mails[0], /^To: alice@example\.org$/m);
+	assert.match(mails[0], /^Subject: The e-mail address of your account was changed$/m);
+	assert.ok(!mails[0].includes('alice@new.example'), 'the notice does not give the new address');
+});
+
+test('an address another account has verified is never taken by a claim: the sign-in goes on, the address stays, the refusal is logged and an event', async () => {
+	const ctx = withSettings(WITH_EMAIL);
+	assert.equal(admin(ctx, ['account', 'create', 'bob']).code, 0);
+	assert.equal(admin(ctx, ['account', 'email', 'bob', 'bob@example.org']).code, 0);
+	// mallory's provider claims bob's address (in another case)
+	const m = new Browser(ctx);
+	const res = await webSignIn(m, module('mallory', { OIDC_CLAIM_email: 'BOB@example.org' }));
+	assert.equal(res.status, 200, res.body.toString());
+	assert.match(res.stderr, /another account's verified address; not recorded/);
+	assert.deepEqual((await m.req('email', { env: module('mallory') })).json, { email: null, verified: false });
+	assert.deepEqual(addressEvents(ctx, 'mallory'), ['refused provider']);
+	// an address of mallory's own stays when the claim is someone else's
+	assert.equal(admin(ctx, ['account', 'email', 'mallory', 'mallory@example.org']).code, 0);
+	assert.equal((await webSignIn(new Browser(ctx), module('mallory', { OIDC_CLAIM_email: 'bob@example.org' }))).status, 200);
+	assert.deepEqual((await m.req('email', { env: module('mallory') })).json, { email: 'mallory@example.org', verified: true });
+	assert.equal(ctx.sql("SELECT a.name FROM account_emails e JOIN accounts a ON a.id = e.account_id WHERE e.email = 'bob@example.org'").trim(), 'bob');
+	// a reset asked for bob's address still goes to bob alone
+	assert.equal((await new Browser(ctx, { ip: '192.0.2.90' }).req('token', { method: 'POST', body: { email: 'bob@example.org' } })).status, 200);
+	assert.equal(ctx.sql("SELECT count(*) FROM account_emails e JOIN accounts a ON a.id = e.account_id WHERE a.name = 'mallory' AND e.email = 'bob@example.org'").trim(), '0');
+});
+
+test('a reset by mail gives no password to an account of the web server\'s sign-in; an account with one still gets its link', async () => {
+	const ctx = withSettings(WITH_EMAIL);
+	assert.equal((await webSignIn(new Browser(ctx), module('alice', { OIDC_CLAIM_email: 'alice@example.org' }))).status, 200);
+	assert.equal(ctx.sql("SELECT count(*) FROM account_emails WHERE verified_at IS NOT NULL").trim(), '1');
+	const anon = new Browser(ctx, { ip: '192.0.2.91' });
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'alice@example.org' } })).status, 200);
+	assert.deepEqual(await deliver(ctx), [], 'no reset link: alice signs in at the identity provider');
+	assert.equal(rows(ctx, 'account_passwords'), 0);
+	// the operator's page refuses to send one, and says why
+	assert.equal(admin(ctx, ['account', 'create', 'ops@example.org']).code, 0);
+	assert.equal(admin(ctx, ['account', 'password', 'ops@example.org'], `${PASSWORD}\n`).code, 0);
+	assert.equal(admin(ctx, ['account', 'admin', 'ops@example.org', 'on']).code, 0);
+	const op = new Browser(ctx);
+	assert.equal((await op.signin('ops@example.org')).status, 200);
+	const alice = ctx.sql("SELECT id FROM accounts WHERE name = 'alice'").trim();
+	const j = checkError(assert, await op.req('admin_accounts', { method: 'POST', pathInfo: `/${alice}`, body: { action: 'reset-password' } }), 400, 'INVALID_ADMIN_ACTION');
+	assert.match(j.hint, /no password/);
+	// an account with a password (the operator's, sign-up closed) and the provider's address
+	assert.equal(admin(ctx, ['account', 'create', 'frank']).code, 0);
+	assert.equal(admin(ctx, ['account', 'password', 'frank'], `${PASSWORD}\n`).code, 0);
+	assert.equal((await webSignIn(new Browser(ctx), module('frank', { OIDC_CLAIM_email: 'frank@example.org' }))).status, 200);
+	assert.equal((await anon.req('token', { method: 'POST', body: { email: 'frank@example.org' } })).status, 200);
+	const mails = await deliver(ctx);
+	assert.equal(mails.length, 1);
+	assert.match(mails[0], /^To: frank@example\.org$/m);
+	assert.match(mails[0], /#reset=[A-Za-z0-9_-]{43}$/m);
 });

@@ -376,6 +376,41 @@ describe('languages', { skip: skip || false }, () => {
 		});
 	}
 
+	// Issue 31: the two-step sign-in card in every language of the site. One
+	// page, set up in English, switched through each catalogue: every text of
+	// the card while setting up is the language's, none is left in English.
+	test('every language: the two-step sign-in card while setting up, none of it left in English', async () => {
+		const email = 'totp-languages@example.org';
+		account(srv, email, 'ein langes Passwort');
+		const p = await (await context('en')).newPage();
+		await p.goto(srv.base + '/dashboard');
+		await shown(p, 'signin-view');
+		await p.fill('#signin-email', email);
+		await p.fill('#signin-password', 'ein langes Passwort');
+		await p.click('#signin-button');
+		await shown(p, 'dashboard-view');
+		await p.fill('#totp-password', 'ein langes Passwort');
+		await p.click('#totp-start-button');
+		await p.locator('#totp-enrol').waitFor({ state: 'visible' });
+		const KEYS = ['totp.title', 'totp.scan', 'totp.secretLabel', 'totp.code', 'totp.confirm'];
+		const codes = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'index.json').map((f) => f.slice(0, -5));
+		assert.equal(codes.length, 31);
+		for (const code of [...codes.filter((c) => c !== 'en'), 'en']) {
+			await p.selectOption('#language', code);
+			await p.waitForFunction((c) => document.documentElement.lang === c, code);
+			const text = await p.textContent('#totp-card');
+			for (const k of KEYS) {
+				assert.ok(text.includes(cat(code)[k]), `${code}: ${k} is shown in the language`);
+				if (code !== 'en' && EN[k].length >= 6) {
+					assert.notEqual(cat(code)[k], EN[k], `${code}.json: ${k} is an English copy`);
+					assert.ok(!text.includes(EN[k]), `${code}: "${EN[k]}" left in English`);
+				}
+			}
+			assert.equal(await p.getAttribute('#totp-qr', 'aria-label'), cat(code)['totp.qrLabel'], `${code}: the QR code's name`);
+		}
+		assert.deepEqual(p.context().problems, []);
+	});
+
 	test('axe: no violations in Arabic (right to left) and Japanese, light and dark', async () => {
 		const found = [];
 		for (const code of ['ar', 'ja']) {

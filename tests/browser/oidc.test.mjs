@@ -128,6 +128,11 @@ describe('sign-in with an OpenID provider through mod_auth_openidc', { skip: ski
 		await shown(page, 'dashboard-view');
 		assert.equal(await page.textContent('#account-email'), 'alice@example.org');
 		assert.equal(await page.isVisible('#totp-card'), false, 'the provider asks for the second factor');
+		// the provider's address is the account's, verified: mail receipts need nothing more
+		assert.deepEqual(await page.evaluate(async () => (await fetch('/api/email')).json()),
+			{ email: 'alice@example.org', verified: true });
+		assert.equal(await page.isVisible('#address-form'), false, 'no form that asks for a password this person has not');
+		assert.equal(await page.isVisible('#address-provider'), true, 'the page says where the address comes from');
 		assert.deepEqual(await axeViolations(page), [], 'dashboard');
 
 		const made = await createSecret(page, srv.base, { text: 'from the organisation' });

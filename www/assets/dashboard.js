@@ -285,7 +285,7 @@ async function showDashboard(s) {
 	// signed in by the web server: the password, if any, is not how this person signs in
 	$('password-box').hidden = s.via === 'webServer';
 	localize($('session-expiry'), s.expiresAt ? msg('dash.sessionEnds', { when: rel(s.expiresAt) }) : '');
-	await Promise.all([loadKeys(), loadSecrets(), loadActivity(), notifyCard($('notify-card'), call, fail),
+	await Promise.all([loadKeys(), loadSecrets(), loadActivity(), notifyCard($('notify-card'), call, fail, s),
 		totpCard($('totp-card'), call, fail, s)]);
 	showView('dashboard-view');
 	$('dash-title').focus();

@@ -63,8 +63,9 @@ function field(id, label, input) {
 	return el('div', { class: 'field' }, el('label', { for: id, text: label }), input);
 }
 
-// The notifications card: the address and the webhooks. call, fail: dashboard.js's.
-export async function notifyCard(card, call, fail) {
+// The notifications card: the address and the webhooks. call, fail: dashboard.js's;
+// s: the session (signed in by the web server: the identity provider gives the address).
+export async function notifyCard(card, call, fail, s = {}) {
 	const box = el('div', { class: 'message', role: 'alert', tabindex: '-1', hidden: true });
 	const state = el('p', {});
 	const email = el('input', { type: 'email', id: 'notify-address', autocomplete: 'email', spellcheck: 'false' });
@@ -80,7 +81,11 @@ export async function notifyCard(card, call, fail) {
 		field('webhook-url', msg('notify.webhookUrl'), el('div', { class: 'with-button' }, url, addBtn)));
 	const secretBox = el('div', { class: 'new-key message ok', hidden: true });
 	const list = el('ul', { id: 'webhooks-list', class: 'webhooks' });
-	card.replaceChildren(el('h2', { id: 'notify-title', text: msg('notify.title') }), state, addr,
+	// the provider's address is recorded at each sign-in (docs/ACCOUNTS.md); this form needs a password
+	const fromProvider = s.via === 'webServer';
+	addr.hidden = fromProvider;
+	const provider = el('p', { id: 'address-provider', class: 'hint', text: msg('notify.fromProvider'), hidden: !fromProvider });
+	card.replaceChildren(el('h2', { id: 'notify-title', text: msg('notify.title') }), state, provider, addr,
 		el('h3', { text: msg('notify.webhooks') }), hookForm, secretBox, list, box);
 	card.setAttribute('aria-labelledby', 'notify-title');
 
