@@ -6,7 +6,8 @@
 // chroot, and in a chroot of our own: install, a secret stored, an upgrade
 // that keeps it and the edited settings, Apache (a2enconf burnlink) and
 // lighttpd (lighttpd-enable-mod burnlink) serving the conformance suite, the
-// cron line running the cleanup, remove, and purge leaving nothing behind.
+// cron line running the cleanup (and standing down under systemd), remove,
+// and purge overwriting the data (seen by strace) and leaving nothing behind.
 //
 // The chroot comes from debootstrap (Debian's packages only, through the
 // host's own apt mirror); servers in it listen on loopback ports.
@@ -64,6 +65,9 @@ function baseTarball() {
 		return (base = process.env.BURNLINK_DEB_BASE);
 	}
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-deb-base.'));
+	// the tarball (14 MB) goes with the run, unless kept to rerun by hand
+	if (!process.env.BURNLINK_KEEP_TMP)
+		process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 	const root = path.join(dir, 'root');
 	const m = mirror();
 	run('debootstrap', ['--variant=minbase', 'bookworm', root, ...(m ? [m] : [])]);
@@ -351,6 +355,32 @@ describe('in a Debian 12 chroot', () => {
 		assert.equal(inRoot(['burnlink-admin', 'health']).status, 0);
 	});
 
+	// Where systemd is PID 1 it makes /run/systemd/system, and its timers run
+	// the jobs: every line of the cron.d file then stands down (runs nothing).
+	test('under systemd, the cron lines stand down: the timers run the jobs', () => {
+		const lines = fs.readFileSync(path.join(root, 'etc/cron.d/burnlink'), 'utf8').split('\n')
+			.filter((l) => /^[*0-9]/.test(l));
+		assert.equal(lines.length, 2, 'cleanup and notify');
+		const sd = path.join(root, 'run/systemd/system');
+		const stamp = path.join(root, 'var/lib/burnlink/burnlink-cleanup');
+		const had = fs.existsSync(path.join(root, 'run/systemd'));
+		fs.mkdirSync(sd, { recursive: true });
+		try {
+			for (const line of lines) {
+				const [, user, command] = /^\S+ \S+ \S+ \S+ \S+\s+(\S+)\s+(.*)$/.exec(line);
+				fs.rmSync(stamp, { force: true });
+				// a command that would run would leave a trace: sh -x shows each command run
+				const r = inRoot(['setpriv', '--reuid=www-data', '--regid=www-data', '--init-groups',
+					'sh', '-xc', command], { allowFail: true });
+				assert.equal(user, 'www-data');
+				assert.doesNotMatch(r.stderr, /exec \/usr\/lib\/burnlink/, `${command}: stood down`);
+				assert.ok(!fs.existsSync(stamp), 'no cleanup ran');
+			}
+		} finally {
+			fs.rmSync(had ? sd : path.join(root, 'run/systemd'), { recursive: true, force: true });
+		}
+	});
+
 	test('remove keeps the data and settings; purge leaves nothing behind', () => {
 		apt('remove', 'burnlink', 'burnlink-cli');
 		assert.ok(fs.existsSync(path.join(root, 'var/lib/burnlink/burnlink.db')), 'remove keeps the data');
@@ -359,7 +389,26 @@ describe('in a Debian 12 chroot', () => {
 		assert.ok(!fs.existsSync(path.join(root, 'etc/apache2/conf-enabled/burnlink.conf')), 'Apache no longer includes it');
 		assert.ok(!fs.existsSync(path.join(root, 'etc/lighttpd/conf-enabled/50-burnlink.conf')), 'nor lighttpd');
 		inRoot(['apache2ctl', 'configtest']);
-		apt('purge', 'burnlink', 'burnlink-cli');
+		// Purge overwrites what held secrets before deleting it: the files'
+		// opens for writing and the bytes written to them, seen by strace
+		// (the file itself is truncated and gone afterwards, its blocks out of reach).
+		const size = fs.statSync(path.join(root, 'var/lib/burnlink/burnlink.db')).size;
+		assert.ok(size > 0);
+		const trace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-purge.')), 'strace');
+		run('strace', ['-f', '-qq', '-e', 'trace=openat,write', '-s', '0', '-o', trace, 'chroot', root,
+			'apt-get', '-y', '-q', '-o', 'Dpkg::Options::=--force-confold', 'purge', 'burnlink', 'burnlink-cli'],
+		{ env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive', LC_ALL: 'C' } });
+		const open = new Map();
+		let written = 0;
+		for (const l of fs.readFileSync(trace, 'utf8').split('\n')) {
+			let m = /^(\d+)\s+openat\(AT_FDCWD, "\/var\/lib\/burnlink\/burnlink\.db", O_WRONLY[^)]*\)\s+=\s+(\d+)/.exec(l);
+			if (m) open.set(m[1], m[2]);
+			else if ((m = /^(\d+)\s+write\((\d+), .*\)\s+=\s+(\d+)/.exec(l)) && open.get(m[1]) === m[2])
+				written += Number(m[3]);
+		}
+		fs.rmSync(path.dirname(trace), { recursive: true, force: true });
+		assert.ok(open.size > 0, 'purge opened the database to overwrite it');
+		assert.ok(written >= size, `purge wrote ${written} bytes over the database's ${size}`);
 		for (const p of ['var/lib/burnlink', 'etc/burnlink', 'etc/cron.d/burnlink', 'etc/default/burnlink',
 			'etc/apache2/conf-available/burnlink.conf', 'etc/lighttpd/conf-available/50-burnlink.conf',
 			'etc/nginx/sites-available/burnlink', 'usr/share/burnlink', 'usr/share/burnlink-cli']) {
