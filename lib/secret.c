@@ -830,9 +830,20 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
  * write several times more pages in all (docs/PERFORMANCE.md, "Scale").
  */
 #define OUTBOX_KEEP_MS	(7 * 86400 * 1000LL)	/* sent and dropped rows are kept a week */
+#ifndef BL_BENCH_CLEAN_ONE
 #define CLEAN_FIRST	500
 #define CLEAN_MIN	250
 #define CLEAN_MAX	20000
+#else
+/*
+ * Only for bench/cleanup.mjs (`make one` builds cron/cleanup so, in build/one/):
+ * every expired row in one step, the one transaction the steps are compared
+ * with. Never in a product build.
+ */
+#define CLEAN_FIRST	(INT64_C(1) << 40)
+#define CLEAN_MIN	CLEAN_FIRST
+#define CLEAN_MAX	CLEAN_FIRST
+#endif
 #define CLEAN_TARGET_MS	50
 #define CLEAN_PAUSE_US	2000
 
