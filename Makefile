@@ -71,7 +71,7 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(BIN)%)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
+.PHONY: FORCE all one programs units limits routes dyn deps run check test-unit test-cgi test-http test-cli test-browser \
         test-i18n test-asan test-valgrind test-pg asan pg install dist deb clean screenshots bench profile fuzz
 
 all: deps
@@ -220,6 +220,13 @@ dyn: deps
 	    CFLAGS="-O1 -g -DBL_FREE_AT_EXIT" SECCOMP=0 programs
 
 programs: $(CGI_BIN) $(CRON_BIN) $(TOOL_BIN)
+
+# For bench/cleanup.mjs only: a cron/cleanup that removes every expired row in
+# one transaction (BL_BENCH_CLEAN_ONE, lib/secret.c), the steps' yardstick, in
+# build/one/. Never installed or shipped.
+one: deps
+	@$(MAKE) --no-print-directory BUILD=build/one-obj BIN=build/one/ \
+	    CFLAGS="$(CFLAGS) -DBL_BENCH_CLEAN_ONE" build/one/cron/cleanup
 
 # The programs with the PostgreSQL backend, in build/pg/ (the pg suite runs them),
 # and the unit tests over that library, in build/pg-obj/tests/ (tests/pg/unit.test.mjs

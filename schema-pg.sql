@@ -17,8 +17,8 @@ CREATE TABLE IF NOT EXISTS burnlink_schema (
 
 CREATE TABLE IF NOT EXISTS secrets (
 	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	secret_hash	bytea NOT NULL UNIQUE,		-- SHA-256 of secretKey
-	receipt_hash	bytea NOT NULL UNIQUE,		-- SHA-256 of the receipt key
+	secret_hash	bytea NOT NULL,			-- SHA-256 of secretKey (unique under lookup_at)
+	receipt_hash	bytea NOT NULL,			-- SHA-256 of the receipt key (likewise)
 	state		smallint NOT NULL DEFAULT 0,	-- 0 active 1 expired 2 burned 3 exhausted
 	created_at	bigint NOT NULL,
 	expires_at	bigint NOT NULL,
@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 	text_ct		bytea,				-- AES-256-GCM ciphertext || tag
 	text_iv		bytea,
 	key_commit	bytea,				-- version 4: 32-byte key commitment, NULL before
-	key_slot	bigint				-- version 7: always NULL here (SQLite's key slots; docs/SECURITY.md)
+	key_slot	bigint,				-- version 7: always NULL here (SQLite's key slots; docs/SECURITY.md)
+	lookup_at	bigint NOT NULL DEFAULT 0	-- version 8: what its keys carry (schema.sql); 0: stored before
 ) WITH (
 	-- Content rows die young: let autovacuum reclaim (and later overwrite)
 	-- the space of deleted content soon, not after 20% of the table changed.
@@ -120,6 +121,15 @@ ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_commit bytea;
 -- Version 7: the key slot of SQLite's crypto-shredding, unused on PostgreSQL
 -- (docs/SECURITY.md, "Gone for good": what deletion means here).
 ALTER TABLE secrets ADD COLUMN IF NOT EXISTS key_slot bigint;
+-- Version 8: the keys' hashes unique under what the keys carry (schema.sql
+-- says why; rows stored before keep lookup_at 0), in place of the version-7
+-- constraints on the hashes alone. Ids stay the identity's: a table's rows
+-- here lie where there was room, whatever their id.
+ALTER TABLE secrets ADD COLUMN IF NOT EXISTS lookup_at bigint NOT NULL DEFAULT 0;
+CREATE UNIQUE INDEX IF NOT EXISTS secrets_secret ON secrets(lookup_at, secret_hash);
+CREATE UNIQUE INDEX IF NOT EXISTS secrets_receipt ON secrets(lookup_at, receipt_hash);
+ALTER TABLE secrets DROP CONSTRAINT IF EXISTS secrets_secret_hash_key;
+ALTER TABLE secrets DROP CONSTRAINT IF EXISTS secrets_receipt_hash_key;
 -- Version 4: secret requests (docs/API.md, "Secret requests"); as in schema.sql.
 CREATE TABLE IF NOT EXISTS requests (
 	id		bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

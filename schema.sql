@@ -5,10 +5,18 @@
 -- Keys are never stored: only SHA-256 of the secret key and of the receipt key.
 
 
+-- Version 8: a secret's keys begin with its expiry in seconds (docs/API.md,
+-- "Keys"), kept as lookup_at, and the keys' hashes are unique under it, so
+-- that the rows a cleanup step removes share their index pages; the id (the
+-- table's key) is (lookup_at << 20) + n (lib/store_sqlite.c), so they share
+-- the table's and the attachments' pages too (docs/PERFORMANCE.md, "Cleanup
+-- in steps"). Rows stored before have lookup_at 0 and are found by their
+-- hash alone. A version-7 table had the hashes UNIQUE by themselves:
+-- lib/store_sqlite.c moves its rows into this one (rebuild_secrets()).
 CREATE TABLE IF NOT EXISTS secrets (
 	id		INTEGER PRIMARY KEY,
-	secret_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of secretKey
-	receipt_hash	BLOB NOT NULL UNIQUE,		-- SHA-256 of the receipt key
+	secret_hash	BLOB NOT NULL,			-- SHA-256 of secretKey
+	receipt_hash	BLOB NOT NULL,			-- SHA-256 of the receipt key
 	state		INTEGER NOT NULL DEFAULT 0,	-- 0 active 1 expired 2 burned 3 exhausted
 	created_at	INTEGER NOT NULL,		-- ms since the epoch
 	expires_at	INTEGER NOT NULL,		-- ms since the epoch
@@ -22,8 +30,11 @@ CREATE TABLE IF NOT EXISTS secrets (
 	text_ct		BLOB,				-- AES-256-GCM ciphertext || tag
 	text_iv		BLOB,
 	key_commit	BLOB,				-- version 4: 32-byte key commitment, NULL before
-	key_slot	INTEGER				-- version 7: the slot of its key in <db>-keys, NULL: unsealed
+	key_slot	INTEGER,			-- version 7: the slot of its key in <db>-keys, NULL: unsealed
+	lookup_at	INTEGER NOT NULL DEFAULT 0	-- version 8: what its keys carry; 0: stored before
 );
+CREATE UNIQUE INDEX IF NOT EXISTS secrets_secret ON secrets(lookup_at, secret_hash);
+CREATE UNIQUE INDEX IF NOT EXISTS secrets_receipt ON secrets(lookup_at, receipt_hash);
 CREATE INDEX IF NOT EXISTS secrets_expires ON secrets(expires_at);
 CREATE INDEX IF NOT EXISTS secrets_account ON secrets(account_id) WHERE account_id IS NOT NULL;
 

@@ -60,11 +60,13 @@ main(int argc, char *argv[])
 		return 1;
 	for (i = 0; i < count; i++) {
 		memset(&n, 0, sizeof(n));
-		if (bl_new_key(skey, n.secret_hash) != 0 || bl_new_key(rkey, n.receipt_hash) != 0 ||
-		    bl_random(c.text.iv, sizeof(c.text.iv)) != 0)
-			return 1;
 		n.created_ms = now;
 		n.expires_ms = now + (int64_t)BL_TTL_DEFAULT * 1000;
+		/* keys as cgi-bin/create makes them: they carry the expiry (lib/crypto.c) */
+		if (bl_new_key_at(skey, n.secret_hash, BL_KEY_AT(n.expires_ms)) != 0 ||
+		    bl_new_key_at(rkey, n.receipt_hash, BL_KEY_AT(n.expires_ms)) != 0 ||
+		    bl_random(c.text.iv, sizeof(c.text.iv)) != 0)
+			return 1;
 		n.max_views = views > 0 ? views : -1;
 		n.deletable = 1;
 		n.content = &c;

@@ -732,6 +732,11 @@ unsigned char	*bl_b64url_decode(const char *, size_t, size_t *outlen);
 size_t		 bl_b64_decoded_len(const char *, size_t);
 int		 bl_sha256(const void *, size_t, unsigned char out[BL_HASH_BYTES]);
 int		 bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES]);
+int		 bl_new_key_at(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES],
+		    uint32_t at);
+int64_t		 bl_key_at(const char *key);
+/* What a secret's keys carry (bl_new_key_at()) and its row's lookup_at: its expiry in seconds. */
+#define BL_KEY_AT(expires_ms)	((uint32_t)((expires_ms) / 1000))
 int		 bl_hmac_sha256(const unsigned char *key, size_t keylen,
 		    const void *, size_t, unsigned char out[BL_HASH_BYTES]);
 int64_t		 bl_hotp(const unsigned char *key, size_t keylen, uint64_t counter, int digits);

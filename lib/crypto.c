@@ -228,6 +228,22 @@ bl_sha256(const void *buf, size_t len, unsigned char out[BL_HASH_BYTES])
 	return 0;
 }
 
+/* The 16 bytes raw as a key of BL_KEY_LEN url-safe base64 characters and its SHA-256 (raw wiped). */
+static int
+key_of(unsigned char raw[16], char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
+{
+	char		*s;
+
+	if ((s = bl_b64url_encode(raw, 16, NULL)) == NULL) {
+		bl_wipe(raw, 16);
+		return -1;
+	}
+	memcpy(key, s, BL_KEY_LEN + 1);
+	bl_free_wipe(s, BL_KEY_LEN + 1);
+	bl_wipe(raw, 16);
+	return bl_sha256(key, BL_KEY_LEN, hash);
+}
+
 /*
  * A new key of BL_KEY_LEN url-safe base64 characters (16 random bytes) and
  * the SHA-256 of it, the only form the database keeps; 0 on success.
@@ -236,15 +252,60 @@ int
 bl_new_key(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES])
 {
 	unsigned char	 raw[16];
-	char		*s;
 
-	if (bl_random(raw, sizeof(raw)) != 0 ||
-	    (s = bl_b64url_encode(raw, sizeof(raw), NULL)) == NULL)
+	if (bl_random(raw, sizeof(raw)) != 0)
 		return -1;
-	memcpy(key, s, BL_KEY_LEN + 1);
-	bl_free_wipe(s, BL_KEY_LEN + 1);
-	bl_wipe(raw, sizeof(raw));
-	return bl_sha256(key, BL_KEY_LEN, hash);
+	return key_of(raw, key, hash);
+}
+
+/*
+ * A secret's key (docs/API.md, "Keys"): 4 bytes of at (its expiry in Unix
+ * seconds, BL_KEY_AT(), big-endian) and 12 random bytes, as BL_KEY_LEN
+ * url-safe base64 characters, and its SHA-256. The store finds the row under
+ * (at, hash), so the rows a cleanup step removes share their index pages
+ * (docs/PERFORMANCE.md, "Cleanup in steps"); 0 on success.
+ */
+int
+bl_new_key_at(char key[BL_KEY_LEN + 1], unsigned char hash[BL_HASH_BYTES], uint32_t at)
+{
+	unsigned char	 raw[16];
+
+	raw[0] = (unsigned char)(at >> 24);
+	raw[1] = (unsigned char)(at >> 16);
+	raw[2] = (unsigned char)(at >> 8);
+	raw[3] = (unsigned char)at;
+	if (bl_random(raw + 4, sizeof(raw) - 4) != 0)
+		return -1;
+	return key_of(raw, key, hash);
+}
+
+/* One url-safe base64 character's value; -1 for another character. */
+static int
+b64url_value(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 :
+	    c >= '0' && c <= '9' ? c - '0' + 52 : c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/*
+ * The first 4 bytes of a key (BL_KEY_LEN url-safe base64 characters, checked
+ * by bl_key_valid()) as a number: what bl_new_key_at() put there. A key made
+ * before version 8 has random bytes there (the store then finds it among
+ * the rows stored before, lib/secret.c).
+ */
+int64_t
+bl_key_at(const char *key)
+{
+	uint64_t	 v = 0;
+	int		 i, d;
+
+	/* 6 characters carry 36 bits: the first 32 are the 4 bytes */
+	for (i = 0; i < 6; i++) {
+		if ((d = b64url_value((unsigned char)key[i])) < 0)
+			return 0;
+		v = v << 6 | (uint64_t)d;
+	}
+	return (int64_t)(v >> 4);
 }
 
 /*

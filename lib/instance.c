@@ -307,7 +307,7 @@ bl_health(struct bl_ctx *c, enum bl_err counters, int *healthy)
 	*healthy = 0;
 	memset(none, 0, sizeof(none));
 	if ((e = bl_ctx_store(c)) == BL_OK) {
-		e = bl_store_lookup(c->store, none, c->now_ms, &s);
+		e = bl_store_lookup(c->store, none, 0, c->now_ms, &s);
 		if (e == BL_ERR_NOT_FOUND)
 			e = BL_OK;
 		else if (e != BL_OK)

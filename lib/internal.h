@@ -120,9 +120,9 @@ const char	*bl_store_error(const struct bl_store *);
 /* secret.c: the lifecycle of a secret (states, views, expiry, tombstones). */
 enum bl_err	 bl_store_insert(struct bl_store *, const struct bl_new_secret *);
 enum bl_err	 bl_store_lookup(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
-		    int64_t now_ms, struct bl_secret *);
+		    int64_t at, int64_t now_ms, struct bl_secret *);
 enum bl_err	 bl_store_take_counted(struct bl_store *, const unsigned char hash[BL_HASH_BYTES],
-		    int64_t now_ms, struct bl_secret *, struct bl_content *);
+		    int64_t at, int64_t now_ms, struct bl_secret *, struct bl_content *);
 enum bl_err	 bl_store_consume(struct bl_store *, int64_t id, int64_t now_ms,
 		    struct bl_secret *, struct bl_content *);
 enum bl_err	 bl_store_burn(struct bl_store *, int64_t id, int64_t now_ms,

@@ -171,7 +171,9 @@ bl_op_create(struct bl_req *r)
 			goto out;
 		}
 	}
-	if (bl_new_key(skey, n.secret_hash) != 0 || bl_new_key(rkey, n.receipt_hash) != 0 ||
+	/* both keys carry the expiry (docs/API.md, "Keys"), as the row's lookup_at */
+	if (bl_new_key_at(skey, n.secret_hash, BL_KEY_AT(n.expires_ms)) != 0 ||
+	    bl_new_key_at(rkey, n.receipt_hash, BL_KEY_AT(n.expires_ms)) != 0 ||
 	    bl_site_url(r, &site) != 0 ||
 	    (c.server_side && (dkey = bl_b64url_encode(c.dkey, 32, &dlen)) == NULL)) {
 		e = BL_ERR_INTERNAL;
@@ -248,7 +250,8 @@ find(struct bl_req *r, unsigned char hash[BL_HASH_BYTES], struct bl_secret *s)
 
 	if ((e = key_store(r, hash)) != BL_OK)
 		return e;
-	return bl_req_logged(r, bl_store_lookup(r->store, hash, r->now_ms, s));
+	return bl_req_logged(r, bl_store_lookup(r->store, hash, bl_key_at(r->key), r->now_ms,
+	    s));
 }
 
 /* GET /secrets/<key>: what a secret key or a receipt key may know; no view used. */
@@ -397,10 +400,11 @@ bl_op_retrieve(struct bl_req *r)
 	memset(&c, 0, sizeof(c));
 	if ((e = passphrase_format(r)) != BL_OK || (e = key_store(r, hash)) != BL_OK)
 		return e;
-	if ((e = bl_req_logged(r, bl_store_take_counted(r->store, hash, r->now_ms, &s,
-	    &c))) == BL_ERR_NOT_FOUND) {
+	if ((e = bl_req_logged(r, bl_store_take_counted(r->store, hash, bl_key_at(r->key),
+	    r->now_ms, &s, &c))) == BL_ERR_NOT_FOUND) {
 		/* not a view that one statement takes: the whole way */
-		if ((e = bl_req_logged(r, bl_store_lookup(r->store, hash, r->now_ms, &s))) != BL_OK)
+		if ((e = bl_req_logged(r, bl_store_lookup(r->store, hash, bl_key_at(r->key),
+		    r->now_ms, &s))) != BL_OK)
 			return e;
 		if (s.by_receipt)
 			return BL_ERR_NOT_FOUND;	/* the receipt never reads the content */

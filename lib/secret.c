@@ -263,6 +263,7 @@ secret_parms(const struct bl_new_secret *n, struct bl_parm p[BL_MAX_PARMS])
 		P_BLOB_OR_NULL(c->has_text && c->text.enc, c->text.iv, BL_IV_BYTES),
 		P_BLOB_OR_NULL(n->has_commit, n->commit, BL_COMMIT_BYTES),
 		P_INT_OR_NULL(n->key_slot > 0, n->key_slot),
+		P_INT(BL_KEY_AT(n->expires_ms)),	/* what its keys carry (lib/crypto.c) */
 	};
 
 	_Static_assert(sizeof(list) / sizeof(list[0]) <= BL_MAX_PARMS,
@@ -624,18 +625,20 @@ store_failed(enum bl_err e)
 }
 
 /*
- * Finds a secret by the hash of its secret key or receipt key. An active row
- * past its expiry is moved to expired (content deleted) on the way.
+ * Finds a secret by the hash of its secret key or receipt key and what the
+ * key carries (bl_key_at(): its row's lookup_at, or a row stored before
+ * version 8). An active row past its expiry is moved to expired (content
+ * deleted) on the way.
  */
 enum bl_err
-bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int64_t now,
-    struct bl_secret *r)
+bl_store_lookup(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES], int64_t at,
+    int64_t now, struct bl_secret *r)
 {
 	enum bl_err	 e;
 	int		 changed, by_receipt;
 
-	if ((e = bl_st_one(s, ST_LOOKUP, PARMS(P_BLOB(hash, BL_HASH_BYTES)), bl_secret_row,
-	    r)) != BL_OK)
+	if ((e = bl_st_one(s, ST_LOOKUP, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(at)),
+	    bl_secret_row, r)) != BL_OK)
 		return e;
 	if (r->state != BL_ST_ACTIVE || r->expires_ms > now)
 		return BL_OK;
@@ -734,7 +737,7 @@ taken_row(void *arg, const struct bl_row *row)
  */
 enum bl_err
 bl_store_take_counted(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES],
-    int64_t now, struct bl_secret *r, struct bl_content *c)
+    int64_t at, int64_t now, struct bl_secret *r, struct bl_content *c)
 {
 	struct locked	 l = { r, c, now, -1 };
 	enum bl_err	 e;
@@ -743,7 +746,7 @@ bl_store_take_counted(struct bl_store *s, const unsigned char hash[BL_HASH_BYTES
 	memset(c, 0, sizeof(*c));
 	/* $3: the client of its audit row, written in the same statement */
 	if ((e = bl_st_alone(s, ST_VIEW_TAKE, PARMS(P_BLOB(hash, BL_HASH_BYTES), P_INT(now),
-	    P_TEXT_OR_NULL(w != NULL && w->client[0] != '\0' ? w->client : NULL)),
+	    P_TEXT_OR_NULL(w != NULL && w->client[0] != '\0' ? w->client : NULL), P_INT(at)),
 	    taken_row, &l)) == BL_OK && l.has_files < 0)
 		e = BL_ERR_NOT_FOUND;
 	if (e != BL_OK)
@@ -827,9 +830,20 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
  * write several times more pages in all (docs/PERFORMANCE.md, "Scale").
  */
 #define OUTBOX_KEEP_MS	(7 * 86400 * 1000LL)	/* sent and dropped rows are kept a week */
+#ifndef BL_BENCH_CLEAN_ONE
 #define CLEAN_FIRST	500
 #define CLEAN_MIN	250
 #define CLEAN_MAX	20000
+#else
+/*
+ * Only for bench/cleanup.mjs (`make one` builds cron/cleanup so, in build/one/):
+ * every expired row in one step, the one transaction the steps are compared
+ * with. Never in a product build.
+ */
+#define CLEAN_FIRST	(INT64_C(1) << 40)
+#define CLEAN_MIN	CLEAN_FIRST
+#define CLEAN_MAX	CLEAN_FIRST
+#endif
 #define CLEAN_TARGET_MS	50
 #define CLEAN_PAUSE_US	2000
 

@@ -14,9 +14,11 @@ enum bl_stmt {
 	ST_INSERT_SECRET,	/* secret_hash and BL_NEW_COLS (below) -> id */
 	ST_INSERT_FILE,		/* secret_id, idx, name, name_iv, mime, mime_iv, data, data_iv */
 	ST_KEY_USED,		/* key id, now */
-	ST_LOOKUP,		/* hash -> ROW (id, state, created, expires, max_views,
-				 * view_count, last_viewed, deletable, pass_hash,
-				 * account_id, key_commit), by_receipt */
+	ST_LOOKUP,		/* hash, at (bl_key_at()) -> ROW (id, state, created,
+				 * expires, max_views, view_count, last_viewed,
+				 * deletable, pass_hash, account_id, key_commit),
+				 * by_receipt: the row under (at, hash), or a row
+				 * stored before version 8 (lookup_at 0) */
 	ST_LOCK,		/* id -> ROW, 0: the row locked for a change */
 	ST_LOCK_TEXT,		/* id -> ROW, 0, text_ct, text_iv: the same, with the text */
 	ST_SECRET_GET,		/* id -> ROW, 0 (no lock) */
@@ -24,7 +26,7 @@ enum bl_stmt {
 	ST_DELETE_FILES,	/* secret_id */
 	ST_SET_STATE,		/* id, state (the text goes too) */
 	ST_VIEW,		/* id, now */
-	ST_VIEW_TAKE,		/* secret_hash, now -> ROW, 0, text_ct, text_iv, 0: a
+	ST_VIEW_TAKE,		/* secret_hash, now, client, at -> ROW, 0, text_ct, text_iv, 0: a
 				 * view that changes only the counts, in one statement */
 	/*
 	 * Cleanup in steps (lib/secret.c): a step takes the rows past their
@@ -173,7 +175,7 @@ extern const char *const bl_sql[ST__MAX];
  * this number (PRAGMA user_version, burnlink_schema). The schema files carry
  * no number of their own. docs/HACKING.md, "A new column".
  */
-#define BL_SCHEMA_VERSION	7
+#define BL_SCHEMA_VERSION	8
 #define BL_STR_(x)	#x
 #define BL_STR(x)	BL_STR_(x)	/* a number's digits as a string literal */
 /*
@@ -186,7 +188,10 @@ extern const char *const bl_sql[ST__MAX];
 	X("receipt_hash", "$2") X("created_at", "$3") X("expires_at", "$4") \
 	X("max_views", "$5") X("deletable", "$6") X("pass_hash", "$7") \
 	X("server_side", "$8") X("account_id", "$9") X("text_ct", "$10") \
-	X("text_iv", "$11") X("key_commit", "$12") X("key_slot", "$13")
+	X("text_iv", "$11") X("key_commit", "$12") X("key_slot", "$13") \
+	X("lookup_at", BL_NEW_AT)
+/* lookup_at's parameter: what the keys carry (BL_KEY_AT()); SQLite's id follows it */
+#define BL_NEW_AT	"$14"
 #define BL_NEW_NAME_(column, parm)	", " column
 #define BL_NEW_PARM_(column, parm)	", " parm
 #define BL_NEW_ONE_(column, parm)	+ 1

@@ -58,9 +58,10 @@ static const char *const dialect[ST__MAX] = {
 	 * none.
 	 */
 	/* its audit row (lib/audit.c) in the same statement: $3 the client */
+	/* $4: what the key carries, or 0: a row stored before version 8 (ST_LOOKUP) */
 	[ST_VIEW_TAKE] = "WITH v AS (UPDATE secrets SET view_count = view_count + 1, "
-	    "last_viewed_at = $2 WHERE secret_hash = $1 AND state = 0 AND "
-	    "expires_at > $2 AND pass_hash IS NULL AND account_id IS NULL AND "
+	    "last_viewed_at = $2 WHERE lookup_at IN ($4, 0) AND secret_hash = $1 AND "
+	    "state = 0 AND expires_at > $2 AND pass_hash IS NULL AND account_id IS NULL AND "
 	    "(max_views IS NULL OR view_count + 1 < max_views) AND NOT EXISTS "
 	    "(SELECT 1 FROM attachments WHERE secret_id = secrets.id) "
 	    "RETURNING " BL_ROW_COLUMNS ", text_ct, text_iv), a AS (" BL_AUDIT_INTO

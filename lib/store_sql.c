@@ -29,8 +29,16 @@ const char *const bl_sql[ST__MAX] = {
 	[ST_INSERT_FILE] = "INSERT INTO attachments (secret_id, idx, name, name_iv, "
 	    "mime, mime_iv, data, data_iv) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
 	[ST_KEY_USED] = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
+	/*
+	 * Under what the key carries ($2, lib/crypto.c bl_new_key_at()), else
+	 * among the rows stored before version 8 (lookup_at 0, keys without
+	 * it): four probes of the two unique indexes, the last two into their
+	 * part of 0, which is empty once those rows have expired.
+	 */
 	[ST_LOOKUP] = "SELECT " BL_ROW_COLUMNS ", receipt_hash = $1 FROM secrets "
-	    "WHERE secret_hash = $1 OR receipt_hash = $1",
+	    "WHERE (lookup_at = $2 AND secret_hash = $1) OR (lookup_at = $2 AND "
+	    "receipt_hash = $1) OR (lookup_at = 0 AND secret_hash = $1) OR "
+	    "(lookup_at = 0 AND receipt_hash = $1)",
 	[ST_LOCK] = "SELECT " BL_ROW_COLUMNS ", false FROM secrets WHERE id = $1",
 	[ST_LOCK_TEXT] = "SELECT " BL_ROW_COLUMNS ", false, text_ct, text_iv, EXISTS "
 	    "(SELECT 1 FROM attachments WHERE secret_id = $1) FROM secrets WHERE id = $1",

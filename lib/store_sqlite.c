@@ -1,4 +1,4 @@
-/* store_sqlite.c (layer: storage): the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c as it is. */
+/* store_sqlite.c (layer: storage): the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c (and sq_dialect). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +430,57 @@ add_columns(struct sqlite_store *s, sqlite3 *db)
 }
 
 /*
+ * Version 8 (schema.sql): the secrets' key hashes are unique under
+ * lookup_at, no longer by themselves, and SQLite cannot drop a column's
+ * UNIQUE: the table is made anew and its rows moved (lookup_at 0: stored
+ * before, found by the hash alone). Inside the schema's transaction,
+ * rebuild_secrets() sets the old table aside before schema.sql makes the new
+ * one (its indexes dropped, their names free), and moved_secrets() then
+ * copies its rows, every column it has, and drops it (secure_delete
+ * overwrites its pages). *aside says whether there was one to move.
+ */
+static enum bl_err
+rebuild_secrets(struct sqlite_store *s, sqlite3 *db, int *aside)
+{
+	enum bl_err	 e;
+	int		 table = 0, moved = 1;
+
+	*aside = 0;
+	if ((e = has_column(s, db, "secrets", "id", &table)) != BL_OK || !table ||
+	    (e = has_column(s, db, "secrets", "lookup_at", &moved)) != BL_OK || moved)
+		return e;
+	if ((e = exec(s, db, "DROP INDEX IF EXISTS secrets_expires;"
+	    "DROP INDEX IF EXISTS secrets_account;"
+	    "ALTER TABLE secrets RENAME TO secrets_v7")) != BL_OK)
+		return e;
+	*aside = 1;
+	return BL_OK;
+}
+
+static enum bl_err
+moved_secrets(struct sqlite_store *s, sqlite3 *db)
+{
+	sqlite3_stmt	*st;
+	char		*sql = NULL;
+	enum bl_err	 e;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(db, "SELECT 'INSERT INTO secrets (' || group_concat(name, "
+	    "', ') || ') SELECT ' || group_concat(name, ', ') || ' FROM secrets_v7 ORDER BY id' "
+	    "FROM pragma_table_info('secrets_v7')", -1, &st, NULL)) != SQLITE_OK)
+		return fail(s, db, rc, "secrets_v7");
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW && sqlite3_column_text(st, 0) != NULL)
+		sql = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (sql == NULL)
+		return rc == SQLITE_ROW ? BL_ERR_INTERNAL : fail(s, db, rc, "secrets_v7");
+	if ((e = exec(s, db, sql)) == BL_OK)
+		e = exec(s, db, "DROP TABLE secrets_v7");
+	free(sql);
+	return e;
+}
+
+/*
  * Opens the secrets database with the connection settings every request
  * needs, and applies the schema if the file is older than BL_SCHEMA_VERSION
  * (once, in one transaction, re-checked under the write lock).
@@ -440,7 +491,7 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 	static const char set_version[] = "PRAGMA user_version = " BL_STR(BL_SCHEMA_VERSION);
 	sqlite3		*db = NULL;
 	enum bl_err	 e;
-	int		 rc, v;
+	int		 rc, v, aside = 0;
 	char		 pragmas[256];
 
 	configure();
@@ -482,8 +533,10 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 		    (e = exec(s, db, "BEGIN IMMEDIATE")) != BL_OK)
 			goto err;
 		if (user_version(s, db) < BL_SCHEMA_VERSION &&
-		    ((e = exec(s, db, bl_schema_sql)) != BL_OK ||
+		    ((e = rebuild_secrets(s, db, &aside)) != BL_OK ||
+		    (e = exec(s, db, bl_schema_sql)) != BL_OK ||
 		    (e = add_columns(s, db)) != BL_OK ||
+		    (aside && (e = moved_secrets(s, db)) != BL_OK) ||
 		    (e = exec(s, db, set_version)) != BL_OK)) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto err;
@@ -960,9 +1013,26 @@ sq_key_expire(void *arg, int64_t now_ms)
 	return keys_failed(s, bl_keyslots_expire(s->keys, now_ms, &wiped));
 }
 
-/* lib/store_sql.c as it is: no dialect of its own. */
+/*
+ * Where SQLite speaks otherwise than lib/store_sql.c. A new secret's id
+ * (the table's B-tree key) is (lookup_at << 20) + n, the next n free under
+ * its lookup_at (its expiry in seconds): rows that expire together sit
+ * together, in the table as in the attachments (keyed by secret_id), so that
+ * a cleanup step rewrites few pages (docs/PERFORMANCE.md, "Cleanup in
+ * steps"). Ids stay below 2^52, exact in a JavaScript number. The 2^20th
+ * secret of one second (none so far) takes SQLite's own next id.
+ */
+#define ID_SPAN	"1048576"	/* 2^20 */
+static const char *const sq_dialect[ST__MAX] = {
+	[ST_INSERT_SECRET] = "INSERT INTO secrets (id, " BL_NEW_COLUMNS ") VALUES ((SELECT "
+	    "CASE WHEN max(id) IS NULL THEN " BL_NEW_AT " * " ID_SPAN " WHEN max(id) < ("
+	    BL_NEW_AT " + 1) * " ID_SPAN " - 1 THEN max(id) + 1 END FROM secrets WHERE id >= "
+	    BL_NEW_AT " * " ID_SPAN " AND id < (" BL_NEW_AT " + 1) * " ID_SPAN "), "
+	    BL_NEW_VALUES ") RETURNING id",
+};
+
 const struct bl_store_ops bl_sqlite_ops = {
-	NULL, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
+	sq_dialect, sq_open, sq_close, sq_idle, sq_error, sq_persistent, sq_begin, sq_commit,
 	sq_rollback, sq_run, NULL, sq_col_int, sq_col_blob, sq_purge,
 	sq_batch, sq_batching, sq_batch_flush, sq_batch_commit, sq_bulk,
 	sq_key_new, sq_key_get, sq_key_shred, sq_key_expire

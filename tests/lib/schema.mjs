@@ -7,7 +7,8 @@
 //
 // The old schemas are the files as they were committed at that version
 // (sqlite-v2.sql: schema.sql of 12426e2, sqlite-v3.sql and pg-v3.sql: of
-// 060f52c, sqlite-v5.sql: of 5dd8e7a, sqlite-v6.sql and pg-v6.sql: of ad17c37), not today's files edited: an upgrade is tested from what an
+// 060f52c, sqlite-v5.sql: of 5dd8e7a, sqlite-v6.sql and pg-v6.sql: of ad17c37, sqlite-v7.sql and
+// pg-v7.sql: of 717fafd), not today's files edited: an upgrade is tested from what an
 // older release really created.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -172,8 +172,8 @@ test('a kept connection prepares each statement once, and again after a restart'
 		// key's hash, checks, counts and returns the content, with no
 		// lookup, no BEGIN and no row lock apart.
 		// (with its audit row, written by the same statement: docs/ADMIN.md, "Audit trail")
-		const takes = /execute bl_\d+: WITH v AS \(UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE secret_hash = \$1 [^\n]*RETURNING[^\n]*INSERT INTO audit_events[^\n]*'secret\.viewed'/g;
-		const lookups = /execute bl_\d+: SELECT [^\n]* WHERE secret_hash = \$1 OR receipt_hash = \$1/g;
+		const takes = /execute bl_\d+: WITH v AS \(UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE lookup_at IN \(\$4, 0\) AND secret_hash = \$1 [^\n]*RETURNING[^\n]*INSERT INTO audit_events[^\n]*'secret\.viewed'/g;
+		const lookups = /execute bl_\d+: SELECT [^\n]* WHERE \(lookup_at = \$2 AND secret_hash = \$1\) OR /g;
 		const locks = /execute bl_\d+: SELECT [^\n]* FOR UPDATE/g;
 		const begins = /execute[^\n]*: BEGIN|statement: BEGIN/g;
 		for (const maxViews of [3, null]) {

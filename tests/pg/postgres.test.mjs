@@ -598,6 +598,49 @@ describe('schema version 7 (the audit trail)', () => {
 	});
 });
 
+describe('schema version 8 (keys that carry the expiry)', () => {
+	test('a version-7 database: its secrets (keys without the expiry) read and burn after the upgrade; the hashes are unique under lookup_at', async () => {
+		const { db, env } = freshEnv();
+		const v7 = oldSchema('pg', 7);	// schema-pg.sql of 717fafd, the last version 7
+		assert.ok(/secret_hash\s+bytea NOT NULL UNIQUE/.test(v7), 'the version-7 table');
+		pgSql(db, `${v7}; INSERT INTO burnlink_schema (id, version) VALUES (1, 7)`, { user: 'burnlink' });
+		const key = crypto.randomBytes(32), iv = crypto.randomBytes(12);
+		const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+		const sealed = Buffer.concat([c.update('from version 7'), c.final(), c.getAuthTag()]);
+		const [skey, rkey, skey2, rkey2] = Array.from({ length: 4 }, () => crypto.randomBytes(16).toString('base64url'));
+		for (const [sk, rk] of [[skey, rkey], [skey2, rkey2]])
+			pgSql(db, `INSERT INTO secrets (secret_hash, receipt_hash, created_at, expires_at, max_views, text_ct, text_iv) VALUES
+				('\\x${sha256hex(sk)}', '\\x${sha256hex(rk)}', ${Date.now()}, ${Date.now() + 3600e3}, 2, '\\x${sealed.toString('hex')}', '\\x${iv.toString('hex')}')`, { user: 'burnlink' });
+		const m = await runCgi('metadata', { method: 'GET', pathInfo: `/${rkey}`, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+		assert.equal(m.status, 200, m.body.toString() + m.stderr);
+		assert.equal(pgSql(db, 'SELECT version FROM burnlink_schema'), String(SCHEMA_VERSION));
+		assert.equal(pgSql(db, "SELECT count(*) FROM pg_constraint WHERE conrelid = 'secrets'::regclass AND contype = 'u'"), '0',
+			'the constraints on the hashes alone are gone');
+		assert.equal(pgSql(db, "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'secrets' AND indexdef LIKE '%UNIQUE%lookup_at%'"),
+			'secrets_receipt,secrets_secret');
+		assert.equal(pgSql(db, 'SELECT string_agg(DISTINCT lookup_at::text, \',\') FROM secrets'), '0');
+		// the whole way and the one-statement view (ST_VIEW_TAKE) both find it
+		const r = await retrieve(env, skey);
+		assert.equal(r.status, 200, r.body.toString());
+		const item = Buffer.from(r.json.text.ciphertext, 'base64');
+		const d = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(r.json.text.iv, 'base64'));
+		d.setAuthTag(item.subarray(item.length - 16));
+		assert.equal(Buffer.concat([d.update(item.subarray(0, item.length - 16)), d.final()]).toString(), 'from version 7');
+		const burn = await runCgi('delete', { method: 'DELETE', pathInfo: `/${rkey2}`, env: { REMOTE_ADDR: '192.0.2.7', ...env } });
+		assert.equal(burn.status, 200, burn.body.toString());
+		checkError(assert, await retrieve(env, skey2), 410, 'SECRET_BURNED');
+		// a new secret's keys carry its expiry, and its row keeps it
+		const n = await create(env, { text: 'version 8', ttl: 3600 });
+		assert.equal(n.status, 200, n.stderr);
+		const at = Buffer.from(n.json.metadata.secretKey, 'base64url').readUInt32BE(0);
+		assert.equal(at, Math.floor(Date.parse(n.json.metadata.expiresAt) / 1000));
+		assert.equal(Buffer.from(n.json.metadata.key, 'base64url').readUInt32BE(0), at);
+		assert.equal(pgSql(db, `SELECT lookup_at FROM secrets WHERE secret_hash = '\\x${sha256hex(n.json.metadata.secretKey)}'`), String(at));
+		assert.equal((await retrieve(env, n.json.metadata.secretKey)).status, 200);
+		assert.equal((await retrieve(env, skey)).status, 200, 'the old secret\'s second view');
+	});
+});
+
 describe('a schema newer than the programs (a rollback)', () => {
 	test('is refused: 503 SCHEMA_TOO_NEW naming both versions, nothing read or changed', async () => {
 		const { db, env } = freshEnv();

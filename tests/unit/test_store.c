@@ -213,6 +213,9 @@ stored(struct bl_store *s, int64_t id)
 	return text || files > 0;
 }
 
+/* What case i's keys carry: its expiry in seconds (lib/crypto.c, bl_new_key_at()). */
+#define AT(i, lc)	((int64_t)BL_KEY_AT(BASE_MS + (int64_t)(i) * CASE_MS + (lc)->ttl))
+
 /* Runs one step; the row as it found it in *r. */
 static enum bl_err
 step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step *st,
@@ -228,7 +231,7 @@ step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step
 	case OP_LOOKUP:
 	case OP_RECEIPT:
 		hash_of(i, st->op == OP_RECEIPT, h);
-		e = bl_store_lookup(s, h, now, r);
+		e = bl_store_lookup(s, h, AT(i, lc), now, r);
 		CHECK(e != BL_OK || r->by_receipt == (st->op == OP_RECEIPT));
 		return e;
 	case OP_GET:
@@ -238,8 +241,8 @@ step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step
 		hash_of(i, 0, h);
 		if (st->op == OP_CONSUME)
 			e = bl_store_consume(s, id, now, r, &got);
-		else if ((e = bl_store_take_counted(s, h, now, r, &got)) == BL_ERR_NOT_FOUND &&
-		    (e = bl_store_lookup(s, h, now, r)) == BL_OK)
+		else if ((e = bl_store_take_counted(s, h, AT(i, lc), now, r, &got)) ==
+		    BL_ERR_NOT_FOUND && (e = bl_store_lookup(s, h, AT(i, lc), now, r)) == BL_OK)
 			e = r->state == BL_ST_ACTIVE ? bl_store_consume(s, id, now, r, &got) :
 			    bl_state_err(r->state);
 		if (e == BL_OK) {
@@ -251,7 +254,7 @@ step(struct bl_store *s, size_t i, const struct lifecycle *lc, const struct step
 		return e;
 	case OP_TAKE_RECEIPT:
 		hash_of(i, 1, h);
-		if ((e = bl_store_take_counted(s, h, now, r, &got)) == BL_OK)
+		if ((e = bl_store_take_counted(s, h, AT(i, lc), now, r, &got)) == BL_OK)
 			bl_content_free(&got);
 		return e;
 	case OP_BURN:
@@ -290,7 +293,8 @@ run_case(struct bl_store *s, size_t i)
 	n.content = &c;
 	CHECK(bl_store_insert(s, &n) == BL_OK);
 	bl_content_free(&c);
-	CHECK(bl_store_lookup(s, n.secret_hash, n.created_ms, &r) == BL_OK);
+	CHECK(bl_store_lookup(s, n.secret_hash, BL_KEY_AT(n.expires_ms), n.created_ms, &r) ==
+	    BL_OK);
 	id = r.id;
 	CHECK(id > 0 && r.state == BL_ST_ACTIVE && r.max_views == lc->max_views &&
 	    r.view_count == 0 && r.expires_ms == n.expires_ms && stored(s, id));
@@ -504,7 +508,7 @@ outbox(struct bl_store *s)
 	n.content = &c;
 	CHECK(bl_store_insert(s, &n) == BL_OK);
 	bl_content_free(&c);
-	CHECK(bl_store_lookup(s, n.secret_hash, now, &r) == BL_OK);
+	CHECK(bl_store_lookup(s, n.secret_hash, BL_KEY_AT(n.expires_ms), now, &r) == BL_OK);
 	CHECK(bl_store_consume(s, r.id, now + 1, &r, &got) == BL_OK);	/* mail + hook a */
 	bl_content_free(&got);
 	CHECK(bl_store_burn(s, r.id, now + 2, "dashboard") == BL_OK);	/* mail + a + b */
