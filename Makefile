@@ -237,9 +237,14 @@ pg: deps
 
 units: $(UNIT_BIN)
 
-check: all
+# make check builds on every core (JOBS, default all of them): the programs,
+# then the unit tests and the sanitizer, valgrind and PostgreSQL builds side
+# by side (each in its own build directory).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+check:
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@sh scripts/deps.sh test browser pg deb
-	@$(MAKE) --no-print-directory $(UNIT_BIN) asan dyn pg
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BIN) asan dyn pg
 	@sh tests/run.sh
 
 test-unit: all

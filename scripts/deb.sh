@@ -2,7 +2,8 @@
 # deb.sh: builds the Debian packages (`make deb`; docs/ADMIN.md, "The Debian
 # package") from a copy of the tree's files, so that the tree stays clean and
 # a build sees only what git tracks (plus the page's QR-code library, which
-# `make` fetched from npm): dpkg-buildpackage -b with debhelper, then lintian.
+# `make` fetched from npm): dpkg-buildpackage -b with debhelper, on every
+# core (-Jauto: debian/rules reads parallel=N), then lintian.
 # Usage: scripts/deb.sh [OUTDIR]   (default build/deb-out; the .deb files and
 # lintian.txt land there). SOURCE_DATE_EPOCH comes from debian/changelog, so
 # two builds of one commit give the same bytes (tests/deb checks it).
@@ -26,7 +27,7 @@ fi
 # The same file times in every copy (a file's mtime is not its content).
 find "$src" -exec touch -h -d "@$(dpkg-parsechangelog -l "$top/debian/changelog" -S Timestamp)" {} +
 
-(cd "$src" && dpkg-buildpackage -b -uc -us) >"$out/build.log" 2>&1 || {
+(cd "$src" && dpkg-buildpackage -b -uc -us -Jauto) >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	echo "deb.sh: dpkg-buildpackage failed (all of it in $out/build.log)" >&2
 	exit 1

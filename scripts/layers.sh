@@ -21,41 +21,39 @@ awk '!/^#/ && NF > 1 && $1 != "cycle" { print $1 }' "$table" > "$tmp/names"
 awk '$1 == "cycle" { $1 = ""; n = split($0, u, " "); for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (i != j) print u[i], u[j] }' \
     "$table" > "$tmp/known"
 
-rank() {
-	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print "" }' "$tmp/rank"
-}
-lname() {
-	sed -n "${1}p" "$tmp/names"
-}
-
-bad=0
-units=0
-for src in lib/*.c; do
-	u=$(basename "$src" .c)
-	units=$((units + 1))
-	r=$(rank "$u")
-	if [ -z "$r" ]; then
-		echo "layers: $src is in no layer: add it to $table"
-		bad=$((bad + 1))
-		continue
-	fi
-	# The first line may say its layer; it must agree with the table.
-	said=$(head -n 5 "$src" | sed -n 's/.*(layer: \([a-z]*\)).*/\1/p' | head -n 1)
-	if [ -n "$said" ] && [ "$said" != "$(lname "$r")" ]; then
-		echo "layers: $src says layer $said, $table says $(lname "$r")"
-		bad=$((bad + 1))
-	fi
-	for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$src"); do
-		hr=$(rank "$h")
-		if [ -z "$hr" ]; then
-			echo "layers: $src includes $h, which is in no layer of $table"
-			bad=$((bad + 1))
-		elif [ "$hr" -gt "$r" ]; then
-			echo "layers: $src ($(lname "$r")) includes $h ($(lname "$hr"))"
-			bad=$((bad + 1))
-		fi
-	done
-done
+# Includes, in one pass over the sources: each unit is in a layer, agrees
+# with its first lines' "(layer: NAME)", and includes nothing of a higher
+# layer. One line per violation.
+units=$(ls lib/*.c | wc -l)
+awk -v table="$table" '
+	function done() {
+		if (src == "" || skip) return
+		if (said != "" && said != lname[r]) print "layers: " src " says layer " said ", " table " says " lname[r]
+		printf "%s", inc
+	}
+	FILENAME == ARGV[1] { rank[$1] = $2; next }
+	FILENAME == ARGV[2] { lname[++n] = $1; next }
+	FNR == 1 {
+		done()
+		src = FILENAME; u = src; sub(/^.*\//, "", u); sub(/\.c$/, "", u)
+		said = ""; saidline = 0; inc = ""; skip = 0
+		if (!(u in rank)) { print "layers: " src " is in no layer: add it to " table; skip = 1; next }
+		r = rank[u]
+	}
+	skip { next }
+	# the first line of the first five that says its layer (the last "(layer: x)" on it)
+	FNR <= 5 && !saidline && /\(layer: [a-z]*\)/ {
+		saidline = 1; l = $0
+		while (match(l, /\(layer: [a-z]*\)/)) { said = substr(l, RSTART + 8, RLENGTH - 9); l = substr(l, RSTART + RLENGTH) }
+	}
+	match($0, /^#include "[^"]*"/) {
+		h = substr($0, 11, RLENGTH - 11)
+		if (!(h in rank)) inc = inc "layers: " src " includes " h ", which is in no layer of " table "\n"
+		else if (rank[h] + 0 > r + 0) inc = inc "layers: " src " (" lname[r] ") includes " h " (" lname[rank[h]] ")\n"
+	}
+	END { done() }' "$tmp/rank" "$tmp/names" lib/*.c > "$tmp/includes"
+cat "$tmp/includes"
+bad=$(wc -l < "$tmp/includes")
 
 # Calls: which object defines each bl_ symbol, then each object's undefined ones.
 objs=$(ls "$objdir"/*.o 2>/dev/null)
@@ -63,23 +61,27 @@ if [ -z "$objs" ]; then
 	echo "layers: no objects in $objdir (run make first)"
 	exit 2
 fi
-for o in $objs; do
-	nm -g --defined-only "$o" | awk -v u="$(basename "$o" .o)" 'NF == 3 && $3 ~ /^bl_/ { print $3, u }'
-done > "$tmp/defs"
-for o in $objs; do
-	u=$(basename "$o" .o)
-	r=$(rank "$u")
-	[ -n "$r" ] || continue
-	nm -u "$o" | awk '$2 ~ /^bl_/ { print $2 }' | while read -r sym; do
-		d=$(awk -v s="$sym" '$1 == s { print $2; exit }' "$tmp/defs")
-		[ -n "$d" ] || continue
-		dr=$(rank "$d")
-		if [ -n "$dr" ] && [ "$dr" -gt "$r" ]; then
-			echo "layers: $u ($(lname "$r")) calls $sym of $d ($(lname "$dr"))"
-		fi
-		[ "$d" = "$u" ] || echo "$u $d $sym" >> "$tmp/edges"
-	done
-done > "$tmp/calls"
+# (nm -A starts each line with "OBJDIR/unit.o:")
+unit='{ u = $1; sub(/\.o:.*$/, "", u); sub(/^.*\//, "", u) }'
+# shellcheck disable=SC2086
+nm -A -g --defined-only $objs | awk "$unit"' NF == 3 && $3 ~ /^bl_/ { print $3, u }' > "$tmp/defs"
+# shellcheck disable=SC2086
+nm -A -u $objs | awk "$unit"' NF == 3 && $3 ~ /^bl_/ { print u, $3 }' > "$tmp/undefs"
+# Each undefined symbol of a unit in a layer, looked up among the definitions
+# (the first object that defines it), in one pass: a call to a higher layer
+# is a violation, a call to another unit an edge of the call graph.
+awk -v edges="$tmp/edges" '
+	FILENAME == ARGV[1] { rank[$1] = $2; next }
+	FILENAME == ARGV[2] { lname[++n] = $1; next }
+	FILENAME == ARGV[3] { if (!($1 in def)) def[$1] = $2; next }
+	!($1 in rank) || !($2 in def) { next }
+	{
+		u = $1; d = def[$2]
+		if ((d in rank) && rank[d] + 0 > rank[u] + 0)
+			print "layers: " u " (" lname[rank[u]] ") calls " $2 " of " d " (" lname[rank[d]] ")"
+		if (d != u)
+			print u, d, $2 > edges
+	}' "$tmp/rank" "$tmp/names" "$tmp/defs" "$tmp/undefs" > "$tmp/calls"
 calls=$(wc -l < "$tmp/calls")
 cat "$tmp/calls"
 bad=$((bad + calls))

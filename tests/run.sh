@@ -52,16 +52,25 @@ node_suite() {
 	echo "== $name: $(($(date +%s) - t0)) s"
 }
 
-# The suites started in the background when the run begins (BURNLINK_BG_SUITES,
-# default "faults"): a node suite that starts no web server and takes no port
-# (faults runs the programs and its FastCGI responders on sockets of its own
-# temporary directories) and whose slowest file alone takes minutes (the
-# allocation sweep, scrypt in every sign-in run) while the other suites mostly
-# wait on their programs, servers and fsyncs. Its output is printed, and
-# counted, where it stands in the order of the suites.
-bg_suites=${BURNLINK_BG_SUITES-faults}
+# The suites started in the background (BURNLINK_BG_SUITES, default "faults
+# deb"): node suites that start no web server on a fixed port and share no
+# state with the others, and that run for minutes while the suites beside
+# them mostly wait on their programs, servers and fsyncs. faults (its
+# programs and FastCGI responders on sockets of its own temporary
+# directories; the allocation sweep, scrypt in every sign-in run) starts with
+# the run; deb (the package builds, debootstrap, piuparts and the chroot's
+# servers on free loopback ports) starts with the HTTP-level suites (bg_at),
+# which wait on their servers, rather than beside the CPU-bound CGI-level and
+# sanitizer suites. Each prints its output, and is counted, where it stands
+# in the order of the suites; one that comes before the suite it starts with
+# runs in turn.
+bg_suites=${BURNLINK_BG_SUITES-faults deb}
 bg_dir() {
-	case "$1" in faults) echo tests/faults ;; *) echo "" ;; esac
+	case "$1" in faults) echo tests/faults ;; deb) echo tests/deb ;; *) echo "" ;; esac
+}
+# bg_at NAME: the suite NAME starts beside ("": the run's start).
+bg_at() {
+	case "$1" in deb) echo http ;; *) echo "" ;; esac
 }
 
 # bg_start NAME: starts the node suite NAME in the background.
@@ -71,19 +80,40 @@ bg_start() {
 	[ -n "$dir" ] || return 1
 	(
 		date +%s >"$tmp/$name.t0"
-		node --test $conc --test-reporter=spec --test-reporter-destination=stdout \
-		    --test-reporter=tap --test-reporter-destination="$tmp/$name.tap" "$dir"/*.test.mjs \
-		    >"$tmp/$name.out" 2>&1
-		echo $? >"$tmp/$name.rc"
+		if [ "$name" = deb ] && ! BURNLINK_DEB_LINT=0 sh scripts/deb.sh >"$tmp/$name.out" 2>&1; then
+			echo "== deb: building the packages (scripts/deb.sh) failed" >>"$tmp/$name.out"
+			echo 1 >"$tmp/$name.rc"
+		else
+			node --test $conc --test-reporter=spec --test-reporter-destination=stdout \
+			    --test-reporter=tap --test-reporter-destination="$tmp/$name.tap" "$dir"/*.test.mjs \
+			    >"$tmp/$name.out" 2>&1
+			echo $? >"$tmp/$name.rc"
+		fi
 		date +%s >"$tmp/$name.t1"
 	) &
 	echo $! >"$tmp/$name.pid"
 }
 
+# bg_due SUITE: starts the background suites due before SUITE ("": at the
+# run's start: those whose suite is not in the run too).
+bg_due() {
+	for b in $bg_suites; do
+		case " $suites " in *" $b "*) ;; *) continue ;; esac
+		case " $bg_started $bg_done " in *" $b "*) continue ;; esac
+		at=$(bg_at "$b")
+		if [ -n "$1" ]; then
+			[ "$at" = "$1" ] || continue
+		else
+			case " $suites " in *" $at "*) [ -z "$at" ] || continue ;; esac
+		fi
+		bg_start "$b" && bg_started="$bg_started $b"
+	done
+}
+
 # bg_join NAME: waits for NAME, prints its output and counts it as node_suite does.
 bg_join() {
 	name=$1
-	echo "== $name (started in the background with the run)"
+	echo "== $name (started in the background)"
 	wait "$(cat "$tmp/$name.pid")" 2>/dev/null
 	rm -f "$tmp/$name.pid"
 	cat "$tmp/$name.out"
@@ -91,7 +121,7 @@ bg_join() {
 		failed="$failed $name"
 		grep -q '^# fail [1-9]' "$tmp/$name.tap" 2>/dev/null || fail=$((fail + 1))
 	fi
-	count_tap "$tmp/$name.tap"
+	[ ! -f "$tmp/$name.tap" ] || count_tap "$tmp/$name.tap"
 	echo "== $name: $(($(cat "$tmp/$name.t1") - $(cat "$tmp/$name.t0"))) s, while the suites before it ran"
 }
 
@@ -140,17 +170,17 @@ for s in $suites; do
 done
 
 bg_started=""
-for s in $suites; do
-	case " $bg_suites " in
-	*" $s "*) bg_start "$s" && bg_started="$bg_started $s" ;;
-	esac
-done
+bg_done=""
+bg_due ""
 
 run_start=$(date +%s)
 for s in $suites; do
+	bg_due "$s"
 	case " $bg_started " in
-	*" $s "*) bg_join "$s"; continue ;;
+	*" $s "*) bg_join "$s"; bg_done="$bg_done $s"; continue ;;
 	esac
+	# a background suite reached before it was due runs in turn
+	bg_done="$bg_done $s"
 	case "$s" in
 	unit) unit ;;
 	# No unit of lib/ includes or calls one of a higher layer (scripts/layers.txt).

@@ -283,13 +283,8 @@ describe('in a Debian 12 chroot', () => {
 		const env = { ...process.env, BURNLINK_CONFORMANCE_BASE: base, BURNLINK_CONFORMANCE_DB: db,
 			BURNLINK_CONFORMANCE_SERVER: kind };
 		delete env.NODE_TEST_CONTEXT;
-		// storage.test.mjs scans the data directory's files for keys (every
-		// 32-byte window: minutes over a conformance run's database); what it
-		// checks does not depend on the web server, so the Apache pass runs it
-		// and the lighttpd pass does not
-		const skip = kind === 'lighttpd' ? new Set(['storage.test.mjs']) : new Set();
 		const r = spawnSync('node', ['--test', '--test-reporter=tap', ...fs.readdirSync(path.join(ROOT, 'tests/conformance'))
-			.filter((f) => f.endsWith('.test.mjs') && !skip.has(f)).map((f) => path.join(ROOT, 'tests/conformance', f))], {
+			.filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(ROOT, 'tests/conformance', f))], {
 			encoding: 'utf8', maxBuffer: 64 << 20, env,
 		});
 		assert.equal(r.status, 0, r.stdout.split('\n').filter((l) => /not ok|✖|Error|expected|actual/.test(l)).slice(0, 60).join('\n'));

@@ -39,15 +39,23 @@ build() {
 	# and the build's version (scripts/version.sh), as lib/config.c includes it
 	cp build/version.h "$out/version.h" || return 1
 	objs=""
+	stale=""
 	for src in lib/*.c; do
 		o="$out/obj/$(basename "$src" .c).o"
 		objs="$objs $o"
 		if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ lib/burnlink.h -nt "$o" ] ||
 		    [ lib/internal.h -nt "$o" ] || [ "$out/schema.h" -nt "$o" ]; then
 			echo "fuzz: cc $src"
-			$CC_FUZZ $CFL -fsanitize=fuzzer-no-link -c -o "$o" "$src" || return 1
+			stale="$stale $src"
 		fi
 	done
+	# on every core (FUZZ_JOBS, default nproc); a failed compile leaves no object
+	if [ -n "$stale" ]; then
+		printf '%s\n' $stale | CC_FUZZ=$CC_FUZZ CFL=$CFL out=$out \
+		    xargs -P "${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}" -n 1 sh -c \
+		    'o="$out/obj/$(basename "$0" .c).o"; $CC_FUZZ $CFL -fsanitize=fuzzer-no-link -c -o "$o.tmp" "$0" && mv "$o.tmp" "$o"' ||
+		    return 1
+	fi
 	for n in $(names); do
 		src=tests/fuzz/fuzz_$n.c
 		bin=$out/bin/fuzz_$n

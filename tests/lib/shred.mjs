@@ -7,7 +7,7 @@
 //                                        // row's slot and its sealed items
 //   opens(key, cap.probe)                // does a 32-byte key open it?
 //   slotKey(db, cap)                     // the key its slot holds now, or null
-//   problems(dir, db, [cap...], needles) // what the scan finds; [] when gone
+//   problems(dir, [cap...], needles)     // what the scan finds; [] when gone
 //
 // What problems() checks, for each captured secret:
 //   1. no candidate key opens its sealed content: the candidates are the 32
@@ -15,19 +15,27 @@
 //      says) and every 32-byte window, at every 8-byte offset, of every other
 //      file of the data directory (SQLite's database, WAL, shared memory and
 //      journal, the counters, the install secret, ...): a key left anywhere
-//      in the directory is found. Every item of a secret is sealed under the
+//      in the directory is found (a candidate of one byte repeated, zeros
+//      included, is not tried). Every item of a secret is sealed under the
 //      same key, so a key that opens none of the smallest item (the probe)
 //      opens none of them.
 //   2. none of the needles (the plaintext, and the bytes as they were sent or
 //      returned: the client's or the server's ciphertext) appears in any file
-//      of the directory, in 16-byte windows.
+//      of the directory, in 16-byte windows (bytes 16i..16i+15 of a needle, at
+//      any offset of a file; a found needle names the first such window's
+//      first offset).
+// The search runs in C over OpenSSL (tests/lib/shredscan.c, built into
+// build/testlib/ on first use): about 1.3 million tries for a 10 MB database,
+// a second where node's crypto took minutes. tests/security/shredscan.test.mjs
+// holds it to what the search in node did.
 // The sealed bytes themselves may remain (a WAL frame, a free page): without
 // a key they are noise. capture() is the control: while the secret is active
 // its probe opens under its slot's key (tests call opens(slotKey(...))).
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sqlite, sha256hex } from './cgi.mjs';
+import { ROOT, sqlite, sha256hex } from './cgi.mjs';
 
 const SLOT = 64;
 const HEADER = 4096;
@@ -91,18 +99,6 @@ export function slotKey(db, cap) {
 	}
 }
 
-// Every 32-byte window at an 8-byte offset of buf, and the key of every non-zero slot of a keys file.
-function* candidates(file, buf) {
-	if (file.endsWith('-keys')) {
-		for (let at = HEADER; at + SLOT <= buf.length; at += SLOT) {
-			const s = buf.subarray(at, at + SLOT);
-			if (!s.every((x) => x === 0)) yield s.subarray(0, 32);
-		}
-		return;
-	}
-	for (let at = 0; at + 32 <= buf.length; at += 8) yield buf.subarray(at, at + 32);
-}
-
 // Every regular file under dir (the data directory).
 function files(dir) {
 	const out = [];
@@ -114,27 +110,52 @@ function files(dir) {
 	return out;
 }
 
-// What the scan finds (see the top of this file): [{file, what, offset?}]; [] when every capture is gone.
-export function problems(dir, caps, needles = []) {
-	const found = [];
-	const probes = caps.filter((c) => c.probe);
-	for (const f of files(dir)) {
-		const bytes = fs.readFileSync(f);
-		const name = path.basename(f);
-		// a window of zeros or of one byte repeated is no key worth trying
-		for (const k of candidates(name, bytes)) {
-			if (k[0] === k[31] && k.every((x) => x === k[0])) continue;
-			for (const c of probes)
-				if (opens(k, c.probe)) found.push({ file: name, what: `a key that opens ${c.secretKey}'s ${c.probe.what}` });
-		}
-		for (const [what, buf] of needles)
-			for (let i = 0; i + 16 <= buf.length; i += 16)
-				if (bytes.includes(buf.subarray(i, i + 16))) {
-					found.push({ file: name, what, offset: bytes.indexOf(buf.subarray(i, i + 16)) });
-					break;
-				}
+// The search, tests/lib/shredscan.c, built into build/testlib/ when
+// missing or older than its source (beside and renamed: files that run at
+// once may build it together).
+const SCAN = path.join(ROOT, 'build', 'testlib', 'shredscan');
+function scanner() {
+	const src = path.join(ROOT, 'tests', 'lib', 'shredscan.c');
+	const st = fs.existsSync(SCAN) ? fs.statSync(SCAN).mtimeMs : 0;
+	if (st < fs.statSync(src).mtimeMs) {
+		fs.mkdirSync(path.dirname(SCAN), { recursive: true });
+		const tmp = `${SCAN}.${process.pid}`;
+		execFileSync(process.env.CC || 'cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp, src, '-lcrypto'],
+			{ stdio: 'inherit' });
+		fs.renameSync(tmp, SCAN);
 	}
-	return found;
+	return SCAN;
+}
+
+const u32 = (n) => {
+	const b = Buffer.alloc(4);
+	b.writeUInt32LE(n);
+	return b;
+};
+
+// What problems() finds, as shredscan.c finds it (node's crypto took minutes
+// over a 10 MB database; a needle's windows, each looked for by indexOf(),
+// as long again): for each file, the candidates that open a probe, then the
+// needles found.
+export function problems(dir, caps, needles = []) {
+	const probes = caps.filter((c) => c.probe);
+	const list = files(dir).map((f) => ({ name: path.basename(f), bytes: fs.readFileSync(f) }));
+	const parts = [u32(probes.length)];
+	for (const { probe } of probes) parts.push(u32(probe.n), u32(probe.buf.length), probe.buf);
+	parts.push(u32(needles.length));
+	for (const [, buf] of needles) parts.push(u32(buf.length), buf);
+	parts.push(u32(list.length));
+	for (const { name, bytes } of list) parts.push(u32(name.endsWith('-keys') ? 1 : 0), u32(bytes.length), bytes);
+	const out = execFileSync(scanner(), [], { input: Buffer.concat(parts), maxBuffer: 64 << 20, encoding: 'utf8' });
+	return out.split('\n').filter(Boolean).map((line) => {
+		const [kind, f, i, offset] = line.split(' ');
+		const file = list[Number(f)].name;
+		if (kind === 'K') {
+			const c = probes[Number(i)];
+			return { file, what: `a key that opens ${c.secretKey}'s ${c.probe.what}` };
+		}
+		return { file, what: needles[Number(i)][0], offset: Number(offset) };
+	});
 }
 
 // Where any of the sealed bytes of caps still lies (diagnostics only: without a key they are noise).
