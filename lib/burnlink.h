@@ -747,6 +747,7 @@ int		 bl_aes_gcm_encrypt(const unsigned char key[32],
 int		 bl_aes_gcm_decrypt(const unsigned char key[32],
 		    const unsigned char iv[BL_IV_BYTES], const unsigned char *ct,
 		    size_t ctlen, unsigned char *out /* ctlen - BL_TAG_BYTES */);
+int		 bl_aes_gcm_direct(void);
 int		 bl_pass_hash(const char *, size_t, unsigned char out[BL_PASSHASH_BYTES]);
 int		 bl_pass_verify(const char *, size_t,
 		    const unsigned char stored[BL_PASSHASH_BYTES]);

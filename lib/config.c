@@ -156,24 +156,47 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
  * The real path of path into out (PATH_MAX bytes): of the file itself, or,
  * when it does not exist yet (a -wal, an install secret before the first
  * request), of its directory followed by its name. -1 when neither resolves.
+ *
+ * The data files share a directory, and realpath() reads every component
+ * of a path again (a readlink() each: 31 system calls a request for the six
+ * files under /tmp/x/data/). So the directory's real path is kept in
+ * *memo (its path and real path, two PATH_MAX buffers) for the next file in
+ * it, and only the file's own name is looked at: readlink() says whether it
+ * is a symbolic link (then the whole path is resolved as before) or not, or
+ * missing (its directory's real path and its name, as before, and so for a
+ * link to nothing).
  */
+struct real_memo {
+	char	 dir[PATH_MAX];		/* "": nothing kept */
+	char	 real[PATH_MAX];
+};
+
 static int
-real_path(const char *path, char *out)
+real_path(const char *path, char *out, struct real_memo *memo)
 {
 	const char	*slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
-	char		 dir[PATH_MAX];
+	char		 dir[PATH_MAX], link[8];
 	size_t		 dlen = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
 	int		 n;
 
-	if (realpath(path, out) != NULL)
-		return 0;
-	if (errno != ENOENT || dlen >= sizeof(dir))
-		return -1;
+	if (dlen >= sizeof(dir) || *name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return realpath(path, out) != NULL ? 0 : -1;
 	memcpy(dir, slash == NULL ? "." : path, dlen);
 	dir[dlen] = '\0';
-	if (realpath(dir, out) == NULL)
+	if (memo->dir[0] == '\0' || strcmp(memo->dir, dir) != 0) {
+		memo->dir[0] = '\0';
+		if (realpath(dir, memo->real) == NULL)
+			return -1;
+		memcpy(memo->dir, dir, dlen + 1);
+	}
+	if (readlink(path, link, sizeof(link)) >= 0) {	/* a link: resolved whole */
+		if (realpath(path, out) != NULL)
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+	} else if (errno != EINVAL && errno != ENOENT)	/* not a link; missing */
 		return -1;
-	n = snprintf(dir, sizeof(dir), "%s/%s", strcmp(out, "/") == 0 ? "" : out, name);
+	n = snprintf(dir, sizeof(dir), "%s/%s", strcmp(memo->real, "/") == 0 ? "" : memo->real, name);
 	if (n < 0 || (size_t)n >= sizeof(dir))
 		return -1;
 	memcpy(out, dir, (size_t)n + 1);
@@ -200,6 +223,7 @@ check_exposed(struct bl_config *cfg, const char *docroot)
 		{ "the settings file", cfg->settings_path, "" },
 		{ "the install secret", cfg->secret_file, "" },
 	};
+	struct real_memo	 memo;
 	char		 root[PATH_MAX], real[PATH_MAX];
 	char		*p;
 	size_t		 i, rlen;
@@ -207,13 +231,14 @@ check_exposed(struct bl_config *cfg, const char *docroot)
 
 	if (docroot == NULL || *docroot == '\0' || realpath(docroot, root) == NULL)
 		return 0;
+	memo.dir[0] = '\0';
 	rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (files[i].path == NULL)
 			continue;
 		if ((p = concat(files[i].path, files[i].suffix)) == NULL)
 			return -1;
-		under = real_path(p, real) == 0 && strncmp(real, root, rlen) == 0 &&
+		under = real_path(p, real, &memo) == 0 && strncmp(real, root, rlen) == 0 &&
 		    (real[rlen] == '/' || real[rlen] == '\0');
 		free(p);
 		if (under) {

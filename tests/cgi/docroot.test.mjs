@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { newContext, checkError } from '../lib/cgi.mjs';
+import { execFileSync } from 'node:child_process';
+import { newContext, checkError, programPath } from '../lib/cgi.mjs';
 
 const PG = !!process.env.BURNLINK_TEST_PG;
 
@@ -130,4 +131,37 @@ test('a sibling whose name starts like the document root is not under it', { ski
 	const docroot = path.join(ctx.dir, 'burn');	// ctx.dir/burnlink.db starts with it
 	fs.mkdirSync(docroot);
 	assert.equal((await ctx.create({ text: 'x' }, { env: { DOCUMENT_ROOT: docroot } })).status, 200);
+});
+
+// The check costs every CGI request (issue 36): the data files share a
+// directory, which is resolved once, and each file's own name is looked at
+// with one readlink() (a link is resolved whole, as the tests above need);
+// realpath() of each file read every component of its path again (31
+// readlink() calls a request with the data in /tmp/x/data/, 23 here).
+test('the data files cost one readlink() each, their directory is resolved once', { skip: PG && 'an SQLite path' }, async (t) => {
+	try {
+		execFileSync('strace', ['-qq', '-o', '/dev/null', 'true'], { stdio: 'ignore' });
+	} catch {
+		t.skip('strace cannot run here');
+		return;
+	}
+	const { ctx, docroot } = site();
+	assert.equal((await ctx.create({ text: 'x' })).status, 200);	// the database, its WAL and keys exist
+	const trace = path.join(ctx.dir, 'readlink.trace');
+	const out = execFileSync('strace', ['-f', '-qq', '-e', 'trace=readlink,readlinkat', '-o', trace,
+		programPath('metadata')], {
+		input: '',
+		env: { PATH: process.env.PATH, GATEWAY_INTERFACE: 'CGI/1.1', REQUEST_METHOD: 'GET',
+			REMOTE_ADDR: '192.0.2.10', HTTP_HOST: 'burnlink.test', SCRIPT_NAME: '/cgi-bin/metadata',
+			PATH_INFO: '/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', BURNLINK_SELF_WORK: 'off',
+			BURNLINK_DB: ctx.db, DOCUMENT_ROOT: docroot,
+			// (LeakSanitizer cannot run under ptrace: the asan suite's build)
+			ASAN_OPTIONS: 'detect_leaks=0' },
+	}).toString();
+	assert.match(out, /^Status: 404/, out);	// served: no file is under the document root
+	const calls = fs.readFileSync(trace, 'utf8').split('\n')
+		.filter((l) => /readlink/.test(l) && !l.includes('/proc/self/exe'));
+	const depth = (p) => fs.realpathSync(p).split('/').filter(Boolean).length;
+	// the document root's components, the data directory's, one per data file (six)
+	assert.ok(calls.length <= depth(docroot) + depth(ctx.dir) + 6, `${calls.length} calls:\n${calls.join('\n')}`);
 });

@@ -112,6 +112,8 @@ test_aes_gcm(void)
 		CHECK(bl_aes_gcm_decrypt(key, iv, out, n + 16, back) != 0);
 	}
 	CHECK(bl_aes_gcm_decrypt(key, iv, out, 15, back) != 0);
+	/* through the default provider's functions, not a fetch (lib/crypto.c) */
+	CHECK(bl_aes_gcm_direct() == 1);
 }
 
 static void
