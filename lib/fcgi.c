@@ -401,6 +401,13 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		for (; i < j; i++)
 			finish(&sl[i], lost && i >= durable &&
 			    (committed_upto == NULL || &sl[i] > committed_upto));
+		/* The answers are out: the WAL's checkpoint the commit found due. */
+		if (keep->store != NULL && bl_store_idle(keep->store) != 0) {
+			bl_store_close(keep->store);
+			keep->store = NULL;
+			free(keep->db_path);
+			keep->db_path = NULL;
+		}
 	}
 }
 

@@ -33,8 +33,13 @@
  * old one's.
  *
  * A claim takes the file's flock, reads KS_PROBE slots from a random one,
- * writes the first free one and lets the lock go; a file with no free slot
- * there doubles (ftruncate: the new slots are zero). Writes are not synced
+ * writes the first free one and lets the lock go; when KS_TRIES such windows
+ * in a row hold no free slot, the file doubles (ftruncate: the new slots are
+ * zero). Taking the first free slot of a window packs the used ones into
+ * runs (as linear probing does), so one full window says little about the
+ * file: doubling at the first one grew a file of 60,000 keys to 4 M slots
+ * (268 MB, 138 MB of it written: docs/PERFORMANCE.md, "The one-time read,
+ * shredded"). Writes are not synced
  * here: the store syncs the file (bl_keyslots_sync()) before the commit that
  * makes a new row point at its slot or a consumed row stop pointing at
  * content, so a committed row's key is on disk before the row, and a wiped
@@ -62,6 +67,7 @@
 #define KS_MIN_SLOTS	4096u
 #define KS_MAX_SLOTS	(1u << 26)
 #define KS_PROBE	64
+#define KS_TRIES	16		/* full windows before the file doubles */
 #define KS_OFF(i)	((off_t)KS_HEADER + (off_t)(i) * KS_SLOT)
 #define KS_WAIT_MS	5000
 /* the pool, in the header page: boot (16) at 16, count (4) at 32, slot numbers (4 each) from 64 */
@@ -324,8 +330,9 @@ ks_put(struct bl_keyslots *k, uint32_t at, int64_t expires_ms, int64_t owner,
 }
 
 /*
- * Under the lock: a free slot's number in *at (a random probe; the file
- * doubles when the probe finds none). *n is the slot count, updated.
+ * Under the lock: a free slot's number in *at (random probes, up to KS_TRIES
+ * windows; the file doubles when none finds one). *n is the slot count,
+ * updated.
  */
 static enum bl_err
 ks_free(struct bl_keyslots *k, uint32_t *n, uint32_t *at)
@@ -334,20 +341,23 @@ ks_free(struct bl_keyslots *k, uint32_t *n, uint32_t *at)
 	uint32_t	 start, i, want;
 	ssize_t		 got;
 	enum bl_err	 e = BL_OK;
+	int		 try;
 
 	*at = UINT32_MAX;
-	bl_random(&start, sizeof(start));
-	start = *n > KS_PROBE ? start % (*n - KS_PROBE + 1) : 0;
-	want = *n - start < KS_PROBE ? *n - start : KS_PROBE;
-	if ((got = pread(k->fd, buf, (size_t)want * KS_SLOT, KS_OFF(start))) !=
-	    (ssize_t)want * KS_SLOT) {
-		e = ks_fail(k, "read", got < 0 ? errno : EIO);
-		goto out;
+	for (try = 0; try < KS_TRIES && *at == UINT32_MAX; try++) {
+		bl_random(&start, sizeof(start));
+		start = *n > KS_PROBE ? start % (*n - KS_PROBE + 1) : 0;
+		want = *n - start < KS_PROBE ? *n - start : KS_PROBE;
+		if ((got = pread(k->fd, buf, (size_t)want * KS_SLOT, KS_OFF(start))) !=
+		    (ssize_t)want * KS_SLOT) {
+			e = ks_fail(k, "read", got < 0 ? errno : EIO);
+			goto out;
+		}
+		/* free: all zero, or a slot that does not check (torn: its secret is gone) */
+		for (i = 0; i < want && *at == UINT32_MAX; i++)
+			if (slot_zero(buf + i * KS_SLOT) || !slot_valid(start + i, buf + i * KS_SLOT))
+				*at = start + i;
 	}
-	/* free: all zero, or a slot that does not check (torn: its secret is gone) */
-	for (i = 0; i < want && *at == UINT32_MAX; i++)
-		if (slot_zero(buf + i * KS_SLOT) || !slot_valid(start + i, buf + i * KS_SLOT))
-			*at = start + i;
 	if (*at == UINT32_MAX) {
 		if (*n >= KS_MAX_SLOTS) {
 			e = ks_fail(k, "grow", ENOSPC);

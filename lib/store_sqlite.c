@@ -30,7 +30,8 @@
  * A FastCGI responder (bl_store_persistent()) keeps its connection, and with
  * it the WAL index, from one request to the next, so the index is not
  * rebuilt and the WAL may be longer: it is checkpointed at WAL_PAGES_KEPT
- * pages, with RESTART rather than TRUNCATE, so the next commits overwrite the
+ * pages (once the batch's answers are out: wal_hook()), with RESTART rather
+ * than TRUNCATE, so the next commits overwrite the
  * file from its start instead of growing it (an fdatasync that must also
  * record a new file size commits the file system's journal too: measured
  * here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13 ms). Deletions
@@ -76,6 +77,7 @@ struct sqlite_store {
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
+	int		 ckpt_due;	/* a batch's commit reached WAL_PAGES_KEPT (wal_hook()) */
 	struct bl_keyslots *keys;	/* <db>-keys (lib/keyslots.c) */
 };
 
@@ -230,22 +232,40 @@ sq_persistent(int on)
 }
 
 /*
+ * The checkpoint of a WAL that reached its length (wal_hook()), not waiting
+ * for others; db: s->db, or the connection open_db() is still setting up.
+ */
+static void
+wal_checkpoint(struct sqlite_store *s, sqlite3 *db)
+{
+	int	 saved = s->busy_ms;
+
+	s->busy_ms = 0;
+	sqlite3_wal_checkpoint_v2(db, NULL, persistent ?
+	    SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	s->busy_ms = saved;
+}
+
+/*
  * After each commit: once the WAL holds WAL_PAGES pages, copies them back and
  * truncates it, without waiting for other connections (a busy WAL is tried
- * again at the next commit; what could be copied back meanwhile is).
+ * again at the next commit; what could be copied back meanwhile is). A
+ * FastCGI batch's commit only notes it: the batch's answers go out first,
+ * then sq_idle() checkpoints (a RESTART copies ~1,000 scattered pages and
+ * syncs the database: docs/PERFORMANCE.md, "The one-time read, shredded").
  */
 static int
 wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct sqlite_store	*s = arg;
-	int		 saved = s->busy_ms;
 
-	if (pages >= (persistent ? WAL_PAGES_KEPT : WAL_PAGES) && !s->bulk) {
-		s->busy_ms = 0;
-		sqlite3_wal_checkpoint_v2(db, name, persistent ?
-		    SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-		s->busy_ms = saved;
-	}
+	(void)name;
+	if (pages < (persistent ? WAL_PAGES_KEPT : WAL_PAGES) || s->bulk)
+		return SQLITE_OK;
+	if (persistent && s->batch)
+		s->ckpt_due = 1;
+	else
+		wal_checkpoint(s, db);
 	return SQLITE_OK;
 }
 
@@ -611,7 +631,8 @@ sq_close(void *arg)
 
 /*
  * Readies a store kept open for the next request (FastCGI): the checkpoint a
- * deletion asked for is done now, every statement is reset and unbound (no
+ * deletion asked for is done now, and out of a batch the one its commit
+ * found due (wal_hook()), every statement is reset and unbound (no
  * pointer into the finished request stays bound) and the error text cleared.
  * 0 if the store can be kept; -1 if a transaction is still open (it should
  * never be), in which case the caller closes it.
@@ -625,6 +646,10 @@ sq_idle(void *arg)
 	if (s->content_freed && !s->batch) {
 		checkpoint(s);
 		s->content_freed = 0;
+	}
+	if (s->ckpt_due && !s->batch && sqlite3_get_autocommit(s->db)) {
+		wal_checkpoint(s, s->db);
+		s->ckpt_due = 0;
 	}
 	for (i = 0; i < ST__MAX; i++)
 		if (s->st[i] != NULL) {
