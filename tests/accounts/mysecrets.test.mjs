@@ -109,7 +109,7 @@ test('anonymous secrets and other accounts\' secrets cannot be burned by id', as
 	const ctx = accountsContext();
 	const b = await signedUp(ctx, 'alice@example.org');
 	const anon = await ctx.createOk({ text: 'anonymous' });
-	const id = ctx.sql('SELECT max(id) FROM secrets').trim();
+	const id = ctx.sql('SELECT id FROM secrets ORDER BY created_at DESC, id DESC LIMIT 1').trim();
 	checkError(assert, await b.req('mysecrets', { method: 'DELETE', pathInfo: `/${id}` }), 404, 'NOT_FOUND');
 	assert.equal((await ctx.metadata(anon.secretKey)).status, 200);
 });

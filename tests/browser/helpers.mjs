@@ -243,7 +243,7 @@ export async function apiCreate(base, text, extra = {}) {
 // files it may create stay writable by the programs.
 export function expireNewest(srv) {
 	const sql = 'UPDATE secrets SET expires_at = CAST(strftime(\'%s\',\'now\') AS INTEGER) * 1000 - 1000 ' +
-		'WHERE id = (SELECT max(id) FROM secrets);';
+		'WHERE id = (SELECT id FROM secrets ORDER BY created_at DESC, id DESC LIMIT 1);';
 	const argv = ['sqlite3', '-cmd', '.timeout 10000', srv.db, sql];
 	const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 	if (asRoot && srv.user && srv.user !== 'root')

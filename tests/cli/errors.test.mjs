@@ -211,7 +211,7 @@ test('--help, --version and package.json', async () => {
 test('410 SECRET_EXPIRED once the expiry has passed', async () => {
 	const r = await run([...URL_OPT, '--json', 'short-lived']);
 	const res = JSON.parse(r.out);
-	sql("UPDATE secrets SET expires_at = CAST(strftime('%s','now') AS INTEGER) * 1000 - 1000 WHERE id = (SELECT max(id) FROM secrets);");
+	sql("UPDATE secrets SET expires_at = CAST(strftime('%s','now') AS INTEGER) * 1000 - 1000 WHERE id = (SELECT id FROM secrets ORDER BY created_at DESC, id DESC LIMIT 1);");
 	assertApiError(await run(['get', res.link]), 'SECRET_EXPIRED');
 	const st = await run(['status', res.metadataUrl]);
 	assert.equal(st.code, 0, st.err);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { webcrypto } from 'node:crypto';
+import { webcrypto, createHash } from 'node:crypto';
 import {
 	KIND, start, api, assertError, create, encrypt, decrypt, b64urlDecode,
 	KEY_RE, UNKNOWN_KEY,
@@ -154,8 +154,9 @@ test(`${KIND}: 404 NOT_FOUND for unknown keys, for every method`, async () => {
 
 test(`${KIND}: 410 SECRET_EXPIRED once expiresAt has passed`, async () => {
 	const c = await create(srv, { ttl: 1800 });
-	// Move the newest secret's expiry into the past (only the database knows keys by hash).
-	execFileSync('sqlite3', [srv.db, `PRAGMA busy_timeout=5000; UPDATE secrets SET expires_at = ${Date.now() - 1000} WHERE id = (SELECT max(id) FROM secrets);`]);
+	// Move this secret's expiry into the past (the database knows keys by their SHA-256).
+	const hash = createHash('sha256').update(c.metadata.secretKey).digest('hex');
+	execFileSync('sqlite3', [srv.db, `PRAGMA busy_timeout=5000; UPDATE secrets SET expires_at = ${Date.now() - 1000} WHERE secret_hash = x'${hash}';`]);
 	const r = await api(srv, 'POST', `/api/secrets/${c.metadata.secretKey}`, { json: {} });
 	// Expired content is deleted by the first request after expiry (410) or by cleanup (404).
 	assert.ok(r.status === 410 || r.status === 404, r.text);

@@ -122,7 +122,7 @@ for (const kind of ['owner', 'shared']) {
 				const c = await api(srv, 'POST', `${prefix}/api/secrets`, { json: { text: 'expires' } });
 				assert.equal(c.status, 200);
 				const db = path.join(tree, 'var', 'burnlink.db');
-				sqlAs(db, `UPDATE secrets SET expires_at = ${Date.now() - 1000} WHERE id = (SELECT max(id) FROM secrets)`);
+				sqlAs(db, `UPDATE secrets SET expires_at = ${Date.now() - 1000} WHERE id = (SELECT id FROM secrets ORDER BY created_at DESC, id DESC LIMIT 1)`);
 				const then = new Date(Date.now() - 90 * 60e3);
 				fs.utimesSync(path.join(tree, 'var', 'secret.key'), then, then);
 				for (const f of ['burnlink-cleanup', 'burnlink-notify']) fs.rmSync(path.join(tree, 'var', f), { force: true });
