@@ -52,13 +52,16 @@ test('CLI: standard input, byte for byte', async () => {
 });
 
 test('CLI: --ttl --views --passphrase --json', async () => {
+	const t0 = Date.now();
 	const r = cli(['--ttl', '3600', '--views', '3', '--passphrase', 'cli pass', '--json', 'opts']);
+	const t1 = Date.now();
 	assert.equal(r.status, 0, r.stderr);
 	const j = JSON.parse(r.stdout);
 	assert.equal(j.success, true);
 	assert.match(j.metadata.secretKey, KEY_RE);
 	assert.match(j.metadata.expiresAt, ISO_MS_RE);
-	assert.ok(Math.abs(Date.parse(j.metadata.expiresAt) - Date.now() - 3600e3) < 10000);
+	const at = Date.parse(j.metadata.expiresAt);
+	assert.ok(at >= t0 + 3600e3 - 1000 && at <= t1 + 3600e3 + 1000, j.metadata.expiresAt);
 	assert.equal(j.metadata.maxViews, 3);
 	const m = await meta(srv, j.metadata.secretKey);
 	assert.equal(m.json.hasPassphrase, true);
