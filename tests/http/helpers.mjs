@@ -26,11 +26,14 @@ export async function api(srv, method, path, { json, body, headers = {} } = {}) 
 		b = JSON.stringify(json);
 		if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
 	}
+	const t0 = Date.now();
 	const res = await fetch(srv.base + path, { method, headers: h, body: b });
 	const text = await res.text();
+	const t1 = Date.now();
 	let parsed = null;
 	if ((res.headers.get('content-type') || '').startsWith('application/json') && text) parsed = JSON.parse(text);
-	return { res, status: res.status, body: parsed, text };
+	// t0, t1: the clock before the request and after its answer (the bounds of a time in it)
+	return { res, status: res.status, body: parsed, text, t0, t1 };
 }
 
 // Asserts a JSON error response with the given status and code.
