@@ -66,10 +66,16 @@ export async function startFastcgi({ dataDir, procs = 1, selfWork = false, env =
 	if (user) {
 		for (const d of [dataDir, path.join(dir, 'run'), path.join(dir, 'log')]) execFileSync('chown', ['-R', `${user}:${user}`, d]);
 	}
-	const port = await freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${binDir}/${p}", "max-procs" => ${procs}, "check-local" => "disable" )),`).join('\n');
-	const conf = `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+	// The port is found free, then let go: another process may bind it before
+	// lighttpd does, which then exits; it is started again on another port.
+	// The wait for its first answer ends at that answer or its exit (60 s: a
+	// bound only a server that never comes up reaches).
+	let port, base, server;
+	for (let attempt = 1; ; attempt++) {
+		port = await freePort();
+		base = `http://127.0.0.1:${port}`;
+		const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${binDir}/${p}", "max-procs" => ${procs}, "check-local" => "disable" )),`).join('\n');
+		const conf = `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
 server.bind = "127.0.0.1"
 server.port = ${port}
 server.document-root = "${dir}/www"
@@ -96,17 +102,20 @@ fastcgi.server = (
 ${fcgi}
 )
 `;
-	fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf);
-	const server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
-	for (let i = 0; ; i++) {
-		try {
-			const r = await fetch(`${base}/robots.txt`);
-			await r.arrayBuffer();
-			break;
-		} catch {
-			if (i > 300) throw new Error('lighttpd did not start');
-			await new Promise((r) => setTimeout(r, 20));
+		fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf);
+		server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
+		const exited = new Promise((r) => server.once('exit', () => r('exited')));
+		const t0 = Date.now();
+		let state;
+		for (;;) {
+			state = await Promise.race([exited, fetch(`${base}/robots.txt`, { signal: AbortSignal.timeout(2000) })
+				.then((r) => r.arrayBuffer()).then(() => 'up', () => 'down')]);
+			if (state !== 'down' || Date.now() - t0 > 60000) break;
+			await Promise.race([exited, new Promise((r) => setTimeout(r, 20))]);
 		}
+		if (state === 'up' && server.exitCode === null && server.signalCode === null) break;
+		try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+		if (state !== 'exited' || attempt >= 5) throw new Error(`lighttpd did not start (${state}, port ${port}); see ${dir}/log/error.log`);
 	}
 
 	async function api(method, p, json) {

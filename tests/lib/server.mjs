@@ -66,7 +66,15 @@ const pgHook = process.env.BURNLINK_TEST_PG ? await import('../pg/hook.mjs') : n
 
 const KINDS = new Set(['lighttpd', 'lighttpd-fastcgi', 'apache', 'htaccess', 'nginx']);
 const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
-const START_TIMEOUT_MS = 15000;
+// How long a server may take to answer its first request: a bound for a server
+// that never comes up, reached only by one (the wait ends at the first answer),
+// so as long as a loaded machine may need (the CGI runner's limit).
+const START_TIMEOUT_MS = 60000;
+// A free port is found by binding port 0 and letting it go; another process
+// (a parallel test file, another program) may bind it before the server does.
+// The server then exits saying so, and is started again on another port.
+const START_ATTEMPTS = 5;
+const PORT_TAKEN_RE = /Address already in use|could not bind|still could not bind/i;
 const STOP_TIMEOUT_MS = 5000;
 // Passed through to the programs when set, so the sanitizer build can be steered.
 const PASS_THROUGH = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TZ'];
@@ -273,6 +281,16 @@ function findBinary(names) {
 
 // Start one server; resolves once it answers HTTP.
 export async function startServer(opts = {}) {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startOnce(opts);
+		} catch (e) {
+			if (!e.portTaken || attempt >= START_ATTEMPTS) throw e;
+		}
+	}
+}
+
+async function startOnce(opts) {
 	const kind = opts.server || process.env.BURNLINK_SERVER || 'lighttpd';
 	if (!KINDS.has(kind)) throw new Error(`server.mjs: unknown server ${kind}`);
 	installHooks();
@@ -516,7 +534,9 @@ export async function startServer(opts = {}) {
 			const log = srv.errorLog();
 			live.delete(srv);
 			stopped = true;
-			throw new Error(`server.mjs: ${kind} exited during start-up (${JSON.stringify(exitInfo)}); config in ${confDir}\n${log}`);
+			const err = new Error(`server.mjs: ${kind} exited during start-up (${JSON.stringify(exitInfo)}); config in ${confDir}\n${log}`);
+			err.portTaken = PORT_TAKEN_RE.test(log);
+			throw err;
 		}
 		try {
 			const res = await fetch(base + '/robots.txt', { signal: AbortSignal.timeout(2000) });
