@@ -53,9 +53,15 @@ export function assertUsage(r, re) {
 	assert.equal(r.out, '');
 }
 
-export function near(iso, secondsFromNow) {
+// iso is seconds after the moment of a create made since t0 (the clock before
+// the command that made it) and before now (whole seconds: a second either
+// side); not "within a minute of now", which a slow run on a loaded machine passes.
+export function near(iso, seconds, t0) {
+	assert.equal(typeof t0, 'number', 'near(iso, seconds, t0): the clock before the create');
 	const t = Date.parse(iso);
-	assert.ok(Math.abs(t - (Date.now() + secondsFromNow * 1000)) < 60000, `${iso} is not about ${secondsFromNow} s from now`);
+	const t1 = Date.now();
+	assert.ok(t >= t0 + seconds * 1000 - 1000 && t <= t1 + seconds * 1000 + 1000,
+		`${iso} is not ${seconds} s after a moment in ${new Date(t0).toISOString()}..${new Date(t1).toISOString()}`);
 }
 
 
