@@ -8,7 +8,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { missing, serverAndBrowser, newContext, shown, axeViolations } from './helpers.mjs';
-import { totpCode as code } from '../lib/totp.mjs';
+import { totpCode as code, nowStep } from '../lib/totp.mjs';
 
 const skip = missing();
 const EMAIL = 'tess@example.org';
@@ -38,7 +38,7 @@ describe('two-step sign-in in the browser', { skip: skip || false }, () => {
 		const secret = (await page.inputValue('#totp-secret')).replace(/ /g, '');
 		assert.match(secret, /^[A-Z2-7]{32}$/);
 		assert.deepEqual(await axeViolations(page), [], 'setting up, light');
-		const step0 = Math.floor(Date.now() / 30000);
+		const step0 = nowStep();
 		await page.fill('#totp-code', code(secret, step0));
 		await page.click('#totp-confirm-button');
 		await page.locator('#totp-recovery').waitFor({ state: 'visible' });
@@ -68,13 +68,16 @@ describe('two-step sign-in in the browser', { skip: skip || false }, () => {
 		await p2.locator('#signin-code-field').waitFor({ state: 'visible' });
 		assert.equal(await p2.evaluate(() => document.activeElement.id), 'signin-code', 'the code field has the focus');
 		assert.deepEqual(await axeViolations(p2), [], 'sign-in with a code, dark');
-		await p2.keyboard.type('000000' === code(secret, step0 + 1) ? '111111' : '000000');
+		// a wrong code: none of the window's (the step before, now, the step after)
+		await p2.keyboard.type(['000000', '111111'].find((x) => ![-1, 0, 1].some((d) => code(secret, nowStep() + d) === x)));
 		await p2.keyboard.press('Enter');
 		await p2.locator('#signin-error').waitFor({ state: 'visible' });
 		assert.match(await p2.textContent('#signin-error'), /The code is wrong/);
 		await p2.fill('#signin-code', '');
 		await p2.focus('#signin-code');
-		await p2.keyboard.type(code(secret, step0 + 1));
+		// the next code: a step after the enrolment's, and still in the window
+		// (step0 + 1 is accepted only until step0 + 2 ends: a slow browser is past it)
+		await p2.keyboard.type(code(secret, Math.max(step0 + 1, nowStep())));
 		await p2.keyboard.press('Enter');
 		await shown(p2, 'dashboard-view');
 		assert.deepEqual(await axeViolations(p2), [], 'dashboard with two-step sign-in on, dark');
