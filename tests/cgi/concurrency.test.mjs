@@ -30,10 +30,13 @@ describe('concurrent retrieves', () => {
 		const busy = results.filter((r) => r.status === 503);
 		const other = results.filter((r) => r.status !== 200 && r.status !== 503);
 		const statuses = results.map((r) => r.json.code || r.status).join(',');
-		// Natively every process gets its turn within the 5 s busy timeout.
-		// Under valgrind on a loaded machine a lock can be held longer: a
-		// clean 503 (nothing consumed) is then allowed, never a sixth view.
-		if (!SLOW) assert.equal(busy.length, 0, `503s without valgrind: ${statuses}`);
+		// Every process waits for its turn up to the 5 s busy timeout. On a
+		// loaded machine (or under valgrind) 50 processes on two cores may not
+		// all get it within that: a clean 503 (nothing consumed) is allowed,
+		// never a sixth view; natively only after the whole busy timeout (a 503
+		// sooner is a lock given up early).
+		if (!SLOW) for (const r of busy)
+			assert.ok(r.ms >= 4500, `a 503 after ${Math.round(r.ms)} ms, before the 5 s busy timeout: ${statuses}`);
 		for (const r of busy) assert.ok(['STORE_BUSY', 'RATE_LIMIT_UNAVAILABLE'].includes(r.json.code), statuses);
 		if (busy.length === 0) assert.equal(ok.length, 5, `statuses: ${statuses}`);
 		else assert.ok(ok.length <= 5, `statuses: ${statuses}`);
