@@ -96,7 +96,20 @@ test(`${KIND}: the token, or the client's network, reads the metrics`, async () 
 // ---- a real Prometheus ---------------------------------------------------------
 
 // Starts prometheus on a free loopback port scraping srv every second with the token.
+// The port is found free and let go before prometheus binds it: another process
+// may take it in between, and prometheus then exits; it is started again on
+// another port (5 tries).
 async function startPrometheus() {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startPrometheusOnce();
+		} catch (e) {
+			if (!/address already in use/i.test(e.message) || attempt >= 5) throw e;
+		}
+	}
+}
+
+async function startPrometheusOnce() {
 	const dir = tmpDir('burnlink-prometheus-');
 	const port = await freePort();
 	const target = new URL(srv.base).host;
@@ -138,7 +151,10 @@ async function startPrometheus() {
 	process.once('exit', () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } });
 	// Ready when its HTTP API answers /-/ready (polled; its exit ends the wait).
 	for (;;) {
-		if (child.exitCode !== null) throw new Error(`prometheus exited:\n${log}`);
+		if (child.exitCode !== null) {
+			fs.rmSync(dir, { recursive: true, force: true });
+			throw new Error(`prometheus exited:\n${log}`);
+		}
 		try {
 			if ((await fetch(`${base}/-/ready`)).status === 200) return prom;
 		} catch { /* not listening yet */ }
