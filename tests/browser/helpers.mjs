@@ -77,7 +77,11 @@ export async function newContext(browser, opts = {}) {
 		timezoneId: 'UTC',
 		...(opts.context || {}),
 	});
-	ctx.setDefaultTimeout(15000);
+	// Every wait is on an event (an element, a download, a response) and ends
+	// when it comes; the bound is for one that never does, and a loaded
+	// machine (two cores, the deb suite beside this one, a create's scrypt or
+	// a file's encryption in the page) can take more than 15 s for one that does.
+	ctx.setDefaultTimeout(60000);
 	const requests = [];
 	const pending = [];
 	const problems = [];

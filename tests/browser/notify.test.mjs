@@ -86,7 +86,7 @@ describe('notifications in the browser', { skip: skip || false }, () => {
 		await openLink(reader, made.link);
 		await reader.click('#reveal-button');
 		await shown(reader, 'secret-view');
-		await receipt.waitForFunction(() => document.body.dataset.state === 'exhausted', null, { timeout: 30000 });
+		await receipt.waitForFunction(() => document.body.dataset.state === 'exhausted', null, { timeout: 60000 });
 
 		// The dashboard names the secret's last event.
 		await page.goto(srv.base + '/dashboard');
