@@ -20,7 +20,11 @@ const NODE = process.env.BURNLINK_TEST_NODE || process.execPath;
 // Runs the CLI; resolves {code, stdout (Buffer), out (string), err (string)}.
 // input: Buffer/string written to stdin then closed; input === null leaves
 // stdin open (to prove the CLI does not wait for it).
-export function run(args, { input = '', env = {}, cwd = ROOT, timeoutMs = 20000 } = {}) {
+// timeoutMs: a bound for a CLI that never ends, as the CGI runner's
+// (BURNLINK_TEST_TIMEOUT_MS, 60 s): a run that ends is never cut short by it,
+// and on a loaded machine a send that encrypts files may take more than 20 s.
+const RUN_TIMEOUT_MS = Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000;
+export function run(args, { input = '', env = {}, cwd = ROOT, timeoutMs = RUN_TIMEOUT_MS } = {}) {
 	return new Promise((resolve, reject) => {
 		const childEnv = { ...process.env };
 		delete childEnv.BURNLINK_URL;

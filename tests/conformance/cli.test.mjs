@@ -18,7 +18,7 @@ after(async () => { await srv?.stop(); });
 
 function cli(args, input) {
 	const r = spawnSync(process.execPath, [CLI, '--url', srv.base, ...args], {
-		input, encoding: 'utf8', timeout: 20000, env: { ...process.env, BURNLINK_API_KEY: '', BURNLINK_URL: '' },
+		input, encoding: 'utf8', timeout: Number(process.env.BURNLINK_TEST_TIMEOUT_MS) || 60000, env: { ...process.env, BURNLINK_API_KEY: '', BURNLINK_URL: '' },
 	});
 	return r;
 }
