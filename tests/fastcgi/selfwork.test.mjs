@@ -13,7 +13,7 @@ import path from 'node:path';
 import { newContext, setExpiresAt } from '../lib/cgi.mjs';
 import { startFastcgi } from './server.mjs';
 
-async function until(cond, what, ms = 30000) {
+async function until(cond, what, ms = 60000) {
 	const end = Date.now() + ms;
 	while (!cond()) {
 		if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);

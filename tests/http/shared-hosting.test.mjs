@@ -65,7 +65,7 @@ function sqlAs(db, q) {
 	return execFileSync('setpriv', ['--reuid=www-data', '--regid=www-data', '--init-groups', 'sqlite3', db, q], { encoding: 'utf8' });
 }
 
-async function until(cond, what, ms = 30000) {
+async function until(cond, what, ms = 60000) {
 	const end = Date.now() + ms;
 	while (!cond()) {
 		if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);

@@ -36,7 +36,7 @@ function recordRun(ctx, which, agoMs) {
 }
 
 // Waits until cond() holds: the helper runs after the request's process has exited.
-async function until(cond, what, ms = 30000) {
+async function until(cond, what, ms = 60000) {
 	const end = Date.now() + ms;
 	while (!cond()) {
 		if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
