@@ -82,7 +82,9 @@ test('create with a key is attributed to its account; last use is recorded', () 
 	const ctx = newCtx();
 	const a = newAccount(ctx, 'dave');
 	const k = issue(ctx, 'dave');
+	const t0 = Date.now();
 	const r = await cgi(ctx, 'create', { auth: `Bearer ${k.key}`, body: { text: 'attributed' } });
+	const t1 = Date.now();
 	assert.equal(r.status, 200, r.body.toString());
 	assert.equal(sql(ctx.db, 'SELECT account_id FROM secrets'), String(a.id));
 	// anonymous: no header, and another scheme (a server's own Basic auth) is ignored
@@ -92,7 +94,9 @@ test('create with a key is attributed to its account; last use is recorded', () 
 	assert.equal(basic.status, 200);
 	assert.equal(sql(ctx.db, 'SELECT count(*) FROM secrets WHERE account_id IS NULL'), '2');
 	const used = admin(ctx, '--json', 'key', 'list');
-	assert.ok(Date.parse(used.json[0].lastUsedAt) > Date.now() - 60000, 'last use recorded');
+	// the keyed create's moment (whole seconds or ms: a second either side), not "within a minute of now"
+	const usedAt = Date.parse(used.json[0].lastUsedAt);
+	assert.ok(usedAt >= t0 - 1000 && usedAt <= t1 + 1000, `last use recorded: ${used.json[0].lastUsedAt}`);
 	const u = admin(ctx, '--json', 'usage', 'dave');
 	assert.equal(u.json.secrets, 1);
 	assert.equal(u.json.activeSecrets, 1);
