@@ -49,7 +49,9 @@ describe('process hygiene (every build)', () => {
 		const child = spawn(PROBE, ['wait'], { cwd: tmp, uid: 65534, gid: 65534, stdio: ['pipe', 'pipe', 'inherit'] });
 		const done = new Promise((resolve) => child.on('close', resolve));
 		let limits = '', owner = -1;
-		for (let i = 0; i < 200; i++) {
+		// until /proc shows it (the probe waits on its stdin, so a longer wait
+		// costs nothing; 200 polls, about 2 s, a loaded machine could outlast)
+		for (const t0 = Date.now(); Date.now() - t0 < 30000;) {
 			try {
 				limits = fs.readFileSync(`/proc/${child.pid}/limits`, 'utf8');
 				owner = fs.statSync(`/proc/${child.pid}/status`).uid;
@@ -131,7 +133,9 @@ async function inspect(program, env) {
 	const done = new Promise((resolve) => child.on('close', resolve));
 	// It is blocked in read() once /proc shows it sleeping on the pipe.
 	let status = '', limits = '';
-	for (let i = 0; i < 200; i++) {
+	// (it waits for the body for good: the bound, 30 s, is for a program that
+	// never gets there; 200 polls, about 2 s, a loaded machine could outlast)
+	for (const t0 = Date.now(); Date.now() - t0 < 30000;) {
 		try {
 			status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
 			const wchan = fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8');
