@@ -318,6 +318,9 @@ export async function inOneWindow(len, fn) {
 		return await fn();
 	} catch (e) {
 		if (windowOf(len)[0] === before) throw e;
+		// said in the test's output, so that a log shows which runs straddled
+		console.log(`# inOneWindow: the ${len} s window of ${new Date(before * 1000).toISOString()} ended during the run ` +
+			`(${String(e?.message ?? e).split('\n')[0].slice(0, 160)}); running again, once`);
 		return fn();
 	}
 }
