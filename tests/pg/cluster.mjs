@@ -27,6 +27,7 @@
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,7 +121,44 @@ export function initCluster(dir, { tcpPort } = {}) {
 }
 
 export function startCluster(dir) {
-	asOwner(dir, 'pg_ctl', ['-D', path.join(dir, 'data'), '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+	try {
+		asOwner(dir, 'pg_ctl', ['-D', path.join(dir, 'data'), '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+	} catch (e) {
+		// pg_ctl says only "could not start server": the reason is in the log
+		let log = '';
+		try { log = fs.readFileSync(path.join(dir, 'server.log'), 'utf8').split('\n').slice(-20).join('\n'); } catch { /* none */ }
+		e.message += `\nserver.log:\n${log}`;
+		e.portTaken = /could not bind|already in use|could not create any TCP\/IP sockets/i.test(log);
+		throw e;
+	}
+}
+
+// A TCP port found free by binding port 0 and letting it go.
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const s = net.createServer();
+		s.unref();
+		s.once('error', reject);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => resolve(port));
+		});
+	});
+}
+
+// make(port) on a port found free, e.g. (p) => newCluster({ tcpPort: p }); the
+// port may be taken by another process before the server binds it, which then
+// does not start: made again on another port (5 tries). avoid: ports not to use.
+export async function onFreePort(make, avoid = []) {
+	for (let attempt = 1; ; attempt++) {
+		let port;
+		do port = await freePort(); while (avoid.includes(port));
+		try {
+			return { port, value: make(port) };
+		} catch (e) {
+			if (!e.portTaken || attempt >= 5) throw e;
+		}
+	}
 }
 
 // Stops the server: mode 'fast' (clients disconnected, clean shutdown) or 'immediate' (a crash).

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import * as cluster from './cluster.mjs';
 
 process.env.BURNLINK_BIN ||= 'build/pg';
-const { startServer, freePort } = await import('../lib/server.mjs');
+const { startServer } = await import('../lib/server.mjs');
 const { runProgram } = await import('../lib/cgi.mjs');
 
 // The liveness deadline of the issue: service is back this long after the promotion.
@@ -63,11 +63,9 @@ function sharedSecret() {
 
 // A primary on TCP with a streaming standby, a database on it and BURNLINK_DB naming both.
 async function pair() {
-	const p1 = await freePort();
-	let p2;
-	do p2 = await freePort(); while (p2 === p1);
-	const primary = cluster.newCluster({ tcpPort: p1 });
-	const standby = cluster.newStandby(primary, { tcpPort: p2 });
+	// (each on a port found free; again on another one if it was taken meanwhile)
+	const { port: p1, value: primary } = await cluster.onFreePort((p) => cluster.newCluster({ tcpPort: p }));
+	const { port: p2, value: standby } = await cluster.onFreePort((p) => cluster.newStandby(primary, { tcpPort: p }), [p1]);
 	const db = primary.createDatabase();
 	const env = {
 		BURNLINK_DB: `postgresql://burnlink@127.0.0.1:${p1},127.0.0.1:${p2}/${db}?target_session_attrs=read-write`,

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as cluster from './cluster.mjs';
@@ -530,8 +529,8 @@ describe('least privilege (INSTALL)', () => {
 describe('TCP and a host name, under the seccomp filter', () => {
 	let pg, port;
 	before(async () => {
-		port = await new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
-		pg = cluster.newCluster({ tcpPort: port });
+		// on a port found free (again on another one if it was taken meanwhile)
+		({ port, value: pg } = await cluster.onFreePort((p) => cluster.newCluster({ tcpPort: p })));
 	});
 	after(() => pg?.remove());
 

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import * as cluster from './cluster.mjs';
 
 process.env.BURNLINK_BIN ||= 'build/pg';
-const { startServer, freePort } = await import('../lib/server.mjs');
+const { startServer } = await import('../lib/server.mjs');
 
 const ip = (...args) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -31,8 +31,8 @@ async function create(base, text) {
 }
 
 ip('link', 'set', 'lo', 'up');
-const port = await freePort();
-const pg = cluster.newCluster({ tcpPort: port });
+// on a port found free (again on another one if it was taken meanwhile)
+const { port, value: pg } = await cluster.onFreePort((p) => cluster.newCluster({ tcpPort: p }));
 const db = pg.createDatabase();
 const srv = await startServer({ server: 'lighttpd-fastcgi', env: { BURNLINK_DB: `postgresql://burnlink@127.0.0.1:${port}/${db}` } });
 const out = {};
