@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
-import { startServer, freePort } from '../lib/server.mjs';
+import { startServer } from '../lib/server.mjs';
 import { missing, launch, newContext, createSecret, shown, openLink, axeViolations, ROOT } from './helpers.mjs';
 
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -50,7 +50,13 @@ describe('sign-in with an OpenID provider through mod_auth_openidc', { skip: ski
 	before(async () => {
 		dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burnlink-oidc-'));
 		fs.chmodSync(dir, 0o755);
-		const idpPort = await freePort();
+		// The provider's server listens first, on a port of its own choosing
+		// (a port found free and bound later may be taken in between); it
+		// answers once the provider below is made, before anyone asks it.
+		let idpHandler = (req, res) => { res.statusCode = 503; res.end(); };
+		idp = http.createServer((req, res) => idpHandler(req, res));
+		await new Promise((resolve) => idp.listen(0, '127.0.0.1', resolve));
+		const idpPort = idp.address().port;
 		const issuer = `http://127.0.0.1:${idpPort}`;
 		const clientSecret = crypto.randomBytes(24).toString('base64url');
 		const snippet = execFileSync('sh', [path.join(ROOT, 'scripts/genconf.sh'), path.join(ROOT, 'conf/apache-signin-openidc.conf.in')], {
@@ -96,8 +102,7 @@ describe('sign-in with an OpenID provider through mod_auth_openidc', { skip: ski
 				return { accountId: id, claims: async () => ({ sub: id, name: id, email: p.email, email_verified: true, groups: p.groups }) };
 			},
 		});
-		idp = http.createServer(provider.callback());
-		await new Promise((resolve) => idp.listen(idpPort, '127.0.0.1', resolve));
+		idpHandler = provider.callback();
 		browser = await launch();
 	});
 	after(async () => {
