@@ -1,10 +1,15 @@
 /* store_sqlite.c (layer: storage): the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c (and sq_dialect). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -79,6 +84,10 @@ struct sqlite_store {
 	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
 	int		 ckpt_due;	/* a batch's commit reached WAL_PAGES_KEPT (wal_hook()) */
 	struct bl_keyslots *keys;	/* <db>-keys (lib/keyslots.c) */
+	char		*wlock_path;	/* <db>-lock, a FastCGI responder's (wlock_take()) */
+	int		 wlock_fd;	/* -1 until first needed */
+	int		 wlock_held;
+	int		 wlock_broken;	/* it could not be opened: SQLite's lock alone */
 };
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
@@ -229,6 +238,81 @@ static void
 sq_persistent(int on)
 {
 	persistent = on;
+}
+
+/*
+ * The FastCGI responders' write lock, <db>-lock (an empty file, mode 0600,
+ * beside the database). SQLite has one write lock and no way to wait for it
+ * but to poll (busy_wait()): with two responders writing, the one that finds
+ * it taken tried again every 50 us while the other held it through its
+ * batch's syncs, taking the CPU the holder needed (docs/PERFORMANCE.md, "The
+ * one-time read, shredded"). A responder therefore takes this file's flock
+ * before it opens a write transaction, sleeping in the kernel while another
+ * responder holds it, and lets it go when the transaction ends (COMMIT or
+ * ROLLBACK: wlock_drop()); it is held exactly while SQLite's write lock is
+ * wanted or held, no longer. SQLite's lock stays the truth: the CGI
+ * programs, cron/cleanup and the tools do not take this one, and a responder
+ * that waits for them still polls. A responder that dies lets it go with its
+ * file descriptor; one that cannot open the file goes without it. The wait
+ * is bounded as SQLite's is (s->busy_ms, by a one-shot timer whose SIGALRM
+ * interrupts the flock): a holder stuck in its transaction (a disk that
+ * stopped answering) does not hold the others for ever, which then go on
+ * without the file lock, to SQLite's busy handler and its time limit.
+ */
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void
+wlock_take(struct sqlite_store *s)
+{
+	static int		 alarm_set;
+	struct sigaction	 sa;
+	struct itimerval	 t;
+	int			 rc;
+
+	if (s->wlock_path == NULL || s->wlock_held || s->wlock_broken)
+		return;
+	if (s->wlock_fd < 0 && (s->wlock_fd = open(s->wlock_path,
+	    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		s->wlock_broken = 1;
+		return;
+	}
+	if (flock(s->wlock_fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK)
+			return;		/* SQLite's lock alone, this time */
+		if (!alarm_set) {
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_alarm;	/* no SA_RESTART: flock fails with EINTR */
+			sigemptyset(&sa.sa_mask);
+			if (sigaction(SIGALRM, &sa, NULL) != 0)
+				return;
+			alarm_set = 1;
+		}
+		memset(&t, 0, sizeof(t));
+		t.it_value.tv_sec = s->busy_ms / 1000;
+		t.it_value.tv_usec = (s->busy_ms % 1000) * 1000L;
+		if (setitimer(ITIMER_REAL, &t, NULL) != 0)
+			return;
+		rc = flock(s->wlock_fd, LOCK_EX);
+		memset(&t, 0, sizeof(t));
+		setitimer(ITIMER_REAL, &t, NULL);
+		if (rc != 0)
+			return;		/* waited s->busy_ms: SQLite's lock alone */
+	}
+	s->wlock_held = 1;
+}
+
+/* Lets the responders' write lock go, once the write transaction has ended. */
+static void
+wlock_drop(struct sqlite_store *s)
+{
+	if (!s->wlock_held)
+		return;
+	flock(s->wlock_fd, LOCK_UN);
+	s->wlock_held = 0;
 }
 
 /*
@@ -584,14 +668,18 @@ sq_open(void **out, const struct bl_config *cfg, char *err, size_t errlen)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BL_ERR_INTERNAL;
 	s->busy_ms = BUSY_TIMEOUT_MS;
+	s->wlock_fd = -1;
 	umask(077);
-	if ((s->keys = bl_keyslots_new(cfg->db_path)) == NULL) {
+	if ((s->keys = bl_keyslots_new(cfg->db_path)) == NULL ||
+	    (persistent && asprintf(&s->wlock_path, "%s-lock", cfg->db_path) < 0)) {
+		bl_keyslots_free(s->keys);
 		free(s);
 		return BL_ERR_INTERNAL;
 	}
 	if ((e = open_db(s, cfg->db_path, &s->db)) != BL_OK) {
 		snprintf(err, errlen, "%s", s->err);
 		bl_keyslots_free(s->keys);
+		free(s->wlock_path);
 		free(s);
 		return e;
 	}
@@ -626,6 +714,9 @@ sq_close(void *arg)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
 	bl_keyslots_free(s->keys);
+	if (s->wlock_fd >= 0)
+		close(s->wlock_fd);	/* and with it the lock, if held */
+	free(s->wlock_path);
 	free(s);
 }
 
@@ -659,7 +750,9 @@ sq_idle(void *arg)
 	s->err[0] = '\0';
 	s->busy_ms = BUSY_TIMEOUT_MS;
 	if (s->db != NULL && !sqlite3_get_autocommit(s->db) && !s->batch_open)
-		return -1;
+		return -1;		/* closed, the lock with it */
+	if (s->db != NULL && sqlite3_get_autocommit(s->db))
+		wlock_drop(s);
 	return 0;
 }
 
@@ -811,13 +904,16 @@ sq_begin(void *arg)
 	struct sqlite_store	*s = arg;
 	enum bl_err		 e;
 
-	if (!s->batch)
-		return exec(s, s->db, "BEGIN IMMEDIATE");
-	if (s->batch_lost)
+	if (s->batch && s->batch_lost)
 		return BL_ERR_STORE_UNAVAILABLE;
-	if (!s->batch_open) {
-		if ((e = exec(s, s->db, "BEGIN IMMEDIATE")) != BL_OK)
+	if (!s->batch || !s->batch_open) {
+		wlock_take(s);
+		if ((e = exec(s, s->db, "BEGIN IMMEDIATE")) != BL_OK) {
+			wlock_drop(s);
 			return e;
+		}
+		if (!s->batch)
+			return BL_OK;
 		s->batch_open = 1;
 	}
 	return exec(s, s->db, "SAVEPOINT op");
@@ -852,12 +948,16 @@ finish(struct sqlite_store *s, enum bl_err e)
 		if (sqlite3_get_autocommit(s->db)) {
 			s->batch_open = 0;
 			s->batch_lost = 1;
+			wlock_drop(s);
 		}
 		return e;
 	}
-	if (e == BL_OK && (e = commit(s)) == BL_OK)
+	if (e == BL_OK && (e = commit(s)) == BL_OK) {
+		wlock_drop(s);
 		return BL_OK;
+	}
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	wlock_drop(s);
 	return e;
 }
 
@@ -939,6 +1039,7 @@ sq_batch_flush(void *arg, int lost)
 		s->batch_lost = 1;
 	}
 	s->batch_open = 0;
+	wlock_drop(s);
 }
 
 /* Commits the batch durably, then does the checkpoint a deletion asked for. */
