@@ -259,6 +259,15 @@ sq_persistent(int on)
  * stopped answering) does not hold the others for ever, which then go on
  * without the file lock, to SQLite's busy handler and its time limit.
  */
+static unsigned long	 wlock_waits;	/* times the lock was found taken */
+
+/* How many times this process found the responders' write lock taken (lib/fcgi.c). */
+unsigned long
+bl_store_lock_waits(void)
+{
+	return wlock_waits;
+}
+
 static void
 on_alarm(int sig)
 {
@@ -299,6 +308,7 @@ wlock_take(struct sqlite_store *s)
 		rc = flock(s->wlock_fd, LOCK_EX);
 		memset(&t, 0, sizeof(t));
 		setitimer(ITIMER_REAL, &t, NULL);
+		wlock_waits++;
 		if (rc != 0)
 			return;		/* waited s->busy_ms: SQLite's lock alone */
 	}

@@ -183,3 +183,42 @@ test('a holder stuck with the lock file does not hold a responder for ever', { t
 	await rsp.stop();
 	assert.equal(a.status, 200, `served once the wait for the lock file ran out: ${a.body}\n${rsp.stderr()}`);
 });
+
+test('requests that came while a responder waited for the lock join its batch: one commit', { timeout: 60000 }, async (t) => {
+	if (!NR || !runs('strace', ['-f', '-qq', '-o', '/dev/null', 'true']) || !runs('flock', ['-V']) ||
+	    !runs('sqlite3', ['-version']))
+		return t.skip('needs strace, flock(1), sqlite3 and /proc/PID/syscall numbers for this machine');
+	const ctx = newContext();
+	const secrets = [];
+	for (let i = 0; i < 4; i++) secrets.push(await ctx.createOk({ text: `once ${i}`, maxViews: 1 }));
+	const trace = path.join(ctx.dir, 'strace.out');
+	const rsp = await startResponder(t, 'retrieve', ctx.dir, {}, {
+		exe: programPath('retrieve'), wrap: ['strace', '-f', '-qq', '-e', 'trace=openat,flock,fdatasync,fsync', '-o', trace],
+	});
+	const env = { BURNLINK_DB: ctx.db };
+	const warm = await rsp.send({ key: secrets[0].secretKey, body: {}, env });
+	rsp.go();
+	assert.equal((await warm.answer).status, 200, rsp.stderr());
+
+	const holder = await holdWriteLock(t, ctx.db);
+	const first = await rsp.send({ key: secrets[1].secretKey, body: {}, env });
+	const pid = rsp.pid();
+	await until(() => blockedIn(pid) === 'flock');
+	const before = fs.readFileSync(trace, 'utf8').split('\n').length - 1;
+	// two more, queued while it waits
+	const more = [await rsp.send({ key: secrets[2].secretKey, body: {}, env }),
+		await rsp.send({ key: secrets[3].secretKey, body: {}, env })];
+	await holder.release();
+	const answers = await Promise.all([first, ...more].map((s) => s.answer));
+	await rsp.stop();
+	assert.deepEqual(answers.map((a) => a.status), [200, 200, 200], rsp.stderr());
+
+	const all = fs.readFileSync(trace, 'utf8').split('\n');
+	const wal = new Set(all.map((l) => new RegExp(`openat\\([^"]*"${ctx.db}-wal".* = (\\d+)$`).exec(l)?.[1]).filter(Boolean));
+	const walSyncs = all.slice(before).filter((l) => {
+		const m = /\b(?:fsync|fdatasync)\((\d+)\)/.exec(l);
+		return m && wal.has(m[1]);
+	});
+	assert.ok(wal.size > 0, 'strace saw the WAL opened');
+	assert.equal(walSyncs.length, 1, `the three one-time reads were committed together:\n${all.slice(before).join('\n')}`);
+});
