@@ -34,18 +34,29 @@
  *
  * A FastCGI responder (bl_store_persistent()) keeps its connection, and with
  * it the WAL index, from one request to the next, so the index is not
- * rebuilt and the WAL may be longer: it is checkpointed at WAL_PAGES_KEPT
- * pages (once the batch's answers are out: wal_hook()), with RESTART rather
- * than TRUNCATE, so the next commits overwrite the
- * file from its start instead of growing it (an fdatasync that must also
- * record a new file size commits the file system's journal too: measured
- * here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13 ms). Deletions
- * still truncate at once.
+ * rebuilt and the WAL may be longer: every WAL_PAGES_KEPT pages it is
+ * checkpointed (once the batch's answers are out: wal_hook()) by a PASSIVE
+ * checkpoint, which copies the pages back and syncs the database without
+ * SQLite's write lock, so the other responder's batches go on meanwhile;
+ * the next writer starts the WAL over once every frame is copied back and
+ * no reader needs it. Where that never happens (the other responder
+ * commits while each checkpoint runs), the WAL is bounded at
+ * WAL_PAGES_BOUND pages by a RESTART, which takes the write lock (and the
+ * responders' one, so the other one sleeps meanwhile) and waits for
+ * readers, so that the next writer starts it over. RESTART rather than
+ * TRUNCATE, and journal_size_limit at WAL_BYTES_KEPT: the next commits
+ * overwrite the file from its start instead of growing it (an fdatasync
+ * that must also record a new file size commits the file system's journal
+ * too: measured here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13
+ * ms). A process that rebuilds the WAL index (no other one has the database
+ * open) reads up to WAL_PAGES_BOUND pages, once. Deletions of content
+ * stored unsealed still truncate at once.
  */
 #define WAL_PAGES		64
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
 #define WAL_PAGES_KEPT		1000
 #define WAL_BYTES_KEPT		(WAL_PAGES_KEPT * 4096 + 65536)
+#define WAL_PAGES_BOUND		(4 * WAL_PAGES_KEPT)
 #define CHECKPOINT_WAIT_MS	50
 /*
  * Each connection's page cache (PRAGMA cache_size; negative: KiB), 256 KiB
@@ -82,7 +93,9 @@ struct sqlite_store {
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
-	int		 ckpt_due;	/* a batch's commit reached WAL_PAGES_KEPT (wal_hook()) */
+	int		 ckpt_due;	/* a batch's commit made the WAL's checkpoint due (wal_hook()) */
+	int		 ckpt_mode;	/* ... which one: PASSIVE, or RESTART at WAL_PAGES_BOUND */
+	int		 ckpt_pages;	/* the WAL's length at the last one */
 	struct bl_keyslots *keys;	/* <db>-keys (lib/keyslots.c) */
 	char		*wlock_path;	/* <db>-lock, a FastCGI responder's (wlock_take()) */
 	int		 wlock_fd;	/* -1 until first needed */
@@ -290,7 +303,7 @@ wlock_take(struct sqlite_store *s)
 		return;
 	}
 	if (flock(s->wlock_fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK)
+		if (errno != EWOULDBLOCK || s->busy_ms <= 0)
 			return;		/* SQLite's lock alone, this time */
 		if (!alarm_set) {
 			memset(&sa, 0, sizeof(sa));
@@ -326,27 +339,30 @@ wlock_drop(struct sqlite_store *s)
 }
 
 /*
- * The checkpoint of a WAL that reached its length (wal_hook()), not waiting
- * for others; db: s->db, or the connection open_db() is still setting up.
+ * The checkpoint of a WAL that reached its length (wal_hook()), mode one of
+ * SQLITE_CHECKPOINT_*, not waiting for others; db: s->db, or the
+ * connection open_db() is still setting up.
  */
 static void
-wal_checkpoint(struct sqlite_store *s, sqlite3 *db)
+wal_checkpoint(struct sqlite_store *s, sqlite3 *db, int mode)
 {
 	int	 saved = s->busy_ms;
 
 	s->busy_ms = 0;
-	sqlite3_wal_checkpoint_v2(db, NULL, persistent ?
-	    SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_wal_checkpoint_v2(db, NULL, mode, NULL, NULL);
 	s->busy_ms = saved;
 }
 
 /*
  * After each commit: once the WAL holds WAL_PAGES pages, copies them back and
  * truncates it, without waiting for other connections (a busy WAL is tried
- * again at the next commit; what could be copied back meanwhile is). A
- * FastCGI batch's commit only notes it: the batch's answers go out first,
- * then sq_idle() checkpoints (a RESTART copies ~1,000 scattered pages and
- * syncs the database: docs/PERFORMANCE.md, "The one-time read, shredded").
+ * again at the next commit; what could be copied back meanwhile is). In a
+ * FastCGI responder, every WAL_PAGES_KEPT pages more: a batch's commit only
+ * notes it, the batch's answers go out first, then sq_idle() checkpoints,
+ * PASSIVE (~1,000 scattered pages copied back and the database synced,
+ * while the other responder goes on writing), or RESTART once the WAL
+ * reaches WAL_PAGES_BOUND (docs/PERFORMANCE.md, "The one-time read,
+ * shredded").
  */
 static int
 wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
@@ -354,12 +370,22 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	struct sqlite_store	*s = arg;
 
 	(void)name;
-	if (pages < (persistent ? WAL_PAGES_KEPT : WAL_PAGES) || s->bulk)
+	if (!persistent) {
+		if (pages >= WAL_PAGES && !s->bulk)
+			wal_checkpoint(s, db, SQLITE_CHECKPOINT_TRUNCATE);
 		return SQLITE_OK;
-	if (persistent && s->batch)
+	}
+	if (pages < s->ckpt_pages)
+		s->ckpt_pages = 0;	/* the WAL started over */
+	if (pages < s->ckpt_pages + WAL_PAGES_KEPT || s->bulk)
+		return SQLITE_OK;
+	s->ckpt_mode = pages >= WAL_PAGES_BOUND ? SQLITE_CHECKPOINT_RESTART :
+	    SQLITE_CHECKPOINT_PASSIVE;
+	s->ckpt_pages = pages;
+	if (s->batch)
 		s->ckpt_due = 1;
 	else
-		wal_checkpoint(s, db);
+		wal_checkpoint(s, db, s->ckpt_mode);
 	return SQLITE_OK;
 }
 
@@ -749,7 +775,11 @@ sq_idle(void *arg)
 		s->content_freed = 0;
 	}
 	if (s->ckpt_due && !s->batch && sqlite3_get_autocommit(s->db)) {
-		wal_checkpoint(s, s->db);
+		/* A RESTART takes the write lock: the other responder sleeps meanwhile. */
+		if (s->ckpt_mode == SQLITE_CHECKPOINT_RESTART)
+			wlock_take(s);
+		wal_checkpoint(s, s->db, s->ckpt_mode);
+		wlock_drop(s);
 		s->ckpt_due = 0;
 	}
 	for (i = 0; i < ST__MAX; i++)
