@@ -367,8 +367,11 @@ same_db(struct slot *a, struct slot *b)
  * for the write lock (the other responder's commit: lib/store_sqlite.c,
  * wlock_take()) takes in, before it commits, the requests that came
  * meanwhile, up to room slots: one commit then answers them too, rather
- * than a commit of their own after this one. Returns the number of slots
- * used (n, or more).
+ * than a commit of their own after this one. That accept reads the new
+ * request's FastCGI records with the write lock held: the web server wrote
+ * them with its connect, which the listening socket showed (libfcgi waits
+ * up to 2 s for them otherwise). Returns the number of slots used (n, or
+ * more).
  */
 #define HELD_MAX	(8 * 1024 * 1024)
 

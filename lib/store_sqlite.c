@@ -377,10 +377,15 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	}
 	if (pages < s->ckpt_pages)
 		s->ckpt_pages = 0;	/* the WAL started over */
-	if (pages < s->ckpt_pages + WAL_PAGES_KEPT || s->bulk)
+	if (s->bulk)
 		return SQLITE_OK;
-	s->ckpt_mode = pages >= WAL_PAGES_BOUND ? SQLITE_CHECKPOINT_RESTART :
-	    SQLITE_CHECKPOINT_PASSIVE;
+	/* At the bound, a RESTART after every commit until the WAL starts over. */
+	if (pages >= WAL_PAGES_BOUND)
+		s->ckpt_mode = SQLITE_CHECKPOINT_RESTART;
+	else if (pages >= s->ckpt_pages + WAL_PAGES_KEPT)
+		s->ckpt_mode = SQLITE_CHECKPOINT_PASSIVE;
+	else
+		return SQLITE_OK;
 	s->ckpt_pages = pages;
 	if (s->batch)
 		s->ckpt_due = 1;
