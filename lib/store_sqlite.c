@@ -253,25 +253,6 @@ sq_persistent(int on)
 	persistent = on;
 }
 
-/*
- * The FastCGI responders' write lock, <db>-lock (an empty file, mode 0600,
- * beside the database). SQLite has one write lock and no way to wait for it
- * but to poll (busy_wait()): with two responders writing, the one that finds
- * it taken tried again every 50 us while the other held it through its
- * batch's syncs, taking the CPU the holder needed (docs/PERFORMANCE.md, "The
- * one-time read, shredded"). A responder therefore takes this file's flock
- * before it opens a write transaction, sleeping in the kernel while another
- * responder holds it, and lets it go when the transaction ends (COMMIT or
- * ROLLBACK: wlock_drop()); it is held exactly while SQLite's write lock is
- * wanted or held, no longer. SQLite's lock stays the truth: the CGI
- * programs, cron/cleanup and the tools do not take this one, and a responder
- * that waits for them still polls. A responder that dies lets it go with its
- * file descriptor; one that cannot open the file goes without it. The wait
- * is bounded as SQLite's is (s->busy_ms, by a one-shot timer whose SIGALRM
- * interrupts the flock): a holder stuck in its transaction (a disk that
- * stopped answering) does not hold the others for ever, which then go on
- * without the file lock, to SQLite's busy handler and its time limit.
- */
 static unsigned long	 wlock_waits;	/* times the lock was found taken */
 
 /* How many times this process found the responders' write lock taken (lib/fcgi.c). */
@@ -281,12 +262,32 @@ bl_store_lock_waits(void)
 	return wlock_waits;
 }
 
+/* SIGALRM's handler: it only interrupts the flock (wlock_take()). */
 static void
 on_alarm(int sig)
 {
 	(void)sig;
 }
 
+/*
+ * The FastCGI responders' write lock, <db>-lock (an empty file, mode 0600,
+ * beside the database). SQLite has one write lock and no way to wait for it
+ * but to poll (busy_wait()): with two responders writing, the one that finds
+ * it taken tried again every 50 us while the other held it through its
+ * batch's syncs, taking the CPU the holder needed (docs/PERFORMANCE.md, "The
+ * one-time read, shredded"). A responder therefore takes this file's flock
+ * before it opens a write transaction (or a RESTART checkpoint: sq_idle()),
+ * sleeping in the kernel while another responder holds it, and lets it go
+ * when the transaction ends (COMMIT or ROLLBACK: wlock_drop()); it is held
+ * exactly while SQLite's write lock is wanted or held, no longer. SQLite's lock stays the truth: the CGI
+ * programs, cron/cleanup and the tools do not take this one, and a responder
+ * that waits for them still polls. A responder that dies lets it go with its
+ * file descriptor; one that cannot open the file goes without it. The wait
+ * is bounded as SQLite's is (s->busy_ms, by a one-shot timer whose SIGALRM
+ * interrupts the flock): a holder stuck in its transaction (a disk that
+ * stopped answering) does not hold the others for ever, which then go on
+ * without the file lock, to SQLite's busy handler and its time limit.
+ */
 static void
 wlock_take(struct sqlite_store *s)
 {
