@@ -363,16 +363,24 @@ same_db(struct slot *a, struct slot *b)
 /*
  * Answers sl[0..n-1], all for one database, with one commit (see above); a
  * batch whose held answers pass HELD_MAX bytes (large secrets) commits and
- * answers at that point, and the rest form the next.
+ * answers at that point, and the rest form the next. A batch that waited
+ * for the write lock (the other responder's commit: lib/store_sqlite.c,
+ * wlock_take()) takes in, before it commits, the requests that came
+ * meanwhile, up to room slots: one commit then answers them too, rather
+ * than a commit of their own after this one. That accept reads the new
+ * request's FastCGI records with the write lock held: the web server wrote
+ * them with its connect, which the listening socket showed (libfcgi waits
+ * up to 2 s for them otherwise). Returns the number of slots used (n, or
+ * more).
  */
 #define HELD_MAX	(8 * 1024 * 1024)
 
-static void
+static int
 serve_batch(const struct bl_route *rt, struct bl_keep *keep,
-    struct slot *sl, int n)
+    struct slot *sl, int n, int room)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
-	unsigned long	 flushes;
+	unsigned long	 flushes, waits;
 	size_t		 held;
 	int		 i, j, lost, durable;
 
@@ -381,7 +389,16 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		keep->batch_failed = 0;
 		committed_upto = NULL;
 		durable = i;
-		for (j = i, held = 0; j < n && held <= HELD_MAX; j++) {
+		waits = bl_store_lock_waits();
+		for (j = i, held = 0; held <= HELD_MAX; j++) {
+			if (j == n) {
+				if (bl_store_lock_waits() == waits || n == room ||
+				    !listener_ready(0) || accept_one(&sl[n]) != 0)
+					break;
+				/* Another database's request: the next batch. */
+				if (!same_db(&sl[i], &sl[n++]))
+					break;
+			}
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
 			flushes = bl_store_batch_durable();
@@ -409,6 +426,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			keep->db_path = NULL;
 		}
 	}
+	return n;
 }
 
 int
@@ -457,11 +475,17 @@ bl_fcgi_serve(const struct bl_route *rt)
 		bl_work_fcgi_note(slots[0].q.envp);
 		for (n = 1; n < BATCH && listener_ready(0) && accept_one(&slots[n]) == 0; n++)
 			;
-		/* Each run of requests for one database is a batch. */
+		/*
+		 * Each run of requests for one database is a batch; the last one
+		 * may take in more (serve_batch()).
+		 */
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n && same_db(&slots[i], &slots[j]); j++)
 				;
-			serve_batch(rt, &keep, slots + i, j - i);
+			if (j == n)
+				j = n = i + serve_batch(rt, &keep, slots + i, j - i, BATCH - i);
+			else
+				serve_batch(rt, &keep, slots + i, j - i, j - i);
 		}
 		bl_work_fcgi_poke();	/* once every answer is sent */
 	}

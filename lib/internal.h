@@ -841,6 +841,7 @@ void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
 unsigned long	 bl_store_batch_durable(void);
+unsigned long	 bl_store_lock_waits(void);	/* waits for the responders' write lock (store_sqlite.c) */
 
 /* prefault.c: a CGI program's first heap mapped ahead. */
 void		 bl_prefault(void);

@@ -1,10 +1,15 @@
 /* store_sqlite.c (layer: storage): the SQLite backend (lib/store.h): its primitives, over the SQL of lib/store_sql.c (and sq_dialect). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -29,18 +34,29 @@
  *
  * A FastCGI responder (bl_store_persistent()) keeps its connection, and with
  * it the WAL index, from one request to the next, so the index is not
- * rebuilt and the WAL may be longer: it is checkpointed at WAL_PAGES_KEPT
- * pages (once the batch's answers are out: wal_hook()), with RESTART rather
- * than TRUNCATE, so the next commits overwrite the
- * file from its start instead of growing it (an fdatasync that must also
- * record a new file size commits the file system's journal too: measured
- * here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13 ms). Deletions
- * still truncate at once.
+ * rebuilt and the WAL may be longer: every WAL_PAGES_KEPT pages it is
+ * checkpointed (once the batch's answers are out: wal_hook()) by a PASSIVE
+ * checkpoint, which copies the pages back and syncs the database without
+ * SQLite's write lock, so the other responder's batches go on meanwhile;
+ * the next writer starts the WAL over once every frame is copied back and
+ * no reader needs it. Where that never happens (the other responder
+ * commits while each checkpoint runs), the WAL is bounded at
+ * WAL_PAGES_BOUND pages by a RESTART, which takes the write lock (and the
+ * responders' one, so the other one sleeps meanwhile) and waits for
+ * readers, so that the next writer starts it over. RESTART rather than
+ * TRUNCATE, and journal_size_limit at WAL_BYTES_KEPT: the next commits
+ * overwrite the file from its start instead of growing it (an fdatasync
+ * that must also record a new file size commits the file system's journal
+ * too: measured here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13
+ * ms). A process that rebuilds the WAL index (no other one has the database
+ * open) reads up to WAL_PAGES_BOUND pages, once. Deletions of content
+ * stored unsealed still truncate at once.
  */
 #define WAL_PAGES		64
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
 #define WAL_PAGES_KEPT		1000
 #define WAL_BYTES_KEPT		(WAL_PAGES_KEPT * 4096 + 65536)
+#define WAL_PAGES_BOUND		(4 * WAL_PAGES_KEPT)
 #define CHECKPOINT_WAIT_MS	50
 /*
  * Each connection's page cache (PRAGMA cache_size; negative: KiB), 256 KiB
@@ -77,8 +93,14 @@ struct sqlite_store {
 	int		 busy_ms;	/* how long a lock is waited for */
 	int64_t		 busy_start;	/* when the current wait began (ms) */
 	int		 bulk;		/* cron/cleanup's: it checkpoints itself (sq_bulk()) */
-	int		 ckpt_due;	/* a batch's commit reached WAL_PAGES_KEPT (wal_hook()) */
+	int		 ckpt_due;	/* a batch's commit made the WAL's checkpoint due (wal_hook()) */
+	int		 ckpt_mode;	/* ... which one: PASSIVE, or RESTART at WAL_PAGES_BOUND */
+	int		 ckpt_pages;	/* the WAL's length at the last one */
 	struct bl_keyslots *keys;	/* <db>-keys (lib/keyslots.c) */
+	char		*wlock_path;	/* <db>-lock, a FastCGI responder's (wlock_take()) */
+	int		 wlock_fd;	/* -1 until first needed */
+	int		 wlock_held;
+	int		 wlock_broken;	/* it could not be opened: SQLite's lock alone */
 };
 
 /* Maps an SQLite result to an error, keeping a message for the log. */
@@ -231,28 +253,117 @@ sq_persistent(int on)
 	persistent = on;
 }
 
+static unsigned long	 wlock_waits;	/* times the lock was found taken */
+
+/* How many times this process found the responders' write lock taken (lib/fcgi.c). */
+unsigned long
+bl_store_lock_waits(void)
+{
+	return wlock_waits;
+}
+
+/* SIGALRM's handler: it only interrupts the flock (wlock_take()). */
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
 /*
- * The checkpoint of a WAL that reached its length (wal_hook()), not waiting
- * for others; db: s->db, or the connection open_db() is still setting up.
+ * The FastCGI responders' write lock, <db>-lock (an empty file, mode 0600,
+ * beside the database). SQLite has one write lock and no way to wait for it
+ * but to poll (busy_wait()): with two responders writing, the one that finds
+ * it taken tried again every 50 us while the other held it through its
+ * batch's syncs, taking the CPU the holder needed (docs/PERFORMANCE.md, "The
+ * one-time read, shredded"). A responder therefore takes this file's flock
+ * before it opens a write transaction (or a RESTART checkpoint: sq_idle()),
+ * sleeping in the kernel while another responder holds it, and lets it go
+ * when the transaction ends (COMMIT or ROLLBACK: wlock_drop()); it is held
+ * exactly while SQLite's write lock is wanted or held, no longer. SQLite's lock stays the truth: the CGI
+ * programs, cron/cleanup and the tools do not take this one, and a responder
+ * that waits for them still polls. A responder that dies lets it go with its
+ * file descriptor; one that cannot open the file goes without it. The wait
+ * is bounded as SQLite's is (s->busy_ms, by a one-shot timer whose SIGALRM
+ * interrupts the flock): a holder stuck in its transaction (a disk that
+ * stopped answering) does not hold the others for ever, which then go on
+ * without the file lock, to SQLite's busy handler and its time limit.
  */
 static void
-wal_checkpoint(struct sqlite_store *s, sqlite3 *db)
+wlock_take(struct sqlite_store *s)
+{
+	static int		 alarm_set;
+	struct sigaction	 sa;
+	struct itimerval	 t;
+	int			 rc;
+
+	if (s->wlock_path == NULL || s->wlock_held || s->wlock_broken)
+		return;
+	if (s->wlock_fd < 0 && (s->wlock_fd = open(s->wlock_path,
+	    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		s->wlock_broken = 1;
+		return;
+	}
+	if (flock(s->wlock_fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK || s->busy_ms <= 0)
+			return;		/* SQLite's lock alone, this time */
+		if (!alarm_set) {
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_alarm;	/* no SA_RESTART: flock fails with EINTR */
+			sigemptyset(&sa.sa_mask);
+			if (sigaction(SIGALRM, &sa, NULL) != 0)
+				return;
+			alarm_set = 1;
+		}
+		memset(&t, 0, sizeof(t));
+		t.it_value.tv_sec = s->busy_ms / 1000;
+		t.it_value.tv_usec = (s->busy_ms % 1000) * 1000L;
+		if (setitimer(ITIMER_REAL, &t, NULL) != 0)
+			return;
+		rc = flock(s->wlock_fd, LOCK_EX);
+		memset(&t, 0, sizeof(t));
+		setitimer(ITIMER_REAL, &t, NULL);
+		wlock_waits++;
+		if (rc != 0)
+			return;		/* waited s->busy_ms: SQLite's lock alone */
+	}
+	s->wlock_held = 1;
+}
+
+/* Lets the responders' write lock go, once the write transaction has ended. */
+static void
+wlock_drop(struct sqlite_store *s)
+{
+	if (!s->wlock_held)
+		return;
+	flock(s->wlock_fd, LOCK_UN);
+	s->wlock_held = 0;
+}
+
+/*
+ * The checkpoint of a WAL that reached its length (wal_hook()), mode one of
+ * SQLITE_CHECKPOINT_*, not waiting for others; db: s->db, or the
+ * connection open_db() is still setting up.
+ */
+static void
+wal_checkpoint(struct sqlite_store *s, sqlite3 *db, int mode)
 {
 	int	 saved = s->busy_ms;
 
 	s->busy_ms = 0;
-	sqlite3_wal_checkpoint_v2(db, NULL, persistent ?
-	    SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_wal_checkpoint_v2(db, NULL, mode, NULL, NULL);
 	s->busy_ms = saved;
 }
 
 /*
  * After each commit: once the WAL holds WAL_PAGES pages, copies them back and
  * truncates it, without waiting for other connections (a busy WAL is tried
- * again at the next commit; what could be copied back meanwhile is). A
- * FastCGI batch's commit only notes it: the batch's answers go out first,
- * then sq_idle() checkpoints (a RESTART copies ~1,000 scattered pages and
- * syncs the database: docs/PERFORMANCE.md, "The one-time read, shredded").
+ * again at the next commit; what could be copied back meanwhile is). In a
+ * FastCGI responder, every WAL_PAGES_KEPT pages more: a batch's commit only
+ * notes it, the batch's answers go out first, then sq_idle() checkpoints,
+ * PASSIVE (~1,000 scattered pages copied back and the database synced,
+ * while the other responder goes on writing), or RESTART once the WAL
+ * reaches WAL_PAGES_BOUND (docs/PERFORMANCE.md, "The one-time read,
+ * shredded").
  */
 static int
 wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
@@ -260,12 +371,27 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	struct sqlite_store	*s = arg;
 
 	(void)name;
-	if (pages < (persistent ? WAL_PAGES_KEPT : WAL_PAGES) || s->bulk)
+	if (!persistent) {
+		if (pages >= WAL_PAGES && !s->bulk)
+			wal_checkpoint(s, db, SQLITE_CHECKPOINT_TRUNCATE);
 		return SQLITE_OK;
-	if (persistent && s->batch)
+	}
+	if (pages < s->ckpt_pages)
+		s->ckpt_pages = 0;	/* the WAL started over */
+	if (s->bulk)
+		return SQLITE_OK;
+	/* At the bound, a RESTART after every commit until the WAL starts over. */
+	if (pages >= WAL_PAGES_BOUND)
+		s->ckpt_mode = SQLITE_CHECKPOINT_RESTART;
+	else if (pages >= s->ckpt_pages + WAL_PAGES_KEPT)
+		s->ckpt_mode = SQLITE_CHECKPOINT_PASSIVE;
+	else
+		return SQLITE_OK;
+	s->ckpt_pages = pages;
+	if (s->batch)
 		s->ckpt_due = 1;
 	else
-		wal_checkpoint(s, db);
+		wal_checkpoint(s, db, s->ckpt_mode);
 	return SQLITE_OK;
 }
 
@@ -584,14 +710,18 @@ sq_open(void **out, const struct bl_config *cfg, char *err, size_t errlen)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BL_ERR_INTERNAL;
 	s->busy_ms = BUSY_TIMEOUT_MS;
+	s->wlock_fd = -1;
 	umask(077);
-	if ((s->keys = bl_keyslots_new(cfg->db_path)) == NULL) {
+	if ((s->keys = bl_keyslots_new(cfg->db_path)) == NULL ||
+	    (persistent && asprintf(&s->wlock_path, "%s-lock", cfg->db_path) < 0)) {
+		bl_keyslots_free(s->keys);
 		free(s);
 		return BL_ERR_INTERNAL;
 	}
 	if ((e = open_db(s, cfg->db_path, &s->db)) != BL_OK) {
 		snprintf(err, errlen, "%s", s->err);
 		bl_keyslots_free(s->keys);
+		free(s->wlock_path);
 		free(s);
 		return e;
 	}
@@ -626,6 +756,9 @@ sq_close(void *arg)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
 	bl_keyslots_free(s->keys);
+	if (s->wlock_fd >= 0)
+		close(s->wlock_fd);	/* and with it the lock, if held */
+	free(s->wlock_path);
 	free(s);
 }
 
@@ -648,7 +781,11 @@ sq_idle(void *arg)
 		s->content_freed = 0;
 	}
 	if (s->ckpt_due && !s->batch && sqlite3_get_autocommit(s->db)) {
-		wal_checkpoint(s, s->db);
+		/* A RESTART takes the write lock: the other responder sleeps meanwhile. */
+		if (s->ckpt_mode == SQLITE_CHECKPOINT_RESTART)
+			wlock_take(s);
+		wal_checkpoint(s, s->db, s->ckpt_mode);
+		wlock_drop(s);
 		s->ckpt_due = 0;
 	}
 	for (i = 0; i < ST__MAX; i++)
@@ -659,7 +796,9 @@ sq_idle(void *arg)
 	s->err[0] = '\0';
 	s->busy_ms = BUSY_TIMEOUT_MS;
 	if (s->db != NULL && !sqlite3_get_autocommit(s->db) && !s->batch_open)
-		return -1;
+		return -1;		/* closed, the lock with it */
+	if (s->db != NULL && sqlite3_get_autocommit(s->db))
+		wlock_drop(s);
 	return 0;
 }
 
@@ -811,13 +950,16 @@ sq_begin(void *arg)
 	struct sqlite_store	*s = arg;
 	enum bl_err		 e;
 
-	if (!s->batch)
-		return exec(s, s->db, "BEGIN IMMEDIATE");
-	if (s->batch_lost)
+	if (s->batch && s->batch_lost)
 		return BL_ERR_STORE_UNAVAILABLE;
-	if (!s->batch_open) {
-		if ((e = exec(s, s->db, "BEGIN IMMEDIATE")) != BL_OK)
+	if (!s->batch || !s->batch_open) {
+		wlock_take(s);
+		if ((e = exec(s, s->db, "BEGIN IMMEDIATE")) != BL_OK) {
+			wlock_drop(s);
 			return e;
+		}
+		if (!s->batch)
+			return BL_OK;
 		s->batch_open = 1;
 	}
 	return exec(s, s->db, "SAVEPOINT op");
@@ -852,12 +994,16 @@ finish(struct sqlite_store *s, enum bl_err e)
 		if (sqlite3_get_autocommit(s->db)) {
 			s->batch_open = 0;
 			s->batch_lost = 1;
+			wlock_drop(s);
 		}
 		return e;
 	}
-	if (e == BL_OK && (e = commit(s)) == BL_OK)
+	if (e == BL_OK && (e = commit(s)) == BL_OK) {
+		wlock_drop(s);
 		return BL_OK;
+	}
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	wlock_drop(s);
 	return e;
 }
 
@@ -939,6 +1085,7 @@ sq_batch_flush(void *arg, int lost)
 		s->batch_lost = 1;
 	}
 	s->batch_open = 0;
+	wlock_drop(s);
 }
 
 /* Commits the batch durably, then does the checkpoint a deletion asked for. */

@@ -90,12 +90,14 @@ static const int killed[] = {
 /*
  * A FastCGI responder also takes connections on its listening socket (fd 0,
  * FCGI_LISTENSOCK_FILENO) and talks over them; accept is allowed on fd 0 only
- * (non-blocking: it waits for a connection in ppoll(), lib/fcgi.c).
+ * (non-blocking: it waits for a connection in ppoll(), lib/fcgi.c). Its
+ * wait for the responders' write lock is bounded by a timer (setitimer:
+ * lib/store_sqlite.c, wlock_take()).
  */
 static const int fcgi_allowed[] = {
 	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
 	SCMP_SYS(shutdown), SCMP_SYS(getpeername), SCMP_SYS(getsockname),
-	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt),
+	SCMP_SYS(setsockopt), SCMP_SYS(getsockopt), SCMP_SYS(setitimer),
 };
 
 /*

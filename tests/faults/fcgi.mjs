@@ -11,6 +11,7 @@
 //   rsp.go();                                               // the responder runs
 //   const res = await a.answer;                             // parsed CGI answer
 //   rsp.stderr()                                            // what it logged
+//   rsp.pid()                                               // the program's process
 //   await rsp.stop()                                        // SIGTERM, exited
 
 import { spawn, execFileSync } from 'node:child_process';
@@ -109,6 +110,8 @@ export async function startResponder(t, program, dir, env, { exe, wrap = [] } = 
 	return {
 		go: () => child.stdin.write('go\n'),
 		stderr: () => stderr,
+		// The program's process id (under a wrapper, the wrapper's child).
+		pid: () => (wrap.length ? childOf(child.pid) : child.pid),
 		// Ends the program with SIGTERM (under a wrapper, the wrapper's child,
 		// so that a tracer writes out its end) and resolves once all exited.
 		async stop() {

@@ -16,7 +16,8 @@
 // a CGI burn and a CGI last view; cron/cleanup removing several expired ones.
 // Nothing may appear in the watched directory, and no open may create
 // (O_CREAT, O_TMPFILE, creat) a file other than the database, its -wal,
-// -shm and -keys (the sealed content's keys), the counters file (and its grown copy, -counters.new, renamed over
+// -shm and -keys (the sealed content's keys), a FastCGI responder's -lock
+// (the responders' write lock: empty, never written), the counters file (and its grown copy, -counters.new, renamed over
 // it), the runs' records, cleanup's lock file and the data directory's deny-all
 // .htaccess (no content). The database and the install
 // secret are made first, unobserved (the first request also creates a
@@ -100,7 +101,7 @@ function observe(t, name) {
 					if (file === path.join(dbDir, 'burnlink.db')) dbOpened = true;
 					if (m[1] !== 'creat' && !/O_CREAT|O_TMPFILE/.test(m[4])) continue;
 					if ((m[2] && m[2] !== 'AT_FDCWD') || path.dirname(file) !== dbDir ||
-					    !/^(burnlink(\.db(-wal|-shm|-keys)?|-counters(\.new)?|-cleanup\.lock|-(cleanup|notify)(\.[A-Za-z0-9]{6})?)|\.htaccess)$/.test(path.basename(file)))
+					    !/^(burnlink(\.db(-wal|-shm|-keys|-lock)?|-counters(\.new)?|-cleanup\.lock|-(cleanup|notify)(\.[A-Za-z0-9]{6})?)|\.htaccess)$/.test(path.basename(file)))
 						opens.push(`${progs.join(' > ')}: ${line}`);
 				}
 			}
