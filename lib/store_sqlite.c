@@ -22,7 +22,13 @@
  * has it open rebuilds the WAL index by reading the whole WAL, so the WAL is
  * kept short: the connection whose commit brings it to WAL_PAGES pages checkpoints
  * and truncates it (wal_hook()); a PASSIVE checkpoint would not do, since a
- * rebuilt index no longer knows which frames were copied back. Commits that
+ * rebuilt index no longer knows which frames were copied back. 16 pages: a
+ * one-time read adds two frames, and its rebuild costs ~6.6 K instructions
+ * and a pread a frame; over a sequence of them (bench/walseq.sh) 64 pages
+ * cost 1.57 M instructions and 201 system calls a read, 16 pages 1.45 M and
+ * 181, for a checkpoint's two syncs every 8 reads instead of every 32 (2.11
+ * -> 2.39 fdatasyncs a read); 8 pages saved 23 K instructions more for 0.38
+ * more syncs (docs/PERFORMANCE.md, "The one-time read under CGI"). Commits that
  * delete content checkpoint and truncate at once, waiting up to
  * CHECKPOINT_WAIT_MS for readers (checkpoint()), so no deleted ciphertext
  * stays in the WAL.
@@ -37,7 +43,10 @@
  * here, a 4 KiB O_DSYNC append 0.19 ms, an overwrite 0.13 ms). Deletions
  * still truncate at once.
  */
-#define WAL_PAGES		64
+#ifndef BL_WAL_PAGES		/* -DBL_WAL_PAGES=N: bench/walseq.sh's variants */
+#define BL_WAL_PAGES		16
+#endif
+#define WAL_PAGES		BL_WAL_PAGES
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
 #define WAL_PAGES_KEPT		1000
 #define WAL_BYTES_KEPT		(WAL_PAGES_KEPT * 4096 + 65536)
