@@ -542,13 +542,20 @@ event(struct bl_store *s, const struct bl_secret *r, const char *kind, unsigned 
 /*
  * Moves a locked row to state, deleting its content in the same transaction
  * and wiping its key (durably before the transaction commits: lib/store.h).
+ * files 0: the row is known to have no attachments (ST_LOCK_TEXT's EXISTS,
+ * read under this transaction's lock; attachments are only ever written with
+ * their row's creation), so there are none to delete: the last view of a
+ * secret of text alone neither prepares nor runs ST_DELETE_FILES (in a CGI
+ * process, 18 K instructions: docs/PERFORMANCE.md, "The one-time read under
+ * CGI").
  */
 static enum bl_err
-set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
+set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state, int files)
 {
 	enum bl_err	 e;
 
-	if ((e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL, NULL)) != BL_OK ||
+	if ((files && (e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL,
+	    NULL)) != BL_OK) ||
 	    (e = bl_st_run(s, ST_SET_STATE, PARMS(P_INT(r->id), P_INT(state)), NULL, NULL,
 	    NULL)) != BL_OK ||
 	    (e = bl_st_key_shred(s, r->key_slot, r->created_ms)) != BL_OK)
@@ -605,7 +612,7 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	if (has_files != NULL)
 		*has_files = l.has_files;
 	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
-		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK ||
+		if ((e = set_state(s, r, BL_ST_EXPIRED, 1)) != BL_OK ||
 		    (e = bl_audit_secret(s, NULL, BL_EV_SECRET_EXPIRED, r->account_id, r->id,
 		    "ok", NULL)) != BL_OK ||
 		    (r->view_count == 0 && (e = event(s, r, "secret.expired", BL_EV_EXPIRED,
@@ -692,7 +699,7 @@ bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	/* a key gone (a consumption that wiped it and did not commit): the secret is too */
 	if (e == BL_OK && (e = unseal(s, r, c)) == BL_ERR_NOT_FOUND) {
 		bl_content_free(c);
-		if ((e = set_state(s, r, BL_ST_BURNED)) == BL_OK)
+		if ((e = set_state(s, r, BL_ST_BURNED, has_files)) == BL_OK)
 			e = bl_state_err(BL_ST_BURNED);
 		return e;
 	}
@@ -701,7 +708,7 @@ bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 		r->view_count++;
 		r->last_viewed_ms = now;
 		if (r->max_views >= 0 && r->view_count >= r->max_views) {
-			if ((e = set_state(s, r, BL_ST_EXHAUSTED)) == BL_OK)
+			if ((e = set_state(s, r, BL_ST_EXHAUSTED, has_files)) == BL_OK)
 				e = event(s, r, "secret.exhausted", BL_EV_EXHAUSTED, NULL, now);
 		} else
 			e = event(s, r, "secret.viewed", BL_EV_VIEWED, NULL, now);
@@ -788,7 +795,7 @@ bl_secret_end(struct bl_store *s, int64_t id, int64_t now, enum bl_state state)
 	memset(&r, 0, sizeof(r));
 	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
 		return store_failed(e) ? e : BL_OK;
-	return set_state(s, &r, state);
+	return set_state(s, &r, state, 1);
 }
 
 /* Burns secret id: content deleted, state burned, in one transaction; by says who. */
@@ -806,7 +813,7 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 		return bl_st_refuse(s, e, changed);
 	/* the event first: its viewsLeft is what was left when it was burned */
 	if ((e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now)) == BL_OK)
-		e = set_state(s, &r, BL_ST_BURNED);
+		e = set_state(s, &r, BL_ST_BURNED, 1);
 	return bl_st_end(s, e);
 }
 

@@ -338,6 +338,17 @@ describe('expiry', () => {
 		const row = ctx.sql(`SELECT state, text_ct IS NULL, text_iv IS NULL, (SELECT count(*) FROM attachments WHERE secret_id = secrets.id) FROM secrets WHERE receipt_hash = x'${sha256hex(s.receiptKey)}'`).trim();
 		assert.equal(row, '1|1|1|0');
 	});
+	// The last view deletes attachments only where the locked row has some
+	// (lib/secret.c, set_state()): both kinds end with none.
+	test('the last view deletes the content: attachments too, and a text alone', async () => {
+		const f = await ctx.createOk({ text: 'l', files: [{ filename: 'f', data: 'data:text/plain;base64,YWJj' }] });
+		const t = await ctx.createOk({ text: 'l' });
+		for (const s of [f, t]) {
+			assert.equal((await ctx.retrieve(s.secretKey)).status, 200);
+			const row = ctx.sql(`SELECT state, text_ct IS NULL, text_iv IS NULL, (SELECT count(*) FROM attachments WHERE secret_id = secrets.id) FROM secrets WHERE receipt_hash = x'${sha256hex(s.receiptKey)}'`).trim();
+			assert.equal(row, '3|1|1|0');
+		}
+	});
 });
 
 describe('cleanup', () => {
