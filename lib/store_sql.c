@@ -50,6 +50,8 @@ const char *const bl_sql[ST__MAX] = {
 	    "text_iv = NULL WHERE id = $1",
 	[ST_VIEW] = "UPDATE secrets SET view_count = view_count + 1, "
 	    "last_viewed_at = $2 WHERE id = $1",
+	[ST_VIEW_LAST] = "UPDATE secrets SET view_count = view_count + 1, "
+	    "last_viewed_at = $2, state = $3, text_ct = NULL, text_iv = NULL WHERE id = $1",
 	/* SQLite takes every view the whole way: lib/store_pg.c says why */
 	[ST_VIEW_TAKE] = BL_SQL_NONE,
 	/* SQLite: a host's cleanups exclude each other by a file lock (lib/cleanup.c) */
