@@ -287,15 +287,23 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
  * 25 % of a metadata request's instructions (callgrind; docs/PERFORMANCE.md).
  * Larger ones (page cache pages, big values) and all of them once the arena is
  * full come from malloc. Each block starts with its size, for xSize and
- * xRealloc. A request uses ~80 KiB of the arena, which is itself taken from
- * the heap, whose first 132 KiB are mapped at start (lib/prefault.c) and no
- * longer hold those allocations: an arena of its own cost 20 more page
- * faults, as much CPU time as it saved on the benchmark machine. A FastCGI
+ * xRealloc. The arena is itself taken from the heap, whose first 132 KiB are
+ * mapped at start (lib/prefault.c) and no longer hold those allocations: an
+ * arena of its own cost 20 more page faults, as much CPU time as it saved on
+ * the benchmark machine. 124 KiB (under the 128 KiB mmap threshold that
+ * lib/program.c sets): with schema 8's 15 tables a one-time read filled 96
+ * KiB and made 284 more allocations through malloc; at 124 KiB all of
+ * them fit, 37 K instructions fewer for 3 more page faults (160 KiB,
+ * mmapped: 10 more); docs/PERFORMANCE.md, "Per-process costs, second
+ * round". BL_ARENA_KIB may be set at compile time to measure. A FastCGI
  * responder keeps SQLite's default allocator, and so do the builds for
  * valgrind, the allocation-failure tests and the sanitizers, which must see
  * every allocation.
  */
-#define ARENA_BYTES	(96 * 1024)	/* under glibc's mmap threshold: from the heap */
+#ifndef BL_ARENA_KIB
+#define BL_ARENA_KIB	124
+#endif
+#define ARENA_BYTES	(BL_ARENA_KIB * 1024)	/* under glibc's mmap threshold: from the heap */
 #define ARENA_LARGEST	1024
 
 #if !defined(BL_FREE_AT_EXIT) && !defined(BL_SANITIZED)
