@@ -22,13 +22,16 @@
  * has it open rebuilds the WAL index by reading the whole WAL, so the WAL is
  * kept short: the connection whose commit brings it to WAL_PAGES pages checkpoints
  * and truncates it (wal_hook()); a PASSIVE checkpoint would not do, since a
- * rebuilt index no longer knows which frames were copied back. 16 pages: a
- * one-time read adds two frames, and its rebuild costs ~6.6 K instructions
- * and a pread a frame; over a sequence of them (bench/walseq.sh) 64 pages
- * cost 1.57 M instructions and 201 system calls a read, 16 pages 1.45 M and
- * 181, for a checkpoint's two syncs every 8 reads instead of every 32 (2.11
- * -> 2.39 fdatasyncs a read); 8 pages saved 23 K instructions more for 0.38
- * more syncs (docs/PERFORMANCE.md, "The one-time read under CGI"). Commits that
+ * rebuilt index no longer knows which frames were copied back. 32 pages: a
+ * one-time read adds two frames, and a lone process's rebuild costs ~6.6 K
+ * instructions and a pread a frame; over a sequence of them
+ * (bench/walseq.sh) 64 pages cost 1.57 M instructions and 201 system calls
+ * a read, 32 pages 1.49 M and 187, 16 pages 1.45 M and 181, for the
+ * checkpoint's two syncs every 16 or 8 reads instead of every 32 (2.11 ->
+ * 2.20 or 2.39 fdatasyncs a read). Eight processes at once seldom rebuild
+ * anything and pay the syncs alone (2.13 -> 2.27 at 32, 2.47 at 16): 32
+ * takes most of the saving for the fewer syncs (docs/PERFORMANCE.md,
+ * "Per-process costs, second round"). Commits that
  * delete content checkpoint and truncate at once, waiting up to
  * CHECKPOINT_WAIT_MS for readers (checkpoint()), so no deleted ciphertext
  * stays in the WAL.
@@ -44,7 +47,7 @@
  * still truncate at once.
  */
 #ifndef BL_WAL_PAGES		/* -DBL_WAL_PAGES=N: bench/walseq.sh's variants */
-#define BL_WAL_PAGES		16
+#define BL_WAL_PAGES		32
 #endif
 #define WAL_PAGES		BL_WAL_PAGES
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)

@@ -1,7 +1,7 @@
 // walcycle.test.mjs: the WAL a CGI process leaves behind stays short (issue 36).
 // A process that finds no other one using the database rebuilds the WAL index
 // from every frame of the WAL (a read and ~6.6 K instructions a frame), so the
-// commit that brings the WAL to WAL_PAGES (16) pages checkpoints and truncates
+// commit that brings the WAL to WAL_PAGES (32) pages checkpoints and truncates
 // it (lib/store_sqlite.c; docs/PERFORMANCE.md, "The one-time read under CGI").
 // Counted here: after each of a sequence of one-time reads, the frames left in
 // the WAL (its size: a 32-byte header, then 24 + 4,096 bytes a frame). With
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { newContext } from '../lib/cgi.mjs';
 
 const PG = !!process.env.BURNLINK_TEST_PG;
-const WAL_PAGES = 16;
+const WAL_PAGES = 32;
 
 function walFrames(db) {
 	const wal = `${db}-wal`;
