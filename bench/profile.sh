@@ -12,8 +12,8 @@
 # deployed. The instructions and system calls are of a run that starts with an
 # empty WAL (cron/cleanup checkpoints it first), so that they do not depend on
 # what ran before: a process that finds no other one using the database
-# rebuilds the WAL index from every frame of the WAL (up to 64 pages), and a
-# write that brings the WAL to 64 pages checkpoints it. Run by `make profile`, which builds what it needs:
+# rebuilds the WAL index from every frame of the WAL (up to 32 pages), and a
+# write that brings the WAL to 32 pages checkpoints it. Run by `make profile`, which builds what it needs:
 #   BENCH_HELPERS  build/bench (seed, drive, null)
 #   PROF_BIN       programs built without seccomp, for valgrind (build/prof)
 #   BURNLINK_BIN   the programs measured by strace and drive (the tree's cgi-bin/)

@@ -542,19 +542,40 @@ event(struct bl_store *s, const struct bl_secret *r, const char *kind, unsigned 
 /*
  * Moves a locked row to state, deleting its content in the same transaction
  * and wiping its key (durably before the transaction commits: lib/store.h).
+ * files 0: the row is known to have no attachments (ST_LOCK_TEXT's EXISTS,
+ * read under this transaction's lock; attachments are only ever written with
+ * their row's creation), so there are none to delete: the last view of a
+ * secret of text alone neither prepares nor runs ST_DELETE_FILES (in a CGI
+ * process, 18 K instructions: docs/PERFORMANCE.md, "The one-time read under
+ * CGI"). end_row() with view_at >= 0 also counts a last view at that time, in
+ * the same UPDATE (ST_VIEW_LAST: one statement instead of ST_VIEW and
+ * ST_SET_STATE).
  */
 static enum bl_err
-set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state)
+end_row(struct bl_store *s, struct bl_secret *r, enum bl_state state, int files,
+    int64_t view_at)
 {
 	enum bl_err	 e;
 
-	if ((e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL, NULL)) != BL_OK ||
-	    (e = bl_st_run(s, ST_SET_STATE, PARMS(P_INT(r->id), P_INT(state)), NULL, NULL,
-	    NULL)) != BL_OK ||
+	if ((files && (e = bl_st_run(s, ST_DELETE_FILES, PARMS(P_INT(r->id)), NULL, NULL,
+	    NULL)) != BL_OK) ||
+	    (e = view_at >= 0 ? bl_st_run(s, ST_VIEW_LAST, PARMS(P_INT(r->id), P_INT(view_at),
+	    P_INT(state)), NULL, NULL, NULL) : bl_st_run(s, ST_SET_STATE,
+	    PARMS(P_INT(r->id), P_INT(state)), NULL, NULL, NULL)) != BL_OK ||
 	    (e = bl_st_key_shred(s, r->key_slot, r->created_ms)) != BL_OK)
 		return e;
+	if (view_at >= 0) {
+		r->view_count++;
+		r->last_viewed_ms = view_at;
+	}
 	r->state = state;
 	return BL_OK;
+}
+
+static enum bl_err
+set_state(struct bl_store *s, struct bl_secret *r, enum bl_state state, int files)
+{
+	return end_row(s, r, state, files, -1);
 }
 
 /* What check_active() reads: the row, and its text if c is not NULL and it is active. */
@@ -605,7 +626,7 @@ check_active(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	if (has_files != NULL)
 		*has_files = l.has_files;
 	if (r->state == BL_ST_ACTIVE && r->expires_ms <= now) {
-		if ((e = set_state(s, r, BL_ST_EXPIRED)) != BL_OK ||
+		if ((e = set_state(s, r, BL_ST_EXPIRED, 1)) != BL_OK ||
 		    (e = bl_audit_secret(s, NULL, BL_EV_SECRET_EXPIRED, r->account_id, r->id,
 		    "ok", NULL)) != BL_OK ||
 		    (r->view_count == 0 && (e = event(s, r, "secret.expired", BL_EV_EXPIRED,
@@ -692,19 +713,19 @@ bl_secret_take(struct bl_store *s, int64_t id, int64_t now, struct bl_secret *r,
 	/* a key gone (a consumption that wiped it and did not commit): the secret is too */
 	if (e == BL_OK && (e = unseal(s, r, c)) == BL_ERR_NOT_FOUND) {
 		bl_content_free(c);
-		if ((e = set_state(s, r, BL_ST_BURNED)) == BL_OK)
+		if ((e = set_state(s, r, BL_ST_BURNED, has_files)) == BL_OK)
 			e = bl_state_err(BL_ST_BURNED);
 		return e;
 	}
-	if (e == BL_OK &&
+	if (e == BL_OK && r->max_views >= 0 && r->view_count + 1 >= r->max_views) {
+		/* the last view: counted and ended in one statement */
+		if ((e = end_row(s, r, BL_ST_EXHAUSTED, has_files, now)) == BL_OK)
+			e = event(s, r, "secret.exhausted", BL_EV_EXHAUSTED, NULL, now);
+	} else if (e == BL_OK &&
 	    (e = bl_st_later(s, ST_VIEW, PARMS(P_INT(id), P_INT(now)))) == BL_OK) {
 		r->view_count++;
 		r->last_viewed_ms = now;
-		if (r->max_views >= 0 && r->view_count >= r->max_views) {
-			if ((e = set_state(s, r, BL_ST_EXHAUSTED)) == BL_OK)
-				e = event(s, r, "secret.exhausted", BL_EV_EXHAUSTED, NULL, now);
-		} else
-			e = event(s, r, "secret.viewed", BL_EV_VIEWED, NULL, now);
+		e = event(s, r, "secret.viewed", BL_EV_VIEWED, NULL, now);
 	}
 	if (e != BL_OK)
 		bl_content_free(c);
@@ -788,7 +809,7 @@ bl_secret_end(struct bl_store *s, int64_t id, int64_t now, enum bl_state state)
 	memset(&r, 0, sizeof(r));
 	if ((e = check_active(s, id, now, &r, NULL, NULL, &changed)) != BL_OK)
 		return store_failed(e) ? e : BL_OK;
-	return set_state(s, &r, state);
+	return set_state(s, &r, state, 1);
 }
 
 /* Burns secret id: content deleted, state burned, in one transaction; by says who. */
@@ -806,7 +827,7 @@ bl_store_burn(struct bl_store *s, int64_t id, int64_t now, const char *by)
 		return bl_st_refuse(s, e, changed);
 	/* the event first: its viewsLeft is what was left when it was burned */
 	if ((e = event(s, &r, "secret.burned", BL_EV_BURNED, by, now)) == BL_OK)
-		e = set_state(s, &r, BL_ST_BURNED);
+		e = set_state(s, &r, BL_ST_BURNED, 1);
 	return bl_st_end(s, e);
 }
 

@@ -26,6 +26,7 @@ enum bl_stmt {
 	ST_DELETE_FILES,	/* secret_id */
 	ST_SET_STATE,		/* id, state (the text goes too) */
 	ST_VIEW,		/* id, now */
+	ST_VIEW_LAST,		/* id, now, state: the last view, counted, its text gone */
 	ST_VIEW_TAKE,		/* secret_hash, now, client, at -> ROW, 0, text_ct, text_iv, 0: a
 				 * view that changes only the counts, in one statement */
 	/*

@@ -27,7 +27,16 @@
  * has it open rebuilds the WAL index by reading the whole WAL, so the WAL is
  * kept short: the connection whose commit brings it to WAL_PAGES pages checkpoints
  * and truncates it (wal_hook()); a PASSIVE checkpoint would not do, since a
- * rebuilt index no longer knows which frames were copied back. Commits that
+ * rebuilt index no longer knows which frames were copied back. 32 pages: a
+ * one-time read adds two frames, and a lone process's rebuild costs ~6.6 K
+ * instructions and a pread a frame; over a sequence of them
+ * (bench/walseq.sh) 64 pages cost 1.57 M instructions and 201 system calls
+ * a read, 32 pages 1.49 M and 187, 16 pages 1.45 M and 181, for the
+ * checkpoint's two syncs every 16 or 8 reads instead of every 32 (2.11 ->
+ * 2.20 or 2.39 fdatasyncs a read). Eight processes at once seldom rebuild
+ * anything and pay the syncs alone (2.13 -> 2.27 at 32, 2.47 at 16): 32
+ * takes most of the saving for the fewer syncs (docs/PERFORMANCE.md,
+ * "Per-process costs, second round"). Commits that
  * delete content checkpoint and truncate at once, waiting up to
  * CHECKPOINT_WAIT_MS for readers (checkpoint()), so no deleted ciphertext
  * stays in the WAL.
@@ -52,7 +61,10 @@
  * open) reads up to WAL_PAGES_BOUND pages, once. Deletions of content
  * stored unsealed still truncate at once.
  */
-#define WAL_PAGES		64
+#ifndef BL_WAL_PAGES		/* -DBL_WAL_PAGES=N: bench/walseq.sh's variants */
+#define BL_WAL_PAGES		32
+#endif
+#define WAL_PAGES		BL_WAL_PAGES
 #define WAL_BYTES		(WAL_PAGES * 4096 + 65536)
 #define WAL_PAGES_KEPT		1000
 #define WAL_BYTES_KEPT		(WAL_PAGES_KEPT * 4096 + 65536)
@@ -404,15 +416,23 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
  * 25 % of a metadata request's instructions (callgrind; docs/PERFORMANCE.md).
  * Larger ones (page cache pages, big values) and all of them once the arena is
  * full come from malloc. Each block starts with its size, for xSize and
- * xRealloc. A request uses ~80 KiB of the arena, which is itself taken from
- * the heap, whose first 132 KiB are mapped at start (lib/prefault.c) and no
- * longer hold those allocations: an arena of its own cost 20 more page
- * faults, as much CPU time as it saved on the benchmark machine. A FastCGI
+ * xRealloc. The arena is itself taken from the heap, whose first 132 KiB are
+ * mapped at start (lib/prefault.c) and no longer hold those allocations: an
+ * arena of its own cost 20 more page faults, as much CPU time as it saved on
+ * the benchmark machine. 124 KiB (under the 128 KiB mmap threshold that
+ * lib/program.c sets): with schema 8's 15 tables a one-time read filled 96
+ * KiB and made 284 more allocations through malloc; at 124 KiB all of
+ * them fit, 37 K instructions fewer for 3 more page faults (160 KiB,
+ * mmapped: 10 more); docs/PERFORMANCE.md, "Per-process costs, second
+ * round". BL_ARENA_KIB may be set at compile time to measure. A FastCGI
  * responder keeps SQLite's default allocator, and so do the builds for
  * valgrind, the allocation-failure tests and the sanitizers, which must see
  * every allocation.
  */
-#define ARENA_BYTES	(96 * 1024)	/* under glibc's mmap threshold: from the heap */
+#ifndef BL_ARENA_KIB
+#define BL_ARENA_KIB	124
+#endif
+#define ARENA_BYTES	(BL_ARENA_KIB * 1024)	/* under glibc's mmap threshold: from the heap */
 #define ARENA_LARGEST	1024
 
 #if !defined(BL_FREE_AT_EXIT) && !defined(BL_SANITIZED)

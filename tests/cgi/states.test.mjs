@@ -338,6 +338,24 @@ describe('expiry', () => {
 		const row = ctx.sql(`SELECT state, text_ct IS NULL, text_iv IS NULL, (SELECT count(*) FROM attachments WHERE secret_id = secrets.id) FROM secrets WHERE receipt_hash = x'${sha256hex(s.receiptKey)}'`).trim();
 		assert.equal(row, '1|1|1|0');
 	});
+	// The last view deletes attachments only where the locked row has some
+	// (lib/secret.c, set_state()): both kinds end with none. It is counted and
+	// ended in one statement (ST_VIEW_LAST): the count and time are kept.
+	test('the last view deletes the content: attachments too, and a text alone; it is counted', async () => {
+		const f = await ctx.createOk({ text: 'l', files: [{ filename: 'f', data: 'data:text/plain;base64,YWJj' }] });
+		const t = await ctx.createOk({ text: 'l' });
+		for (const s of [f, t]) {
+			const before = Date.now();
+			assert.equal((await ctx.retrieve(s.secretKey)).status, 200);
+			const after = Date.now();
+			const row = ctx.sql(`SELECT state, view_count, text_ct IS NULL, text_iv IS NULL, (SELECT count(*) FROM attachments WHERE secret_id = secrets.id), last_viewed_at FROM secrets WHERE receipt_hash = x'${sha256hex(s.receiptKey)}'`).trim().split('|');
+			assert.deepEqual(row.slice(0, 5), ['3', '1', '1', '1', '0']);
+			assert.ok(Number(row[5]) >= before && Number(row[5]) <= after, `last_viewed_at ${row[5]} within the request`);
+			const m = await ctx.metadata(s.receiptKey);
+			assert.equal(m.json.viewCount, 1, m.body.toString());
+			assert.equal(m.json.state, 'exhausted', m.body.toString());
+		}
+	});
 });
 
 describe('cleanup', () => {

@@ -156,9 +156,9 @@ test('a kept connection prepares each statement once, and again after a restart'
 	const runs = (re) => (fs.readFileSync(log, 'utf8').match(re) || []).length;
 	const insertParse = /parse bl_\d+: INSERT INTO secrets /g;
 	const insertExec = /execute bl_\d+: INSERT INTO secrets /g;
-	// the view count, sent with the COMMIT in one pipeline
-	const viewParse = /parse bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1$/gm;
-	const viewExec = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2 WHERE id = \$1$/gm;
+	// the last view (maxViews 1), counted and ended in one statement (ST_VIEW_LAST)
+	const viewParse = /parse bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2, state = \$3, text_ct = NULL, text_iv = NULL WHERE id = \$1$/gm;
+	const viewExec = /execute bl_\d+: UPDATE secrets SET view_count = view_count \+ 1, last_viewed_at = \$2, state = \$3, text_ct = NULL, text_iv = NULL WHERE id = \$1$/gm;
 	try {
 		for (let round = 1; round <= 2; round++) {
 			pg.restart('fast');	// the settings apply to new sessions
