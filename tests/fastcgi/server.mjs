@@ -32,6 +32,34 @@ function lighttpd() {
 	throw new Error('lighttpd is not installed');
 }
 
+// Starts lighttpd in the foreground on a free loopback port with the
+// configuration conf(port) written to DIR/lighttpd.conf, and waits for its
+// first answer (DIR/www/robots.txt). The port is found free, then let go:
+// another process may bind it before lighttpd does, which then exits; it is
+// started again on another port (5 tries). The wait ends at that answer or at
+// lighttpd's exit (60 s: a bound only a server that never comes up reaches).
+// Returns { port, base, server } (server: the detached process; kill -pid).
+export async function startLighttpd(dir, conf) {
+	for (let attempt = 1; ; attempt++) {
+		const port = await freePort();
+		const base = `http://127.0.0.1:${port}`;
+		fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf(port));
+		const server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
+		const exited = new Promise((r) => server.once('exit', () => r('exited')));
+		const t0 = Date.now();
+		let state;
+		for (;;) {
+			state = await Promise.race([exited, fetch(`${base}/robots.txt`, { signal: AbortSignal.timeout(2000) })
+				.then((r) => r.arrayBuffer()).then(() => 'up', () => 'down')]);
+			if (state !== 'down' || Date.now() - t0 > 60000) break;
+			await Promise.race([exited, new Promise((r) => setTimeout(r, 20))]);
+		}
+		if (state === 'up' && server.exitCode === null && server.signalCode === null) return { port, base, server };
+		try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+		if (state !== 'exited' || attempt >= 5) throw new Error(`lighttpd did not start (${state}, port ${port}); see ${dir}/log/error.log`);
+	}
+}
+
 // Starts lighttpd; dataDir (default: a new directory) holds burnlink.db.
 // selfWork: the responders do the cron jobs' due work themselves (lib/work.c;
 // cron/cleanup and cron/notify are copied beside the programs, as bin/ holds
@@ -66,16 +94,9 @@ export async function startFastcgi({ dataDir, procs = 1, selfWork = false, env =
 	if (user) {
 		for (const d of [dataDir, path.join(dir, 'run'), path.join(dir, 'log')]) execFileSync('chown', ['-R', `${user}:${user}`, d]);
 	}
-	// The port is found free, then let go: another process may bind it before
-	// lighttpd does, which then exits; it is started again on another port.
-	// The wait for its first answer ends at that answer or its exit (60 s: a
-	// bound only a server that never comes up reaches).
-	let port, base, server;
-	for (let attempt = 1; ; attempt++) {
-		port = await freePort();
-		base = `http://127.0.0.1:${port}`;
+	const { base, server } = await startLighttpd(dir, (port) => {
 		const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${binDir}/${p}", "max-procs" => ${procs}, "check-local" => "disable" )),`).join('\n');
-		const conf = `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+		return `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
 server.bind = "127.0.0.1"
 server.port = ${port}
 server.document-root = "${dir}/www"
@@ -102,21 +123,7 @@ fastcgi.server = (
 ${fcgi}
 )
 `;
-		fs.writeFileSync(path.join(dir, 'lighttpd.conf'), conf);
-		server = spawn(lighttpd(), ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
-		const exited = new Promise((r) => server.once('exit', () => r('exited')));
-		const t0 = Date.now();
-		let state;
-		for (;;) {
-			state = await Promise.race([exited, fetch(`${base}/robots.txt`, { signal: AbortSignal.timeout(2000) })
-				.then((r) => r.arrayBuffer()).then(() => 'up', () => 'down')]);
-			if (state !== 'down' || Date.now() - t0 > 60000) break;
-			await Promise.race([exited, new Promise((r) => setTimeout(r, 20))]);
-		}
-		if (state === 'up' && server.exitCode === null && server.signalCode === null) break;
-		try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
-		if (state !== 'exited' || attempt >= 5) throw new Error(`lighttpd did not start (${state}, port ${port}); see ${dir}/log/error.log`);
-	}
+	});
 
 	async function api(method, p, json) {
 		const init = { method, headers: {} };

@@ -5,25 +5,20 @@
 // whose kept connection was lost connects anew on its next request.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as cluster from './cluster.mjs';
+import { startLighttpd } from '../fastcgi/server.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.resolve(ROOT, process.env.BURNLINK_BIN || 'build/pg', 'cgi-bin');
 const PROGRAMS = ['create', 'metadata', 'retrieve', 'delete'];
 
 let pg, db, dir, base, server;
-
-const freePort = () => new Promise((resolve) => {
-	const s = net.createServer();
-	s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-});
 
 // The burnlink backends connected to the database: [pid, state] per connection.
 function backends() {
@@ -45,15 +40,9 @@ before(async () => {
 		user = 'www-data';
 		for (const d of ['data', 'run', 'log']) execFileSync('chown', [`${user}:${user}`, path.join(dir, d)]);
 	}
-	// The port is found free, then let go: another process may bind it before
-	// lighttpd does, which then exits; it is started again on another port.
-	// The wait for its first answer ends at that answer or its exit (60 s: a
-	// bound only a server that never comes up reaches).
-	for (let attempt = 1; ; attempt++) {
-		const port = await freePort();
-		base = `http://127.0.0.1:${port}`;
+	({ base, server } = await startLighttpd(dir, (port) => {
 		const fcgi = PROGRAMS.map((p) => `\t"/cgi-bin/${p}" => (( "socket" => "${dir}/run/${p}.sock", "bin-path" => "${dir}/bin/${p}", "max-procs" => 1, "check-local" => "disable" )),`).join('\n');
-		fs.writeFileSync(path.join(dir, 'lighttpd.conf'), `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
+		return `server.modules = ( "mod_access", "mod_alias", "mod_rewrite", "mod_setenv", "mod_fastcgi" )
 server.bind = "127.0.0.1"
 server.port = ${port}
 server.document-root = "${dir}/www"
@@ -76,21 +65,8 @@ else {
 fastcgi.server = (
 ${fcgi}
 )
-`);
-		server = spawn('lighttpd', ['-D', '-f', path.join(dir, 'lighttpd.conf')], { stdio: 'ignore', detached: true });
-		const exited = new Promise((r) => server.once('exit', () => r('exited')));
-		const t0 = Date.now();
-		let state;
-		for (;;) {
-			state = await Promise.race([exited, fetch(`${base}/robots.txt`, { signal: AbortSignal.timeout(2000) })
-				.then((r) => r.arrayBuffer()).then(() => 'up', () => 'down')]);
-			if (state !== 'down' || Date.now() - t0 > 60000) break;
-			await Promise.race([exited, new Promise((r) => setTimeout(r, 20))]);
-		}
-		if (state === 'up' && server.exitCode === null && server.signalCode === null) break;
-		try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
-		if (state !== 'exited' || attempt >= 5) throw new Error(`lighttpd did not start (${state}, port ${port})`);
-	}
+`;
+	}));
 });
 
 after(async () => {
