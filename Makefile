@@ -307,12 +307,16 @@ fuzz: deps
 	@FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh fuzz
 
 # The benchmark's helpers: the CGI floor (static, like the programs), the
-# seeder and the CGI driver (bench/run.sh, docs/PERFORMANCE.md).
-BENCH_BIN = $(BUILD)/bench/null $(BUILD)/bench/seed $(BUILD)/bench/drive
+# FastCGI floor, the seeder and the CGI driver (bench/run.sh, docs/PERFORMANCE.md).
+BENCH_BIN = $(BUILD)/bench/null $(BUILD)/bench/null-fcgi $(BUILD)/bench/seed $(BUILD)/bench/drive
 
 $(BUILD)/bench/null: bench/null.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -static
+
+$(BUILD)/bench/null-fcgi: bench/null-fcgi.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< -lfcgi $(LDSTATIC)
 
 $(BUILD)/bench/drive: bench/drive.c
 	@mkdir -p $(@D)

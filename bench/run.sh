@@ -25,7 +25,8 @@
 #   CONNS     connection counts ("1 8")
 #   CASES     which cases ("floor create-cs create-ss metadata retrieve
 #             retrieve-spread retrieve-once burn pb-create pb-read pb-read-once
-#             sizes";
+#             sizes"; MODE=fastcgi also floor-fcgi, the FastCGI floor: a
+#             responder that answers a fixed body, reading nothing);
 #             BACKEND=postgres: without pb-* and sizes); the floor always runs
 #             when a ratio needs it. retrieve views one unlimited secret on
 #             every request (all views wait for one row); retrieve-spread
@@ -59,7 +60,7 @@ if [ "$BACKEND" = postgres ]; then
 	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn"}
 	if [ "$MODE" = cgi ]; then DBS=${DBS:-"sqlite pg pgbouncer"}; else DBS=${DBS:-"sqlite pg"}; fi
 else
-	CASES=${CASES:-"floor create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn pb-create pb-read pb-read-once sizes"}
+	CASES=${CASES:-"floor $([ "$MODE" = fastcgi ] && echo floor-fcgi) create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn pb-create pb-read pb-read-once sizes"}
 	DBS=${DBS:-sqlite}
 fi
 SIZES=${SIZES:-"1024 65536 524288 2097152"}
@@ -90,7 +91,7 @@ for p in create metadata retrieve delete; do
 done
 helpers=${BENCH_HELPERS:-build/bench}
 case "$helpers" in /*) ;; *) helpers=$top/$helpers ;; esac
-for p in null seed drive; do
+for p in null seed drive $(want floor-fcgi && echo null-fcgi); do
 	[ -x "$helpers/$p" ] || { echo "bench: $helpers/$p is missing; run make bench" >&2; exit 1; }
 done
 if [ -n "$usepg" ]; then
@@ -178,14 +179,15 @@ own() {
 }
 
 # Copies of the programs, so a rebuild during the benchmark changes nothing.
-mkdir -p "$work/bin" "$work/null" "$work/www" "$work/seed"
+mkdir -p "$work/bin" "$work/null" "$work/nullfcgi" "$work/www" "$work/seed"
 for p in create metadata retrieve delete; do
 	cp "$bin/$p" "$work/bin/$p"
 	cp "$helpers/null" "$work/null/$p"
+	! want floor-fcgi || cp "$helpers/null-fcgi" "$work/nullfcgi/$p"
 	if [ -n "$usepg" ]; then mkdir -p "$work/pgbin" && cp "$pgbin/$p" "$work/pgbin/$p"; fi
 done
 echo "ok" >"$work/www/robots.txt"
-chmod -R a+rX "$work/bin" "$work/null" "$work/www"
+chmod -R a+rX "$work/bin" "$work/null" "$work/nullfcgi" "$work/www"
 [ -z "$usepg" ] || chmod -R a+rX "$work/pgbin"
 # The install secret (HMAC key of the rate-limit buckets), as on first use.
 (umask 077 && head -c 32 /dev/urandom >"$work/seed/secret.key")
@@ -510,7 +512,8 @@ EOF
 }
 
 # start_server KIND DB MODE: a fresh server over a fresh copy of the database.
-# KIND: burnlink (the programs of DB's family), null (the floor) or privatebin;
+# KIND: burnlink (the programs of DB's family), null (the floor), nullfcgi (the
+# FastCGI floor) or privatebin;
 # DB: sqlite, pg or pgbouncer (burnlink only).
 start_server() {
 	kind=$1 db=$2 mode=$3
@@ -521,6 +524,7 @@ start_server() {
 	srv_db=$d/data/burnlink.db srv_pgdb=""
 	case "$kind" in
 	null) progs=$work/null ;;
+	nullfcgi) progs=$work/nullfcgi ;;
 	privatebin) progs=privatebin; pb_conf "$d" ;;
 	*)
 		if [ "$db" = sqlite ]; then
@@ -620,7 +624,7 @@ case_env() {
 	ukey=$(cat "$sd/ukey" 2>/dev/null || true)
 	pbh="BL_HEADER=X-Requested-With:JSONHttpRequest BL_EXPECT=\"status\":0"
 	case "$1" in
-	floor) echo "BL_METHOD=GET BL_PATH=/api/secrets/$ukey" ;;
+	floor | floor-fcgi) echo "BL_METHOD=GET BL_PATH=/api/secrets/$ukey" ;;
 	create-cs) echo "BL_METHOD=POST BL_PATH=/api/secrets BL_BODY=$work/cs-1024.json" ;;
 	create-ss) echo "BL_METHOD=POST BL_PATH=/api/secrets BL_BODY=$work/ss-1024.json" ;;
 	metadata) echo "BL_METHOD=GET BL_PATH=/api/secrets/$ukey" ;;
@@ -685,6 +689,7 @@ run_case() {
 	kind=burnlink mode=$MODE
 	case "$name" in
 	floor) kind=null mode=cgi ;;
+	floor-fcgi) kind=nullfcgi mode=fastcgi ;;
 	pb-*) kind=privatebin ;;
 	esac
 	envs=$(case_env "$name" "$db")
@@ -775,6 +780,7 @@ for c in $CONNS; do
 	if want floor || [ "$(echo $CASES)" != sizes ]; then
 		run_case floor "$floorfam" "$c"
 	fi
+	if want floor-fcgi; then run_case floor-fcgi "$floorfam" "$c"; fi
 	for db in $DBS; do
 		for name in create-cs create-ss metadata retrieve retrieve-spread retrieve-once burn; do
 			if want "$name"; then run_case "$name" "$db" "$c"; fi
@@ -828,7 +834,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 		runs=${rest#*|}
 		fl=$(floor_rps "$c")
 		ratio=$(awk -v a="$rps" -v b="${fl:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-		[ "$name" != floor ] || db=-
+		case "$name" in floor | floor-fcgi) db=- ;; esac
 		echo "| $name | $db | $c | $rps | $ratio | $p50 | $p99 | $bad | $runs |"
 	done <"$results"
 	if [ -s "$sizes_file" ]; then
