@@ -385,6 +385,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 	int		 i, j, lost, durable;
 
 	for (i = 0; i < n; i = j) {
+		bl_config_batch();	/* the settings file and install secret looked at again */
 		keep->batch = 1;
 		keep->batch_failed = 0;
 		committed_upto = NULL;
@@ -457,6 +458,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 			bl_audit_syslog_open(&c);
 		bl_ctx_free(&c);
 	}
+	/* The settings and the install secret, read once while unchanged (lib/config.c). */
+	bl_config_keep(1);
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
@@ -490,5 +493,6 @@ bl_fcgi_serve(const struct bl_route *rt)
 		bl_work_fcgi_poke();	/* once every answer is sent */
 	}
 	bl_keep_free(&keep);
+	bl_config_keep(0);
 	return 0;
 }

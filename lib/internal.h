@@ -114,6 +114,9 @@ int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
 void		 bl_store_persistent(int);	/* connections kept (FastCGI) */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
+/* config.c: a FastCGI responder keeps the settings and the install secret (lib/config.c). */
+void		 bl_config_keep(int on);
+void		 bl_config_batch(void);
 void		 bl_store_close(struct bl_store *);
 const char	*bl_store_error(const struct bl_store *);
 
