@@ -257,6 +257,17 @@ bl_config_batch(void)
 	epoch++;
 }
 
+/*
+ * The current FastCGI batch, or 0 outside a FastCGI responder: what is
+ * looked at once per batch (here, and the counters file's path in
+ * lib/counters.c) is looked at for every use then.
+ */
+unsigned long
+bl_config_epoch(void)
+{
+	return keeping ? epoch : 0;
+}
+
 /* bl_settings_load(), from what was kept when the file has not changed. */
 static void
 settings_read(struct bl_config *cfg, int explicit)

@@ -415,6 +415,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		}
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
+		/* what the answers counted, in one lock of the counters (lib/metrics.c) */
+		bl_metrics_flush(keep->counters);
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
 			finish(&sl[i], lost && i >= durable &&
@@ -458,8 +460,12 @@ bl_fcgi_serve(const struct bl_route *rt)
 			bl_audit_syslog_open(&c);
 		bl_ctx_free(&c);
 	}
-	/* The settings and the install secret, read once while unchanged (lib/config.c). */
+	/*
+	 * The settings and the install secret, read once while unchanged
+	 * (lib/config.c); the metrics' totals added once per batch.
+	 */
 	bl_config_keep(1);
+	bl_metrics_defer(1);
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
@@ -492,6 +498,7 @@ bl_fcgi_serve(const struct bl_route *rt)
 		}
 		bl_work_fcgi_poke();	/* once every answer is sent */
 	}
+	bl_metrics_flush(keep.counters);
 	bl_keep_free(&keep);
 	bl_config_keep(0);
 	return 0;
