@@ -173,12 +173,27 @@ struct fcgi_stream_data {
 	unsigned char	*mBuff;
 };
 
+/* 1 if d looks like the stream data of a stream s of libfcgi's (see above). */
+static int
+stream_data_ok(const FCGX_Stream *s, const struct fcgi_stream_data *d)
+{
+	return d != NULL && d->buff != NULL && d->bufflen > 0 && d->bufflen <= 65536 + 8 &&
+	    d->buff >= d->mBuff && d->buff < d->mBuff + 8 &&
+	    s->stop >= d->buff && s->stop <= d->buff + d->bufflen;
+}
+
 /*
- * Wipes the buffers libfcgi kept of this request before it frees them: the
- * input buffer (the last part of the body, which in server-side mode is
- * plaintext, and the parameters), the output buffer (create's answer holds
- * the decryption key) and the parameters (Authorization, cookies). The output
- * is flushed first, so only what was already sent is wiped.
+ * Ends the request's output and wipes the buffers libfcgi kept of it before
+ * it frees them: the input buffer (the last part of the body, which in
+ * server-side mode is plaintext, and the parameters), the output buffer
+ * (create's answer holds the decryption key) and the parameters
+ * (Authorization, cookies).
+ *
+ * The output streams are closed here, standard error first as
+ * FCGX_Finish_r() does, so that the last of the answer, its end-of-stream
+ * record and FCGI_END_REQUEST leave in one write(): flushed first, the end
+ * went in a write of its own, which often met a web server that had the
+ * whole answer and had closed the connection (EPIPE). What is wiped was sent.
  */
 static void
 fcgi_wipe(FCGX_Request *q)
@@ -186,15 +201,14 @@ fcgi_wipe(FCGX_Request *q)
 	struct fcgi_stream_data	*d;
 	char			**p;
 
+	if (q->err != NULL)
+		FCGX_FClose(q->err);
 	if (q->out != NULL) {
-		FCGX_FFlush(q->out);
-		if (q->out->stop > q->out->wrNext)
-			bl_wipe(q->out->wrNext, (size_t)(q->out->stop - q->out->wrNext));
+		FCGX_FClose(q->out);
+		if (stream_data_ok(q->out, d = q->out->data))
+			bl_wipe(d->buff, (size_t)d->bufflen);
 	}
-	if (q->in != NULL && (d = q->in->data) != NULL && d->buff != NULL &&
-	    d->bufflen > 0 && d->bufflen <= 65536 + 8 &&
-	    d->buff >= d->mBuff && d->buff < d->mBuff + 8 &&
-	    q->in->stop >= d->buff && q->in->stop <= d->buff + d->bufflen)
+	if (q->in != NULL && stream_data_ok(q->in, d = q->in->data))
 		bl_wipe(d->buff, (size_t)d->bufflen);
 	for (p = q->envp; p != NULL && *p != NULL; p++)
 		bl_wipe(*p, strlen(*p));
@@ -449,6 +463,13 @@ bl_fcgi_serve(const struct bl_route *rt)
 			return 1;
 	/* The worker that does the cron jobs' due work (lib/work.c), then the sandbox. */
 	bl_work_fcgi_start();
+	/*
+	 * A web server that closed a connection first: write() says EPIPE, with
+	 * no signal (libfcgi's FCGX_Init() caught SIGPIPE with a handler that
+	 * does nothing, a delivery and an rt_sigreturn each time). After the
+	 * worker's fork: what it runs gets SIGPIPE's default, as before.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * audit_syslog's socket, before the sandbox forbids it: from the
 	 * settings the process's own environment names (docs/ADMIN.md).
