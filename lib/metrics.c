@@ -192,12 +192,18 @@ bl_metrics_defer(int on)
 	deferring = on;
 }
 
-/* Adds what the batch's answers counted to the totals of counters (NULL: kept for later). */
+/*
+ * Adds what the batch's answers counted to the totals of counters, the
+ * batch's (all its requests name one database). NULL when the batch kept
+ * none (they could not be readied): what they counted is dropped rather
+ * than added to another batch's, which may be another database's.
+ */
 void
 bl_metrics_flush(struct bl_store *counters)
 {
 	if (counters != NULL)
 		tally_write(counters, &pending, NULL);
+	memset(&pending, 0, sizeof(pending));
 }
 
 static int64_t	 events_into(struct bl_ctx *, struct tally *);
