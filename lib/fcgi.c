@@ -256,6 +256,20 @@ held_ok(const struct slot *sl)
 	return sl->len >= 9 && memcmp(sl->out, "Status: 2", 9) == 0;
 }
 
+/*
+ * 1 if the listening socket is a unix-domain one (lighttpd's mod_fastcgi,
+ * Apache's mod_fcgid): a connection's end is then a plain close().
+ * libfcgi otherwise closes each connection by shutting down its sending
+ * side and reading until the web server closes its end (shutdown(), poll()
+ * up to 2 s, read(), close()), which keeps a TCP connection from answering
+ * unread input with a reset that could discard the answer's last bytes in
+ * the web server's socket. A unix-domain socket delivers what was written
+ * into the peer's queue at the write, and a close() loses none of it, so the
+ * responder detaches the request (FCGX_Detach(): libfcgi then only closes)
+ * and no longer waits for the web server to act before its next answer.
+ */
+static int	 unix_listener;
+
 /* Sends a held answer (or the lost-commit one), wipes and frees it, ends the request. */
 static void
 finish(struct slot *sl, int lost)
@@ -277,6 +291,8 @@ finish(struct slot *sl, int lost)
 	sl->len = sl->cap = 0;
 	sl->overflow = sl->lost = sl->streaming = 0;
 	fcgi_wipe(&sl->q);
+	if (unix_listener)
+		FCGX_Detach(&sl->q);
 	FCGX_Finish_r(&sl->q);
 }
 
@@ -454,6 +470,13 @@ bl_fcgi_serve(const struct bl_route *rt)
 	int			 i, j, n, fl, rc;
 
 	memset(&keep, 0, sizeof(keep));
+	{
+		struct sockaddr_storage	 sa;
+		socklen_t		 len = sizeof(sa);
+
+		unix_listener = getsockname(STDIN_FILENO, (struct sockaddr *)&sa, &len) == 0 &&
+		    sa.ss_family == AF_UNIX;
+	}
 	if (FCGX_Init() != 0 || stop_signals() != 0 ||
 	    (fl = fcntl(STDIN_FILENO, F_GETFL)) < 0 ||
 	    fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK) != 0)
