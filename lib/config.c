@@ -278,6 +278,7 @@ settings_read(struct bl_config *cfg, int explicit)
 		bl_settings_load(cfg, explicit);
 		return;
 	}
+	id.state = 0;
 	if (kept_settings.explicit == explicit &&
 	    still(&kept_settings.id, &kept_settings.seen, kept_settings.path,
 	    cfg->settings_path, 1, &id)) {
