@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -100,6 +102,206 @@ stamp_sibling(const char *stamp, const char *name)
 }
 
 /*
+ * A FastCGI responder's settings file and install secret, read once and kept
+ * while they do not change (bl_config_keep()): reading them for every request
+ * cost an open of the settings file (most often absent) and an open, a read
+ * and a close of the install secret. What was read is kept with the file's
+ * identity as a stat() saw it before the read: device, inode, size, mode,
+ * owner, modification and change times, or that it did not exist. In the
+ * batch it was read in it is used as it is; a later batch (bl_config_batch())
+ * first compares a new stat() of the path (one system call) and reads the file
+ * again at any difference, or when the stat fails, so that a changed, replaced,
+ * removed, unreadable or newly made file takes effect at the next batch
+ * exactly as it did at the next request, with the same answers and errors. A
+ * file modified less than KEEP_RACY_S seconds before it was read is not kept
+ * (it is read for every request until it is older): two writes within one tick
+ * of the file system's clock, of the same size, would give one stat().
+ * A CGI process, and any other program, reads both for each context as before.
+ */
+#define KEEP_RACY_S	2
+
+struct file_id {
+	int		 state;		/* 0 nothing kept, 1 a file, 2 no file (ENOENT) */
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	mode_t		 mode;
+	uid_t		 uid;
+	struct timespec	 mtim;
+	struct timespec	 ctim;
+};
+
+static int		 keeping;	/* bl_config_keep() */
+static unsigned long	 epoch = 1;	/* bl_config_batch() */
+
+/* The settings as bl_settings_load() left them (policy.metrics_token included). */
+static struct {
+	struct file_id	 id;
+	unsigned long	 seen;		/* the epoch of the last look */
+	int		 explicit;
+	char		 path[PATH_MAX];
+	struct bl_policy policy;
+	struct bl_limits limits;
+} kept_settings;
+
+/*
+ * The install secret: in a page of its own, locked in memory (bl_config_keep())
+ * and wiped when it is let go, as the per-request copy in struct bl_ctx is.
+ */
+static struct kept_key {
+	unsigned char	 key[32];
+	struct file_id	 id;
+	unsigned long	 seen;
+	char		 path[PATH_MAX];
+} kept_key __attribute__((aligned(4096)));
+
+/* The identity of path (follow: stat(), else lstat()) into id; -1 when it cannot be had. */
+static int
+file_id_of(const char *path, int follow, struct file_id *id)
+{
+	struct stat	 st;
+
+	memset(id, 0, sizeof(*id));
+	if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) {
+		if (errno != ENOENT)
+			return -1;
+		id->state = 2;
+		return 0;
+	}
+	id->state = 1;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mode = st.st_mode;
+	id->uid = st.st_uid;
+	id->mtim = st.st_mtim;
+	id->ctim = st.st_ctim;
+	return 0;
+}
+
+static int
+same_id(const struct file_id *a, const struct file_id *b)
+{
+	return a->state == b->state && a->dev == b->dev && a->ino == b->ino &&
+	    a->size == b->size && a->mode == b->mode && a->uid == b->uid &&
+	    a->mtim.tv_sec == b->mtim.tv_sec && a->mtim.tv_nsec == b->mtim.tv_nsec &&
+	    a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec;
+}
+
+/* 1 if what was read of a file with identity id may be kept (see above). */
+static int
+keepable(const struct file_id *id)
+{
+	struct timespec	 now;
+
+	if (id->state == 2)
+		return 1;
+	if (id->state != 1 || clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return 0;
+	return id->mtim.tv_sec < now.tv_sec - KEEP_RACY_S;
+}
+
+/*
+ * 1 if what was kept of path is still what the file holds: looked at once
+ * per batch.
+ */
+static int
+still(struct file_id *kept, unsigned long *seen, const char *kept_path, const char *path,
+    int follow, struct file_id *now)
+{
+	now->state = 0;
+	if (kept->state == 0 || strcmp(kept_path, path) != 0)
+		return 0;
+	if (*seen == epoch)
+		return 1;
+	if (file_id_of(path, follow, now) != 0 || !same_id(now, kept))
+		return 0;
+	*seen = epoch;
+	return 1;
+}
+
+static void
+forget_settings(void)
+{
+	bl_wipe(&kept_settings.policy, sizeof(kept_settings.policy));
+	kept_settings.id.state = 0;
+}
+
+static void
+forget_key(void)
+{
+	bl_wipe(kept_key.key, sizeof(kept_key.key));
+	kept_key.id.state = 0;
+}
+
+/*
+ * on 1: this process is a FastCGI responder, which keeps the settings and
+ * the install secret from one request to the next (called before its
+ * sandbox: the page that holds the secret is locked in memory, if the
+ * process may). on 0: whatever was kept is wiped.
+ */
+void
+bl_config_keep(int on)
+{
+	forget_settings();
+	forget_key();
+	if (on && !keeping)
+		(void)mlock(&kept_key, sizeof(kept_key));	/* best effort, as before */
+	keeping = on;
+}
+
+/* A FastCGI batch begins: what was kept is looked at again before its next use. */
+void
+bl_config_batch(void)
+{
+	epoch++;
+}
+
+/*
+ * The current FastCGI batch, or 0 outside a FastCGI responder: what is
+ * looked at once per batch (here, and the counters file's path in
+ * lib/counters.c) is looked at for every use then.
+ */
+unsigned long
+bl_config_epoch(void)
+{
+	return keeping ? epoch : 0;
+}
+
+/* bl_settings_load(), from what was kept when the file has not changed. */
+static void
+settings_read(struct bl_config *cfg, int explicit)
+{
+	struct file_id	 id;
+
+	if (!keeping) {
+		bl_settings_load(cfg, explicit);
+		return;
+	}
+	id.state = 0;
+	if (kept_settings.explicit == explicit &&
+	    still(&kept_settings.id, &kept_settings.seen, kept_settings.path,
+	    cfg->settings_path, 1, &id)) {
+		cfg->policy = kept_settings.policy;
+		cfg->limits = kept_settings.limits;
+		return;
+	}
+	forget_settings();
+	if (id.state == 0 && file_id_of(cfg->settings_path, 1, &id) != 0)
+		id.state = 0;
+	bl_settings_load(cfg, explicit);
+	if (id.state != 0 && keepable(&id) &&
+	    strlen(cfg->settings_path) < sizeof(kept_settings.path)) {
+		memcpy(kept_settings.path, cfg->settings_path, strlen(cfg->settings_path) + 1);
+		kept_settings.explicit = explicit;
+		kept_settings.policy = cfg->policy;
+		kept_settings.limits = cfg->limits;
+		kept_settings.seen = epoch;
+		kept_settings.id = id;
+	}
+}
+
+/*
  * The settings file (BURNLINK_CONFIG, else burnlink.conf beside the SQLite
  * database or, with PostgreSQL, beside the install secret), and where
  * cron/cleanup records its last run (x.db -> x-cleanup; with PostgreSQL,
@@ -137,7 +339,7 @@ load_settings(struct bl_config *cfg, const char *(*get)(void *, const char *), v
 		return -1;
 	v = get != NULL ? get(arg, "BURNLINK_SELF_WORK") : getenv("BURNLINK_SELF_WORK");
 	cfg->self_work = v == NULL || strcmp(v, "off") != 0;
-	bl_settings_load(cfg, explicit);
+	settings_read(cfg, explicit);
 	/* The environment overrides the file. */
 	if (cfg->site_url == NULL && cfg->policy.site_url[0] != '\0' &&
 	    (cfg->site_url = strdup(cfg->policy.site_url)) == NULL)
@@ -713,9 +915,28 @@ bl_config_install_key(const struct bl_config *cfg, unsigned char out[32], char *
 	unsigned char	 key[32];
 	int		 fd = -1, rc;
 	enum bl_err	 e = BL_ERR_STORE_UNAVAILABLE;
+	struct file_id	 id;
 
-	if ((rc = read_key(path, out)) == 0)
+	if (keeping && still(&kept_key.id, &kept_key.seen, kept_key.path, path, 0, &id)) {
+		memcpy(out, kept_key.key, sizeof(kept_key.key));
 		return BL_OK;
+	}
+	if (keeping) {
+		forget_key();
+		if (id.state == 0 && file_id_of(path, 0, &id) != 0)
+			id.state = 0;
+	}
+	if ((rc = read_key(path, out)) == 0) {
+		/* a regular file as lstat() saw it before the read (O_NOFOLLOW) */
+		if (keeping && id.state == 1 && S_ISREG(id.mode) && keepable(&id) &&
+		    strlen(path) < sizeof(kept_key.path)) {
+			memcpy(kept_key.key, out, sizeof(kept_key.key));
+			memcpy(kept_key.path, path, strlen(path) + 1);
+			kept_key.seen = epoch;
+			kept_key.id = id;
+		}
+		return BL_OK;
+	}
 	if (rc == -2 || errno != ENOENT) {
 		snprintf(err, errlen, "cannot read the install secret %s: %s", path,
 		    rc == -2 ? "short file" : strerror(errno));

@@ -56,6 +56,10 @@
 
 struct bl_counters {
 	int		 fd;		/* -1 until first use */
+	dev_t		 dev;		/* the open file's (for stale()) */
+	ino_t		 ino;
+	unsigned long	 seen;		/* the batch the path was last compared in (lock()) */
+	int		 retired;	/* a read found the file emptied by a rebuild() */
 	uint32_t	 slots;		/* of the open file, once checked (0: not yet) */
 	char		*path;		/* a copy: a kept store outlives its request */
 	char		*tmp;		/* path + ".new": a table being written */
@@ -185,10 +189,20 @@ done(struct bl_counters *c, ssize_t n, size_t len, const char *what, int shortly
 	return fail(c, what, n >= 0 ? shortly : errno);
 }
 
+/*
+ * A short read under the lock: the file was emptied by another process's
+ * rebuild() after it renamed the new table over the path (its size was
+ * checked when it was opened), so the operation starts again on the path's
+ * file (retire(), again()).
+ */
 static enum bl_err
 readall(struct bl_counters *c, void *buf, size_t len, off_t off)
 {
-	return done(c, pread(c->fd, buf, len, off), len, "read", EIO);
+	ssize_t	 n = pread(c->fd, buf, len, off);
+
+	if (n >= 0 && (size_t)n < len)
+		c->retired = 1;
+	return done(c, n, len, "read", EIO);
 }
 
 static enum bl_err
@@ -263,11 +277,24 @@ check(struct bl_counters *c)
 static int
 stale(const struct bl_counters *c)
 {
-	struct stat	 a, b;
+	struct stat	 b;
 
-	if (fstat(c->fd, &a) != 0 || lstat(c->path, &b) != 0)
+	if (lstat(c->path, &b) != 0)
 		return 1;
-	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+	return c->dev != b.st_dev || c->ino != b.st_ino;
+}
+
+/* Records the identity of the file just opened as c->fd; -1 (errno) if fstat() fails. */
+static int
+opened(struct bl_counters *c)
+{
+	struct stat	 st;
+
+	if (fstat(c->fd, &st) != 0)
+		return -1;
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	return 0;
 }
 
 /* Closes the open file (its lock with it). */
@@ -278,6 +305,23 @@ drop(struct bl_counters *c)
 		close(c->fd);
 	c->fd = -1;
 	c->slots = 0;
+	c->seen = 0;
+	c->retired = 0;
+}
+
+/*
+ * After an operation, unlocked: 1 if a read found its file retired by
+ * another process's rebuild(), which is then closed so that the operation
+ * can start again on the path's file, at most CTR_REOPEN times.
+ */
+static int
+again(struct bl_counters *c, int *tries)
+{
+	if (!c->retired || ++*tries >= CTR_REOPEN)
+		return 0;
+	drop(c);
+	c->err[0] = '\0';
+	return 1;
 }
 
 /*
@@ -288,19 +332,35 @@ drop(struct bl_counters *c)
 static enum bl_err
 lock(struct bl_counters *c)
 {
+	unsigned long	 batch = bl_config_epoch();
 	enum bl_err	 e;
 	int		 tries;
 
 	for (tries = 0; tries < CTR_REOPEN; tries++) {
-		if (c->fd < 0 && (c->fd = open(c->path, O_RDWR | O_CREAT | O_NOFOLLOW |
-		    O_CLOEXEC, 0600)) < 0)
-			return fail(c, "open", errno);
+		if (c->fd < 0) {
+			if ((c->fd = open(c->path, O_RDWR | O_CREAT | O_NOFOLLOW |
+			    O_CLOEXEC, 0600)) < 0)
+				return fail(c, "open", errno);
+			if (opened(c) != 0) {
+				e = fail(c, "stat", errno);
+				drop(c);
+				return e;
+			}
+		}
 		if ((e = acquire(c)) != BL_OK)
 			return e;
-		if (stale(c)) {
+		/*
+		 * Whether the path still names the open file: under every lock,
+		 * but in a FastCGI batch (batch not 0) once, after the file's
+		 * opening and check: a rebuild() by another process after that
+		 * empties the file it replaced, which the next read notices
+		 * (readall()).
+		 */
+		if ((batch == 0 || c->seen != batch || c->slots == 0) && stale(c)) {
 			drop(c);
 			continue;
 		}
+		c->seen = batch;
 		if (c->slots == 0 && (e = check(c)) != BL_OK) {
 			unlock(c);
 			return e;
@@ -447,10 +507,18 @@ rebuild(struct bl_counters *c, uint32_t n, int64_t now)
 		e = fail(c, "rename the new table", errno);
 		goto out;
 	}
+	/*
+	 * The old file, which other processes may still hold, emptied: their
+	 * next read under its lock comes back short (readall()), and they start
+	 * again on the new one rather than count in a file no path names.
+	 */
+	(void)ftruncate(c->fd, 0);
 	drop(c);
 	c->fd = fd;
 	c->slots = n;
 	fd = -1;
+	if (opened(c) != 0)
+		drop(c);	/* opened again by the next lock() */
 out:
 	munmap(from, (size_t)oldsize);
 	if (fd >= 0) {
@@ -532,7 +600,7 @@ update(struct bl_counters *c, const unsigned char bucket[BL_HASH_BYTES],
 	uint32_t	 start = t32(window_start), end = t32(expires);
 	int64_t		 now = bl_now_ms() / 1000, n;
 	enum bl_err	 e;
-	int		 i;
+	int		 i, tries = 0;
 
 	if (start == 0 || end <= start)
 		return fail(c, "window", ERANGE);
@@ -566,6 +634,8 @@ done:
 		*out = n;
 out:
 	unlock(c);
+	if (e != BL_OK && again(c, &tries))
+		goto again;
 	return e;
 }
 
@@ -594,15 +664,19 @@ ctr_get(void *arg, const unsigned char bucket[BL_HASH_BYTES], int64_t window_sta
 	struct probe	 p;
 	uint32_t	 start = t32(window_start);
 	enum bl_err	 e;
+	int		 tries = 0;
 
 	*count = 0;
 	if (start == 0)
 		return BL_OK;
-	if ((e = lock(c)) != BL_OK)
-		return e;
-	if ((e = find(c, bucket, start, bl_now_ms() / 1000, &p)) == BL_OK && p.found >= 0)
-		*count = p.s.count;
-	unlock(c);
+	do {
+		if ((e = lock(c)) != BL_OK)
+			return e;
+		if ((e = find(c, bucket, start, bl_now_ms() / 1000, &p)) == BL_OK &&
+		    p.found >= 0)
+			*count = p.s.count;
+		unlock(c);
+	} while (e != BL_OK && again(c, &tries));
 	return e;
 }
 
@@ -687,32 +761,46 @@ le64(const unsigned char *p)
 	return (int64_t)((uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32);
 }
 
-/* Adds by to each of the n metrics totals in slots: read and written back under one lock. */
+/*
+ * Adds by to each of the n metrics totals in slots (distinct): the totals
+ * from the lowest slot to the highest read in one pread() and written back
+ * in one pwrite() under one lock (those between are written as they were
+ * read: every writer holds the lock).
+ */
 static enum bl_err
 ctr_bump(void *arg, const unsigned *slots, int n, int64_t by)
 {
 	struct bl_counters	*c = arg;
-	unsigned char		 b[8];
+	unsigned char		 b[BL_METRIC_SLOTS * 8], *p;
+	unsigned		 lo = BL_METRIC_SLOTS, hi = 0;
 	uint64_t		 v;
-	off_t			 off;
+	size_t			 len;
 	enum bl_err		 e;
-	int			 i;
+	int			 i, tries = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (slots[i] >= BL_METRIC_SLOTS)
 			return fail(c, "metric", ERANGE);
-	if ((e = lock(c)) != BL_OK)
-		return e;
-	for (i = 0; i < n && e == BL_OK; i++) {
-		off = CTR_METRICS + (off_t)slots[i] * 8;
-		if ((e = readall(c, b, sizeof(b), off)) != BL_OK)
-			break;
-		v = (uint64_t)le64(b) + (uint64_t)by;
-		put32(b, (uint32_t)v);
-		put32(b + 4, (uint32_t)(v >> 32));
-		e = writeall(c, b, sizeof(b), off);
+		lo = slots[i] < lo ? slots[i] : lo;
+		hi = slots[i] > hi ? slots[i] : hi;
 	}
-	unlock(c);
+	if (n <= 0)
+		return BL_OK;
+	len = (size_t)(hi - lo + 1) * 8;
+	do {
+		if ((e = lock(c)) != BL_OK)
+			return e;
+		if ((e = readall(c, b, len, CTR_METRICS + (off_t)lo * 8)) == BL_OK) {
+			for (i = 0; i < n; i++) {
+				p = b + (size_t)(slots[i] - lo) * 8;
+				v = (uint64_t)le64(p) + (uint64_t)by;
+				put32(p, (uint32_t)v);
+				put32(p + 4, (uint32_t)(v >> 32));
+			}
+			e = writeall(c, b, len, CTR_METRICS + (off_t)lo * 8);
+		}
+		unlock(c);
+	} while (e != BL_OK && again(c, &tries));
 	return e;
 }
 
@@ -724,11 +812,14 @@ ctr_totals(void *arg, int64_t out[BL_METRIC_SLOTS])
 	unsigned char		 b[BL_METRIC_SLOTS * 8];
 	enum bl_err		 e;
 	unsigned		 i;
+	int			 tries = 0;
 
-	if ((e = lock(c)) != BL_OK)
-		return e;
-	e = readall(c, b, sizeof(b), CTR_METRICS);
-	unlock(c);
+	do {
+		if ((e = lock(c)) != BL_OK)
+			return e;
+		e = readall(c, b, sizeof(b), CTR_METRICS);
+		unlock(c);
+	} while (e != BL_OK && again(c, &tries));
 	for (i = 0; i < BL_METRIC_SLOTS; i++)
 		out[i] = e == BL_OK ? le64(b + i * 8) : 0;
 	return e;
@@ -750,7 +841,9 @@ ctr_occupancy(void *arg, int64_t now, int64_t *used, int64_t *capacity)
 	size_t			 i;
 
 	off_t			 size;
+	int			 tries = 0;
 
+start:
 	*used = 0;
 	if ((e = lock(c)) != BL_OK)	/* opens it and checks the header: c->slots */
 		return e;
@@ -758,8 +851,11 @@ ctr_occupancy(void *arg, int64_t now, int64_t *used, int64_t *capacity)
 	size = CTR_SIZE(c->slots);
 	unlock(c);
 	for (off = CTR_HEADER; off + (off_t)sizeof(buf) <= size; off += sizeof(buf)) {
-		if ((e = readall(c, buf, sizeof(buf), off)) != BL_OK)
+		if ((e = readall(c, buf, sizeof(buf), off)) != BL_OK) {
+			if (again(c, &tries))
+				goto start;	/* replaced by a larger or smaller table */
 			return e;
+		}
 		for (i = 0; i < sizeof(buf); i += CTR_SLOT) {
 			decode(buf + i, &s);
 			if (valid(&s) && (int64_t)s.end > now)

@@ -173,12 +173,27 @@ struct fcgi_stream_data {
 	unsigned char	*mBuff;
 };
 
+/* 1 if d looks like the stream data of a stream s of libfcgi's (see above). */
+static int
+stream_data_ok(const FCGX_Stream *s, const struct fcgi_stream_data *d)
+{
+	return d != NULL && d->buff != NULL && d->bufflen > 0 && d->bufflen <= 65536 + 8 &&
+	    d->buff >= d->mBuff && d->buff < d->mBuff + 8 &&
+	    s->stop >= d->buff && s->stop <= d->buff + d->bufflen;
+}
+
 /*
- * Wipes the buffers libfcgi kept of this request before it frees them: the
- * input buffer (the last part of the body, which in server-side mode is
- * plaintext, and the parameters), the output buffer (create's answer holds
- * the decryption key) and the parameters (Authorization, cookies). The output
- * is flushed first, so only what was already sent is wiped.
+ * Ends the request's output and wipes the buffers libfcgi kept of it before
+ * it frees them: the input buffer (the last part of the body, which in
+ * server-side mode is plaintext, and the parameters), the output buffer
+ * (create's answer holds the decryption key) and the parameters
+ * (Authorization, cookies).
+ *
+ * The output streams are closed here, standard error first as
+ * FCGX_Finish_r() does, so that the last of the answer, its end-of-stream
+ * record and FCGI_END_REQUEST leave in one write(): flushed first, the end
+ * went in a write of its own, which often met a web server that had the
+ * whole answer and had closed the connection (EPIPE). What is wiped was sent.
  */
 static void
 fcgi_wipe(FCGX_Request *q)
@@ -186,15 +201,14 @@ fcgi_wipe(FCGX_Request *q)
 	struct fcgi_stream_data	*d;
 	char			**p;
 
+	if (q->err != NULL)
+		FCGX_FClose(q->err);
 	if (q->out != NULL) {
-		FCGX_FFlush(q->out);
-		if (q->out->stop > q->out->wrNext)
-			bl_wipe(q->out->wrNext, (size_t)(q->out->stop - q->out->wrNext));
+		FCGX_FClose(q->out);
+		if (stream_data_ok(q->out, d = q->out->data))
+			bl_wipe(d->buff, (size_t)d->bufflen);
 	}
-	if (q->in != NULL && (d = q->in->data) != NULL && d->buff != NULL &&
-	    d->bufflen > 0 && d->bufflen <= 65536 + 8 &&
-	    d->buff >= d->mBuff && d->buff < d->mBuff + 8 &&
-	    q->in->stop >= d->buff && q->in->stop <= d->buff + d->bufflen)
+	if (q->in != NULL && stream_data_ok(q->in, d = q->in->data))
 		bl_wipe(d->buff, (size_t)d->bufflen);
 	for (p = q->envp; p != NULL && *p != NULL; p++)
 		bl_wipe(*p, strlen(*p));
@@ -242,6 +256,20 @@ held_ok(const struct slot *sl)
 	return sl->len >= 9 && memcmp(sl->out, "Status: 2", 9) == 0;
 }
 
+/*
+ * 1 if the listening socket is a unix-domain one (lighttpd's mod_fastcgi,
+ * Apache's mod_fcgid): a connection's end is then a plain close().
+ * libfcgi otherwise closes each connection by shutting down its sending
+ * side and reading until the web server closes its end (shutdown(), poll()
+ * up to 2 s, read(), close()), which keeps a TCP connection from answering
+ * unread input with a reset that could discard the answer's last bytes in
+ * the web server's socket. A unix-domain socket delivers what was written
+ * into the peer's queue at the write, and a close() loses none of it, so the
+ * responder detaches the request (FCGX_Detach(): libfcgi then only closes)
+ * and no longer waits for the web server to act before its next answer.
+ */
+static int	 unix_listener;
+
 /* Sends a held answer (or the lost-commit one), wipes and frees it, ends the request. */
 static void
 finish(struct slot *sl, int lost)
@@ -263,6 +291,8 @@ finish(struct slot *sl, int lost)
 	sl->len = sl->cap = 0;
 	sl->overflow = sl->lost = sl->streaming = 0;
 	fcgi_wipe(&sl->q);
+	if (unix_listener)
+		FCGX_Detach(&sl->q);
 	FCGX_Finish_r(&sl->q);
 }
 
@@ -385,6 +415,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 	int		 i, j, lost, durable;
 
 	for (i = 0; i < n; i = j) {
+		bl_config_batch();	/* the settings file and install secret looked at again */
 		keep->batch = 1;
 		keep->batch_failed = 0;
 		committed_upto = NULL;
@@ -414,6 +445,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		}
 		lost = commit_batch(keep) != 0;
 		keep->batch = 0;
+		/* what the answers counted, in one lock of the counters (lib/metrics.c) */
+		bl_metrics_flush(keep->counters);
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
 			finish(&sl[i], lost && i >= durable &&
@@ -437,6 +470,13 @@ bl_fcgi_serve(const struct bl_route *rt)
 	int			 i, j, n, fl, rc;
 
 	memset(&keep, 0, sizeof(keep));
+	{
+		struct sockaddr_storage	 sa;
+		socklen_t		 len = sizeof(sa);
+
+		unix_listener = getsockname(STDIN_FILENO, (struct sockaddr *)&sa, &len) == 0 &&
+		    sa.ss_family == AF_UNIX;
+	}
 	if (FCGX_Init() != 0 || stop_signals() != 0 ||
 	    (fl = fcntl(STDIN_FILENO, F_GETFL)) < 0 ||
 	    fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK) != 0)
@@ -446,6 +486,13 @@ bl_fcgi_serve(const struct bl_route *rt)
 			return 1;
 	/* The worker that does the cron jobs' due work (lib/work.c), then the sandbox. */
 	bl_work_fcgi_start();
+	/*
+	 * A web server that closed a connection first: write() says EPIPE, with
+	 * no signal (libfcgi's FCGX_Init() caught SIGPIPE with a handler that
+	 * does nothing, a delivery and an rt_sigreturn each time). After the
+	 * worker's fork: what it runs gets SIGPIPE's default, as before.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * audit_syslog's socket, before the sandbox forbids it: from the
 	 * settings the process's own environment names (docs/ADMIN.md).
@@ -457,6 +504,12 @@ bl_fcgi_serve(const struct bl_route *rt)
 			bl_audit_syslog_open(&c);
 		bl_ctx_free(&c);
 	}
+	/*
+	 * The settings and the install secret, read once while unchanged
+	 * (lib/config.c); the metrics' totals added once per batch.
+	 */
+	bl_config_keep(1);
+	bl_metrics_defer(1);
 	/* No core dumps, and the seccomp filter with accept on the listening socket. */
 	if (bl_sandbox_fcgi() != 0) {
 		fprintf(stderr, "burnlink: cannot install the seccomp sandbox "
@@ -489,6 +542,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 		}
 		bl_work_fcgi_poke();	/* once every answer is sent */
 	}
+	bl_metrics_flush(keep.counters);
 	bl_keep_free(&keep);
+	bl_config_keep(0);
 	return 0;
 }

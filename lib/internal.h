@@ -114,6 +114,10 @@ int		 bl_store_needs_net(int fcgi);	/* the sandbox must allow sockets */
 void		 bl_store_persistent(int);	/* connections kept (FastCGI) */
 enum bl_err	 bl_store_open(struct bl_store **, const struct bl_config *,
 		    char *err, size_t errlen);
+/* config.c: a FastCGI responder keeps the settings and the install secret (lib/config.c). */
+void		 bl_config_keep(int on);
+void		 bl_config_batch(void);
+unsigned long	 bl_config_epoch(void);
 void		 bl_store_close(struct bl_store *);
 const char	*bl_store_error(const struct bl_store *);
 
@@ -232,6 +236,8 @@ void		 bl_metrics_answer(struct bl_ctx *, enum bl_endpoint, int method, int item
 void		 bl_metrics_limit(struct bl_ctx *, enum bl_limit);
 int64_t		 bl_metrics_events(struct bl_ctx *);
 void		 bl_metrics_cleanup(struct bl_ctx *, const struct bl_cleanup_stats *);
+void		 bl_metrics_defer(int on);	/* FastCGI: added once per batch */
+void		 bl_metrics_flush(struct bl_store *counters);
 char		*bl_metrics_text(struct bl_ctx *, size_t *len, enum bl_err *);
 int		 bl_client_listed(struct bl_ctx *, const char *peer, const char *xff,
 		    const char *list);

@@ -97,14 +97,116 @@ event_of(enum bl_endpoint ep, int method, int item, int status)
 	}
 }
 
-/* Adds by to the n totals in slots, quietly: a metric never fails what it counts. */
+/*
+ * What is to be added to the totals, gathered so that one lock of the
+ * counters adds it all (struct bl_counter_ops, bump(): one pread and one
+ * pwrite of the counters file): an answer's status class and its events
+ * together; in a FastCGI responder (bl_metrics_defer()), every answer of a
+ * batch, added once its commit is done and before its answers leave
+ * (lib/fcgi.c, bl_metrics_flush()), so that a client that has its answer
+ * finds it counted. A responder that dies first loses them, as it would a
+ * count it had not written yet: the totals are not synced either.
+ */
+struct tally {
+	int64_t	 by[BL_METRIC_SLOTS];
+	int	 any;
+};
+
+static int		 deferring;
+static struct tally	 pending;
+
+static void
+tally_add(struct tally *t, unsigned slot, int64_t by)
+{
+	if (slot < BL_METRIC_SLOTS && by != 0) {
+		t->by[slot] += by;
+		t->any = 1;
+	}
+}
+
+/*
+ * Adds t to the totals of counters, one bump() for each distinct amount
+ * (most often one), and empties it; quietly: a metric never fails what it
+ * counts.
+ */
+static void
+tally_write(struct bl_store *counters, struct tally *t, const char *log_id)
+{
+	unsigned	 slots[BL_METRIC_SLOTS], i;
+	int64_t		 by;
+	int		 n;
+
+	while (t->any) {
+		for (i = 0, by = 0, n = 0; i < BL_METRIC_SLOTS; i++) {
+			if (t->by[i] == 0 || (by != 0 && t->by[i] != by))
+				continue;
+			by = t->by[i];
+			slots[n++] = i;
+			t->by[i] = 0;
+		}
+		if (n == 0) {
+			t->any = 0;
+			break;
+		}
+		if (bl_counter_bump(counters, slots, n, by) != BL_OK)
+			bl_log_id(log_id, "metrics: %s", bl_store_error(counters));
+	}
+}
+
+/* Adds t to the totals (or, deferring, to what the batch adds). */
+static void
+tally_done(struct bl_ctx *c, struct tally *t)
+{
+	unsigned	 i;
+
+	if (!t->any || bl_ctx_counters(c) != BL_OK)
+		return;
+	if (!deferring) {
+		tally_write(c->counters, t, c->log_id);
+		return;
+	}
+	for (i = 0; i < BL_METRIC_SLOTS; i++)
+		tally_add(&pending, i, t->by[i]);
+}
+
+/* Adds by to the n totals in slots. */
 static void
 bump(struct bl_ctx *c, const unsigned *slots, int n, int64_t by)
 {
-	if (n > 0 && bl_ctx_counters(c) == BL_OK &&
-	    bl_counter_bump(c->counters, slots, n, by) != BL_OK)
-		bl_log_id(c->log_id, "metrics: %s", bl_store_error(c->counters));
+	struct tally	 t;
+	int		 i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < n; i++)
+		tally_add(&t, slots[i], by);
+	tally_done(c, &t);
 }
+
+/*
+ * on 1: this process is a FastCGI responder, whose answers' totals are
+ * added once per batch (bl_metrics_flush()).
+ */
+void
+bl_metrics_defer(int on)
+{
+	deferring = on;
+}
+
+/*
+ * Adds what the batch's answers counted to the totals of counters, the
+ * batch's (all its requests name one database). NULL when the batch kept
+ * none (they could not be readied): what they counted is dropped rather
+ * than added to another batch's, which may be another database's.
+ */
+void
+bl_metrics_flush(struct bl_store *counters)
+{
+	if (counters != NULL)
+		tally_write(counters, &pending, NULL);
+	memset(&pending, 0, sizeof(pending));
+}
+
+static int64_t	 events_into(struct bl_ctx *, struct tally *);
 
 /*
  * Counts one answer before its first byte leaves (a CGI program may be ended
@@ -116,21 +218,22 @@ void
 bl_metrics_answer(struct bl_ctx *c, enum bl_endpoint ep, int method, int item, int status,
     enum bl_event ev)
 {
-	unsigned	 slots[2];
-	int		 n = 0, cls = status / 100 - 2;
+	struct tally	 t;
+	int		 cls = status / 100 - 2;
 
 	if (c == NULL || c->counters == NULL || (unsigned)ep >= BL_EP__MAX)
 		return;
+	memset(&t, 0, sizeof(t));
 	if (cls >= 0 && cls < M_CLASSES)
-		slots[n++] = M_REQUESTS + (unsigned)ep * M_CLASSES + (unsigned)cls;
+		tally_add(&t, M_REQUESTS + (unsigned)ep * M_CLASSES + (unsigned)cls, 1);
 	/* the audit trail's events that committed; the answer's only where there are none */
-	if (bl_metrics_events(c) == 0) {
+	if (events_into(c, &t) == 0) {
 		if (ev == BL_EV_NONE)
 			ev = event_of(ep, method, item, status);
 		if (ev != BL_EV_NONE && (status / 100 == 2 || ev == BL_EV_SIGNIN_REFUSED))
-			slots[n++] = M_EVENTS + (unsigned)ev;
+			tally_add(&t, M_EVENTS + (unsigned)ev, 1);
 	}
-	bump(c, slots, n, 1);
+	tally_done(c, &t);
 }
 
 /*
@@ -140,21 +243,32 @@ bl_metrics_answer(struct bl_ctx *c, enum bl_endpoint ep, int method, int item, i
  * secret.expired and secret.removed...) as the first. Returns how many of
  * them the current request's own transactions wrote.
  */
-int64_t
-bl_metrics_events(struct bl_ctx *c)
+static int64_t
+events_into(struct bl_ctx *c, struct tally *t)
 {
 	int64_t		 counts[64] = { 0 }, own;
-	unsigned	 slot;
 	int		 i;
 
 	if (c == NULL || c->store == NULL)
 		return 0;
 	own = bl_st_events_take(c->store, counts);
 	for (i = 1; i < BL_EV__MAX; i++)
-		if (counts[i] > 0) {
-			slot = M_EVENTS + (unsigned)i;
-			bump(c, &slot, 1, counts[i]);
-		}
+		if (counts[i] > 0)
+			tally_add(t, M_EVENTS + (unsigned)i, counts[i]);
+	return own;
+}
+
+int64_t
+bl_metrics_events(struct bl_ctx *c)
+{
+	struct tally	 t;
+	int64_t		 own;
+
+	if (c == NULL || c->store == NULL)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	own = events_into(c, &t);
+	tally_done(c, &t);
 	return own;
 }
 
