@@ -209,12 +209,14 @@ fcgi_write_now(void *ctx, const void *buf, size_t len)
 
 /*
  * The answer sent instead of a held one: 503 when the batch's commit failed
- * (what the request wrote is gone, so its success must not be reported), 500
+ * (what the request wrote is gone, so its success must not be reported), or
+ * when it committed but the WAL's sync after it failed (unsure: what it wrote
+ * is visible and may not be durable, lib/store_sqlite.c, wal_sync()), 500
  * when the answer could not be held (memory). It goes out through the one
  * output path (bl_respond_detached()), with the request id of what was held.
  */
 static void
-send_error(struct slot *sl, int commit_failed)
+send_error(struct slot *sl, int commit_failed, int unsure)
 {
 	const struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write_now, sl };
 	const char		*id = NULL, *end;
@@ -227,7 +229,9 @@ send_error(struct slot *sl, int commit_failed)
 		    end - id < (long)sizeof(rid))
 			snprintf(rid, sizeof(rid), "%.*s", (int)(end - id), id);
 	}
-	if (commit_failed)
+	if (commit_failed && unsure)
+		bl_respond_detached(&io, rid, BL_ERR_STORE_UNAVAILABLE, BL_HINT_UNSURE);
+	else if (commit_failed)
 		bl_respond_detached(&io, rid, BL_ERR_STORE_UNAVAILABLE, "The database could "
 		    "not commit this request; nothing was stored or used. Try again.");
 	else
@@ -242,17 +246,20 @@ held_ok(const struct slot *sl)
 	return sl->len >= 9 && memcmp(sl->out, "Status: 2", 9) == 0;
 }
 
-/* Sends a held answer (or the lost-commit one), wipes and frees it, ends the request. */
+/*
+ * Sends a held answer (or the lost-commit one: unsure if a WAL sync of the
+ * batch failed), wipes and frees it, ends the request.
+ */
 static void
-finish(struct slot *sl, int lost)
+finish(struct slot *sl, int lost, int unsure)
 {
 	if (sl->streaming)
 		;			/* sent as it was written */
 	else if (sl->lost || (lost && (sl->overflow || held_ok(sl)))) {
 		bl_log(NULL, "the batch's commit failed: answering 503");
-		send_error(sl, 1);
+		send_error(sl, 1, unsure);
 	} else if (sl->overflow || sl->out == NULL)
-		send_error(sl, 0);	/* nothing whole was held */
+		send_error(sl, 0, 0);	/* nothing whole was held */
 	else
 		fcgi_send(&sl->q, sl->out, sl->len);
 	if (sl->out != NULL) {
@@ -380,7 +387,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
     struct slot *sl, int n, int room)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
-	unsigned long	 flushes, waits;
+	unsigned long	 flushes, waits, syncfails;
 	size_t		 held;
 	int		 i, j, lost, durable;
 
@@ -390,6 +397,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		committed_upto = NULL;
 		durable = i;
 		waits = bl_store_lock_waits();
+		syncfails = bl_store_sync_failures();
 		for (j = i, held = 0; held <= HELD_MAX; j++) {
 			if (j == n) {
 				if (bl_store_lock_waits() == waits || n == room ||
@@ -417,7 +425,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
 			finish(&sl[i], lost && i >= durable &&
-			    (committed_upto == NULL || &sl[i] > committed_upto));
+			    (committed_upto == NULL || &sl[i] > committed_upto),
+			    bl_store_sync_failures() != syncfails);
 		/* The answers are out: the WAL's checkpoint the commit found due. */
 		if (keep->store != NULL && bl_store_idle(keep->store) != 0) {
 			bl_store_close(keep->store);
