@@ -389,7 +389,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
 	unsigned long	 flushes, waits, syncfails;
 	size_t		 held;
-	int		 i, j, lost, durable;
+	int		 i, j, lost, durable, solo;
 
 	for (i = 0; i < n; i = j) {
 		keep->batch = 1;
@@ -409,6 +409,12 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			}
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
+			/*
+			 * No store kept (a responder's first request): the request
+			 * opens its own, not batched (serve.c, keep_lend()), so its
+			 * commits were durable before it ended.
+			 */
+			solo = j == i && keep->store == NULL;
 			flushes = bl_store_batch_durable();
 			bl_serve_one(rt, &io, keep, NULL);
 			/*
@@ -418,6 +424,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			 */
 			if (bl_store_batch_durable() != flushes)
 				durable = j;
+			if (solo)
+				durable = j + 1;
 			held += sl[j].len;
 		}
 		lost = commit_batch(keep) != 0;

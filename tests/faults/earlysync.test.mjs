@@ -101,6 +101,11 @@ test(`${batched ? 'in a batch' : 'alone'}: a WAL sync that fails after the locks
 	if (batched) {
 		// The batch's commit (lib/fcgi.c) failed, not the request's own.
 		assert.match(h.rsp.stderr(), /the batch's commit failed: answering 503/);
+		// The responder's first request committed on its own (no store to
+		// batch yet), synced before the batch ended: its view is not taken back.
+		const rf = await h.first;
+		assert.equal(rf.status, 200, `the first request: ${rf.body}`);
+		assert.equal(decryptItem(rf.json.text, h.key).toString(), 'opens the store');
 	}
 	// The commit is visible: the read was spent (its content never sent), and its key is gone.
 	const row = sqlite(h.ctx.db, `SELECT state, text_ct IS NULL FROM secrets WHERE secret_hash = x'${sha256hex(h.z.secretKey)}'`).trim();
