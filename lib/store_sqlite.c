@@ -1037,8 +1037,8 @@ commit(struct sqlite_store *s)
  * the request or the batch (503): its commit is visible and perhaps not
  * durable, as after any failed fsync. cron/cleanup's steps (sq_bulk()) stay
  * unsynced, as before. Elsewhere (CGI, cron, tools) COMMIT syncs the WAL
- * itself (synchronous=FULL): nothing is held meanwhile but the write lock
- * a one-request process has no other use for.
+ * itself (synchronous=FULL), as before: such a process has nothing else to
+ * do meanwhile, and letting the lock go first was not measured there.
  */
 static unsigned long	 wal_sync_failures;
 
@@ -1125,9 +1125,10 @@ sq_purge(void *arg)
 /*
  * Group commit, for a FastCGI responder that answers several waiting requests
  * at once (lib/fcgi.c): from here on, their write transactions join one, and
- * sq_batch_commit() commits it with one fdatasync; their answers are held
- * until then. SQLite holds the write lock through a commit's sync, so one
- * commit per request caps writes at one per fdatasync.
+ * sq_batch_commit() commits it with one sync of the keys file (inside the
+ * write lock) and one of the WAL (after it: wal_sync()); their answers are
+ * held until then. A commit holds the write lock through the keys file's
+ * sync, so one commit per request would cap writes at one per fdatasync.
  */
 static void
 sq_batch(void *arg)
@@ -1201,13 +1202,14 @@ sq_batch_commit(void *arg)
  * cron/cleanup's connection (lib/secret.c, bl_store_cleanup()). First: its
  * steps commit without a sync (synchronous=NORMAL, which in WAL mode never
  * corrupts the database: a power cut may undo the last steps, whose rows the
- * next run removes again; the requests' own commits stay FULL and sync the
- * WAL, the cleanup's frames in it too), its commits no longer checkpoint
- * (wal_hook()), and a larger page cache (16 MiB) keeps the index pages that
- * every step writes again. Between two steps: a PASSIVE checkpoint copies
- * the step's pages back and syncs the database file while requests go on
- * writing (a TRUNCATE one holds the write lock throughout); the next writer
- * then starts the WAL over. sq_purge() truncates it at the end.
+ * next run removes again; the requests' own commits sync the WAL (FULL, or a
+ * FastCGI responder's wal_sync()), the cleanup's frames in it too), its
+ * commits no longer checkpoint (wal_hook()), and a larger page cache (16
+ * MiB) keeps the index pages that every step writes again. Between two
+ * steps: a PASSIVE checkpoint copies the step's pages back and syncs the
+ * database file while requests go on writing (a TRUNCATE one holds the
+ * write lock throughout); the next writer then starts the WAL over.
+ * sq_purge() truncates it at the end.
  */
 static enum bl_err
 sq_bulk(void *arg, int first)
