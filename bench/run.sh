@@ -817,7 +817,7 @@ floor_rps() { awk -v c="$1" '$1 == "floor" && $3 == c { print $4 }' "$results"; 
 	else echo "- server: $("$lighttpd" -v 2>&1 | cut -d' ' -f1), $( [ "$MODE" = fastcgi ] && echo "mod_fastcgi, $FCGI_PROCS processes per program$([ -z "$usepg" ] || echo " on SQLite, $PG_FCGI_PROCS on PostgreSQL")" || echo mod_cgi)"; fi
 	echo "- load: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2), ${DURATION}s per run after ${WARMUP}s of warm-up, $RUNS runs, a fresh server and database copy per run (database seeded with $SEED one-time secrets)"
 	echo "- rate limiting on: every request counted (X-Forwarded-For drawn from 16,256 addresses, 127.0.0.1 trusted as proxy)"
-	case " $DBS " in *" sqlite "*) echo "- sqlite: the static programs of \`make\`; synchronous=FULL, secure_delete on" ;; esac
+	case " $DBS " in *" sqlite "*) echo "- sqlite: the static programs of \`make\`; $([ "$MODE" = fastcgi ] && echo "synchronous=NORMAL, each commit's WAL synced by the responder once its write lock is let go (early lock release)" || echo synchronous=FULL), secure_delete on" ;; esac
 	if [ -n "$usepg" ]; then
 		echo "- pg: the programs of \`make pg\` (dynamically linked) on PostgreSQL $pg_version, a throwaway cluster on the work directory's disk (fsync, full_page_writes and synchronous_commit on, max_connections 300), over its unix socket; each run on a copy of the seeded database (CREATE DATABASE ... TEMPLATE)"
 		case " $DBS " in *" pgbouncer "*) echo "- pgbouncer: the same programs through PgBouncer $pgb_version on a unix socket, pool_mode = transaction, default_pool_size = 20: a CGI request connects to PgBouncer, not to a new PostgreSQL backend" ;; esac

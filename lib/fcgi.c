@@ -223,12 +223,14 @@ fcgi_write_now(void *ctx, const void *buf, size_t len)
 
 /*
  * The answer sent instead of a held one: 503 when the batch's commit failed
- * (what the request wrote is gone, so its success must not be reported), 500
+ * (what the request wrote is gone, so its success must not be reported), or
+ * when it committed but the WAL's sync after it failed (unsure: what it wrote
+ * is visible and may not be durable, lib/store_sqlite.c, wal_sync()), 500
  * when the answer could not be held (memory). It goes out through the one
  * output path (bl_respond_detached()), with the request id of what was held.
  */
 static void
-send_error(struct slot *sl, int commit_failed)
+send_error(struct slot *sl, int commit_failed, int unsure)
 {
 	const struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write_now, sl };
 	const char		*id = NULL, *end;
@@ -241,7 +243,9 @@ send_error(struct slot *sl, int commit_failed)
 		    end - id < (long)sizeof(rid))
 			snprintf(rid, sizeof(rid), "%.*s", (int)(end - id), id);
 	}
-	if (commit_failed)
+	if (commit_failed && unsure)
+		bl_respond_detached(&io, rid, BL_ERR_STORE_UNAVAILABLE, BL_HINT_UNSURE);
+	else if (commit_failed)
 		bl_respond_detached(&io, rid, BL_ERR_STORE_UNAVAILABLE, "The database could "
 		    "not commit this request; nothing was stored or used. Try again.");
 	else
@@ -270,17 +274,20 @@ held_ok(const struct slot *sl)
  */
 static int	 unix_listener;
 
-/* Sends a held answer (or the lost-commit one), wipes and frees it, ends the request. */
+/*
+ * Sends a held answer (or the lost-commit one: unsure if a WAL sync of the
+ * batch failed), wipes and frees it, ends the request.
+ */
 static void
-finish(struct slot *sl, int lost)
+finish(struct slot *sl, int lost, int unsure)
 {
 	if (sl->streaming)
 		;			/* sent as it was written */
 	else if (sl->lost || (lost && (sl->overflow || held_ok(sl)))) {
 		bl_log(NULL, "the batch's commit failed: answering 503");
-		send_error(sl, 1);
+		send_error(sl, 1, unsure);
 	} else if (sl->overflow || sl->out == NULL)
-		send_error(sl, 0);	/* nothing whole was held */
+		send_error(sl, 0, 0);	/* nothing whole was held */
 	else
 		fcgi_send(&sl->q, sl->out, sl->len);
 	if (sl->out != NULL) {
@@ -410,9 +417,9 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
     struct slot *sl, int n, int room)
 {
 	struct bl_io	 io = { fcgi_getenv, fcgi_read, fcgi_write, NULL };
-	unsigned long	 flushes, waits;
+	unsigned long	 flushes, waits, syncfails;
 	size_t		 held;
-	int		 i, j, lost, durable;
+	int		 i, j, lost, durable, solo;
 
 	for (i = 0; i < n; i = j) {
 		bl_config_batch();	/* the settings file and install secret looked at again */
@@ -421,6 +428,7 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		committed_upto = NULL;
 		durable = i;
 		waits = bl_store_lock_waits();
+		syncfails = bl_store_sync_failures();
 		for (j = i, held = 0; held <= HELD_MAX; j++) {
 			if (j == n) {
 				if (bl_store_lock_waits() == waits || n == room ||
@@ -432,6 +440,12 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			}
 			sl[j].keep = keep;
 			io.ctx = &sl[j];
+			/*
+			 * No store kept (a responder's first request): the request
+			 * opens its own, not batched (serve.c, keep_lend()), so its
+			 * commits were durable before it ended.
+			 */
+			solo = j == i && keep->store == NULL;
 			flushes = bl_store_batch_durable();
 			bl_serve_one(rt, &io, keep, NULL);
 			/*
@@ -441,6 +455,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 			 */
 			if (bl_store_batch_durable() != flushes)
 				durable = j;
+			if (solo)
+				durable = j + 1;
 			held += sl[j].len;
 		}
 		lost = commit_batch(keep) != 0;
@@ -450,7 +466,8 @@ serve_batch(const struct bl_route *rt, struct bl_keep *keep,
 		/* Requests whose writes an early commit made durable are not lost. */
 		for (; i < j; i++)
 			finish(&sl[i], lost && i >= durable &&
-			    (committed_upto == NULL || &sl[i] > committed_upto));
+			    (committed_upto == NULL || &sl[i] > committed_upto),
+			    bl_store_sync_failures() != syncfails);
 		/* The answers are out: the WAL's checkpoint the commit found due. */
 		if (keep->store != NULL && bl_store_idle(keep->store) != 0) {
 			bl_store_close(keep->store);

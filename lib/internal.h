@@ -848,6 +848,10 @@ enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);
 unsigned long	 bl_store_batch_durable(void);
 unsigned long	 bl_store_lock_waits(void);	/* waits for the responders' write lock (store_sqlite.c) */
+unsigned long	 bl_store_sync_failures(void);	/* failed WAL syncs after a commit (store_sqlite.c) */
+/* The hint of a 503 whose commit a failed WAL sync left visible, perhaps not durable. */
+#define BL_HINT_UNSURE	"The database wrote this request but could not make it durable " \
+	"(the disk failed a sync); it may or may not have taken effect. Try again."
 
 /* prefault.c: a CGI program's first heap mapped ahead. */
 void		 bl_prefault(void);

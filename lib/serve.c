@@ -225,6 +225,7 @@ bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *
 	struct answer		 ans = { io, &ctx, 0 };
 	const struct bl_io	 unheld = { answer_getenv, answer_read, answer_write, &ans };
 	enum bl_err		 e = BL_OK;
+	unsigned long		 syncfails = bl_store_sync_failures();
 	int			 confined;
 
 	if (keep == NULL)
@@ -240,6 +241,9 @@ bl_serve_one(const struct bl_route *rt, const struct bl_io *io, struct bl_keep *
 		keep_lend(keep, &ctx);
 	if (e == BL_OK)
 		e = run(rt, &r);
+	/* Its commit is visible, and may not be durable (lib/store_sqlite.c, wal_sync()). */
+	if (e == BL_ERR_STORE_UNAVAILABLE && bl_store_sync_failures() != syncfails)
+		bl_ctx_hint(&ctx, e, BL_HINT_UNSURE);
 	if (e != BL_OK && !r.responded)
 		bl_respond_error(&r, e);
 	if (e == BL_ERR_INTERNAL)

@@ -712,6 +712,9 @@ open_db(struct sqlite_store *s, const char *path, sqlite3 **out)
 			goto err;
 		}
 	}
+	/* A FastCGI responder's commits sync the WAL themselves (wal_sync()). */
+	if (persistent && (e = exec(s, db, "PRAGMA synchronous=NORMAL")) != BL_OK)
+		goto err;
 	*out = db;
 	return BL_OK;
 err:
@@ -990,7 +993,9 @@ sq_begin(void *arg)
  * a new row never points at a key that a power cut could take back, and a
  * consumed row's key is gone from the disk before the consumption is
  * durable (docs/SECURITY.md, "Gone for good"). If the keys cannot be
- * synced, nothing commits.
+ * synced, nothing commits. In a FastCGI responder the COMMIT writes the WAL
+ * without syncing it: the caller lets the write lock go, then makes the
+ * commit durable with wal_sync() before any answer that rests on it.
  */
 static enum bl_err
 commit(struct sqlite_store *s)
@@ -1000,6 +1005,68 @@ commit(struct sqlite_store *s)
 		return BL_ERR_STORE_UNAVAILABLE;
 	}
 	return exec(s, s->db, "COMMIT");
+}
+
+/*
+ * Early lock release (docs/PERFORMANCE.md, "Early lock release"): a FastCGI
+ * responder's connection runs with synchronous=NORMAL (open_db()), so its
+ * COMMIT appends the transaction's frames to the WAL and ends the write
+ * transaction without an fdatasync; once both write locks are let go (SQLite's
+ * by the COMMIT, <db>-lock by wlock_drop()), this syncs the WAL, and only
+ * then may an answer that rests on the commit go out. The other responder
+ * writes meanwhile instead of sleeping through our sync. Why no commit is
+ * answered before it is durable:
+ *   - the WAL is appended in order and fdatasync covers the whole file, so
+ *     this sync covers our frames, whoever wrote after them;
+ *   - the WAL starts over (its frames overwritten from the start) only after
+ *     a checkpoint copied every frame back, and a checkpoint under NORMAL
+ *     syncs the WAL before and the database after it (and a restarted WAL's
+ *     header is synced): frames overwritten before this sync were durable
+ *     in the database already;
+ *   - a commit that read what ours wrote before ours was durable is a write,
+ *     whose frames follow ours and whose own sync covers ours; or a read,
+ *     which may see a commit that a power cut then takes back (no answer of
+ *     the committing request was sent; a consumed secret's key was wiped
+ *     and synced before the COMMIT, so nothing is served twice);
+ *   - the checkpoints (wal_hook(), sq_idle(), checkpoint()) keep their syncs.
+ * The WAL's own handle (SQLITE_FCNTL_JOURNAL_POINTER), not a descriptor of
+ * <db>-wal of our own: it is the file SQLite writes, even should another
+ * program have removed and made the WAL anew, it needs no open in the
+ * sandbox, and the sync goes through the VFS as SQLite's own does (fdatasync,
+ * and the directory's sync when SQLite created the file). A failed sync fails
+ * the request or the batch (503): its commit is visible and perhaps not
+ * durable, as after any failed fsync. cron/cleanup's steps (sq_bulk()) stay
+ * unsynced, as before. Elsewhere (CGI, cron, tools) COMMIT syncs the WAL
+ * itself (synchronous=FULL), as before: such a process has nothing else to
+ * do meanwhile, and letting the lock go first was not measured there.
+ */
+static unsigned long	 wal_sync_failures;
+
+/* How many of this process's WAL syncs after a commit failed (lib/fcgi.c). */
+unsigned long
+bl_store_sync_failures(void)
+{
+	return wal_sync_failures;
+}
+
+static enum bl_err
+wal_sync(struct sqlite_store *s)
+{
+	sqlite3_file	*f = NULL;
+	int		 rc;
+
+	if (!persistent || s->bulk)
+		return BL_OK;
+	rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f);
+	if (rc == SQLITE_OK && (f == NULL || f->pMethods == NULL))
+		rc = SQLITE_IOERR_FSYNC;	/* no WAL open: it cannot be vouched for */
+	if (rc == SQLITE_OK)
+		rc = f->pMethods->xSync(f, SQLITE_SYNC_NORMAL);
+	if (rc != SQLITE_OK) {
+		wal_sync_failures++;
+		return fail(s, NULL, rc, "WAL sync");
+	}
+	return BL_OK;
 }
 
 /* Commits when e is BL_OK, else rolls back; returns e or the commit's failure. */
@@ -1020,7 +1087,7 @@ finish(struct sqlite_store *s, enum bl_err e)
 	}
 	if (e == BL_OK && (e = commit(s)) == BL_OK) {
 		wlock_drop(s);
-		return BL_OK;
+		return wal_sync(s);
 	}
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	wlock_drop(s);
@@ -1058,9 +1125,10 @@ sq_purge(void *arg)
 /*
  * Group commit, for a FastCGI responder that answers several waiting requests
  * at once (lib/fcgi.c): from here on, their write transactions join one, and
- * sq_batch_commit() commits it with one fdatasync; their answers are held
- * until then. SQLite holds the write lock through a commit's sync, so one
- * commit per request caps writes at one per fdatasync.
+ * sq_batch_commit() commits it with one sync of the keys file (inside the
+ * write lock) and one of the WAL (after it: wal_sync()); their answers are
+ * held until then. A commit holds the write lock through the keys file's
+ * sync, so one commit per request would cap writes at one per fdatasync.
  */
 static void
 sq_batch(void *arg)
@@ -1103,9 +1171,15 @@ sq_batch_flush(void *arg, int lost)
 	if (s->batch_lost || commit(s) != BL_OK) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		s->batch_lost = 1;
+		s->batch_open = 0;
+		wlock_drop(s);
+		return;
 	}
 	s->batch_open = 0;
 	wlock_drop(s);
+	/* Committed; durable once the WAL is synced, without the write lock. */
+	if (wal_sync(s) != BL_OK)
+		s->batch_lost = 1;
 }
 
 /* Commits the batch durably, then does the checkpoint a deletion asked for. */
@@ -1128,13 +1202,14 @@ sq_batch_commit(void *arg)
  * cron/cleanup's connection (lib/secret.c, bl_store_cleanup()). First: its
  * steps commit without a sync (synchronous=NORMAL, which in WAL mode never
  * corrupts the database: a power cut may undo the last steps, whose rows the
- * next run removes again; the requests' own commits stay FULL and sync the
- * WAL, the cleanup's frames in it too), its commits no longer checkpoint
- * (wal_hook()), and a larger page cache (16 MiB) keeps the index pages that
- * every step writes again. Between two steps: a PASSIVE checkpoint copies
- * the step's pages back and syncs the database file while requests go on
- * writing (a TRUNCATE one holds the write lock throughout); the next writer
- * then starts the WAL over. sq_purge() truncates it at the end.
+ * next run removes again; the requests' own commits sync the WAL (FULL, or a
+ * FastCGI responder's wal_sync()), the cleanup's frames in it too), its
+ * commits no longer checkpoint (wal_hook()), and a larger page cache (16
+ * MiB) keeps the index pages that every step writes again. Between two
+ * steps: a PASSIVE checkpoint copies the step's pages back and syncs the
+ * database file while requests go on writing (a TRUNCATE one holds the
+ * write lock throughout); the next writer then starts the WAL over.
+ * sq_purge() truncates it at the end.
  */
 static enum bl_err
 sq_bulk(void *arg, int first)

@@ -10,8 +10,10 @@
  *                         key's SHA-256 instead: lib/keyslots.c)
  *
  * SQLite writes a transaction's pages to the WAL at COMMIT and then syncs it
- * (synchronous=FULL): so the commit whose pages hold the marker (a secret
- * whose stored ciphertext carries it) is the one that fails, and no other.
+ * (synchronous=FULL; a FastCGI responder syncs it itself right after the
+ * COMMIT, its write lock let go: lib/store_sqlite.c, wal_sync()): so the
+ * commit whose pages hold the marker (a secret whose stored ciphertext
+ * carries it) is the one that fails, and no other.
  * Writes "failsync: failing fdatasync" (or fsync) to stderr when it does.
  */
 #define _GNU_SOURCE

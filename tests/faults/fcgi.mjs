@@ -11,6 +11,7 @@
 //   rsp.go();                                               // the responder runs
 //   const res = await a.answer;                             // parsed CGI answer
 //   rsp.stderr()                                            // what it logged
+//   await rsp.waitStderr(/re/)                              // once it logged that
 //   rsp.pid()                                               // the program's process
 //   await rsp.stop()                                        // SIGTERM, exited
 
@@ -101,7 +102,11 @@ export async function startResponder(t, program, dir, env, { exe, wrap = [] } = 
 		env: { PATH: '/usr/bin:/bin', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
 	});
 	let stderr = '';
-	child.stderr.on('data', (d) => { stderr += d; });
+	let waiters = [];
+	child.stderr.on('data', (d) => {
+		stderr += d;
+		waiters = waiters.filter(({ re, resolve }) => !(re.test(stderr) && (resolve(), true)));
+	});
 	t.after(() => child.kill('SIGKILL'));
 	await new Promise((resolve, reject) => {
 		child.stdout.once('data', resolve);
@@ -110,6 +115,11 @@ export async function startResponder(t, program, dir, env, { exe, wrap = [] } = 
 	return {
 		go: () => child.stdin.write('go\n'),
 		stderr: () => stderr,
+		// Resolves once what it logged matches re.
+		waitStderr: (re) => new Promise((resolve) => {
+			if (re.test(stderr)) resolve();
+			else waiters.push({ re, resolve });
+		}),
 		// The program's process id (under a wrapper, the wrapper's child).
 		pid: () => (wrap.length ? childOf(child.pid) : child.pid),
 		// Ends the program with SIGTERM (under a wrapper, the wrapper's child,
