@@ -510,9 +510,12 @@ rebuild(struct bl_counters *c, uint32_t n, int64_t now)
 	/*
 	 * The old file, which other processes may still hold, emptied: their
 	 * next read under its lock comes back short (readall()), and they start
-	 * again on the new one rather than count in a file no path names.
+	 * again on the new one rather than count in a file no path names. Should
+	 * that fail, the new table is in place all the same: said in the log.
 	 */
-	(void)ftruncate(c->fd, 0);
+	if (ftruncate(c->fd, 0) != 0)
+		bl_log(NULL, "counters: the replaced table could not be emptied: %s",
+		    strerror(errno));
 	drop(c);
 	c->fd = fd;
 	c->slots = n;
