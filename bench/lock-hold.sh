@@ -19,35 +19,8 @@
 # slows the processes (less than strace, which stops them at every system
 # call); the counts, and the before/after comparison of one machine in the
 # same minutes, are what it is for. KEEP_TRACE=1 keeps the work tree.
-set -eu
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-CASE=${CASE:-retrieve-once}
-PROGRAM=${PROGRAM:-retrieve}
-TRACE=${TRACE:-4}
-command -v perf >/dev/null || { echo "lock-hold: perf is missing" >&2; exit 1; }
-
-tmp=$(mktemp -d "${BENCH_TMP:-/var/tmp}/burnlink-hold.XXXXXX")
-chmod 755 "$tmp"
-trap '[ -n "${KEEP_TRACE:-}" ] || rm -rf "$tmp"' EXIT
-BENCH_TMP=$tmp CASES=$CASE MODE=fastcgi CONNS=8 RUNS=1 WARMUP=2 \
-    DURATION=$((TRACE + 4)) OUT=$tmp/result.md sh bench/run.sh >"$tmp/bench.log" 2>&1 &
-bench=$!
-
-# The case's responders (two, and their workers): once they are up, the
-# warm-up and the run follow; the trace starts 3 s in.
-pids=""
-i=0
-while [ $i -lt 600 ]; do
-	pids=$(pgrep -f "^$tmp/burnlink-bench\.[^/]*/bin/$PROGRAM" || true)
-	[ "$(echo "$pids" | grep -c .)" -ge 2 ] && break
-	kill -0 $bench 2>/dev/null || { cat "$tmp/bench.log" >&2; exit 1; }
-	sleep 0.2
-	i=$((i + 1))
-done
-[ -n "$pids" ] || { echo "lock-hold: no responder found" >&2; exit 1; }
-sleep 3
+NAME=lock-hold
+. "$(dirname "$0")/responders.sh"
 # Each process's descriptors of <db>-lock, -keys, -wal and the database (perf
 # trace shows numbers only), then one perf trace per process, so that no
 # system call of one is cut by another's.

@@ -13,35 +13,8 @@
 # Requests: the connections the responders accepted (lighttpd opens one per
 # request). Prints a Markdown table: each system call's count per request.
 # KEEP_TRACE=1 keeps the work tree (perf's summary, the run's result).
-set -eu
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-CASE=${CASE:-retrieve-once}
-PROGRAM=${PROGRAM:-retrieve}
-TRACE=${TRACE:-4}
-command -v perf >/dev/null || { echo "lock-trace: perf is missing" >&2; exit 1; }
-
-tmp=$(mktemp -d "${BENCH_TMP:-/var/tmp}/burnlink-trace.XXXXXX")
-chmod 755 "$tmp"
-trap '[ -n "${KEEP_TRACE:-}" ] || rm -rf "$tmp"' EXIT
-BENCH_TMP=$tmp CASES=$CASE MODE=fastcgi CONNS=8 RUNS=1 WARMUP=2 \
-    DURATION=$((TRACE + 4)) OUT=$tmp/result.md sh bench/run.sh >"$tmp/bench.log" 2>&1 &
-bench=$!
-
-# The case's responders (two, and their workers): once they are up, the
-# warm-up and the run follow; the trace starts 3 s in.
-pids=""
-i=0
-while [ $i -lt 600 ]; do
-	pids=$(pgrep -f "^$tmp/burnlink-bench\.[^/]*/bin/$PROGRAM" || true)
-	[ "$(echo "$pids" | grep -c .)" -ge 2 ] && break
-	kill -0 $bench 2>/dev/null || { cat "$tmp/bench.log" >&2; exit 1; }
-	sleep 0.2
-	i=$((i + 1))
-done
-[ -n "$pids" ] || { echo "lock-trace: no responder found" >&2; exit 1; }
-sleep 3
+NAME=lock-trace
+. "$(dirname "$0")/responders.sh"
 echo "$pids" >"$tmp/pids"
 timeout -s INT "$TRACE" perf trace -s -p "$(echo $pids | tr ' ' ,)" >"$tmp/trace.txt" 2>&1 || true
 wait $bench || { cat "$tmp/bench.log" >&2; exit 1; }
