@@ -310,11 +310,11 @@ fuzz: deps
 # FastCGI floor, the seeder and the CGI driver (bench/run.sh, docs/PERFORMANCE.md).
 BENCH_BIN = $(BUILD)/bench/null $(BUILD)/bench/null-fcgi $(BUILD)/bench/seed $(BUILD)/bench/drive
 
-$(BUILD)/bench/null: bench/null.c
+$(BUILD)/bench/null: bench/null.c bench/null.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -static
 
-$(BUILD)/bench/null-fcgi: bench/null-fcgi.c
+$(BUILD)/bench/null-fcgi: bench/null-fcgi.c bench/null.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< -lfcgi $(LDSTATIC)
 

@@ -5,13 +5,7 @@
  */
 #include <fcgiapp.h>
 
-static const char resp[] =
-    "Status: 200 OK\r\n"
-    "Content-Type: application/json; charset=utf-8\r\n"
-    "Content-Length: 16\r\n"
-    "Cache-Control: no-store\r\n"
-    "\r\n"
-    "{\"success\":true}";
+#include "null.h"
 
 int
 main(void)

@@ -1,13 +1,7 @@
 /* null.c: the CGI floor: a static program that prints a fixed JSON response. */
 #include <unistd.h>
 
-static const char resp[] =
-    "Status: 200 OK\r\n"
-    "Content-Type: application/json; charset=utf-8\r\n"
-    "Content-Length: 16\r\n"
-    "Cache-Control: no-store\r\n"
-    "\r\n"
-    "{\"success\":true}";
+#include "null.h"
 
 int
 main(void)
