@@ -11,7 +11,24 @@ top=$(pwd)
 suites=${*:-layers unit cgi limits accounts requests notify metrics asan valgrind fuzz-smoke faults security http conformance fastcgi pg cli i18n browser deb}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/burnlink-check.XXXXXX")
 pgdir=""
-trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$tmp"; [ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1' EXIT INT TERM
+# What a run leaves, when it ends or is stopped: the background suites (each
+# one's subshell and what it runs), the work directory, the PostgreSQL
+# cluster. INT and TERM end the run (status 130, 143) rather than only
+# cleaning up and going on with the next suite. A terminal's ^C reaches the
+# running suite too; a TERM sent to this script alone ends it once the suite
+# in the foreground has finished.
+cleanup() {
+	for p in "$tmp"/*.pid; do
+		[ -f "$p" ] || continue
+		pkill -TERM -P "$(cat "$p")" 2>/dev/null
+		kill "$(cat "$p")" 2>/dev/null
+	done
+	rm -rf "$tmp"
+	[ -z "$pgdir" ] || node tests/pg/cluster.mjs stop "$pgdir" >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 pass=0
 fail=0
 failed=""
