@@ -11,7 +11,7 @@ pkgs_for() {
 	# strace: the programs' file creations (tests/security/tempfiles.test.mjs)
 	# prometheus: promtool and a real scrape of GET /api/metrics (tests/metrics)
 	# bash-completion: the CLI's completion run in bash (tests/cli/completion.test.mjs)
-	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace prometheus jq python3 bash-completion" ;;
+	test)    echo "lighttpd apache2 nginx fcgiwrap sqlite3 valgrind nodejs npm curl clang util-linux strace prometheus jq python3 bash-completion procps" ;;
 	# the fonts: the page in Japanese and Chinese (CJK) and in Arabic, for the
 	# screenshots and the tests that look at those languages
 	# libapache2-mod-auth-openidc: sign-in through the web server against a
@@ -20,7 +20,9 @@ pkgs_for() {
 	# PrivateBin, the peer of the benchmark (bench/privatebin.sh), runs on
 	# php-cgi (opcache comes with it); php-gd draws its comment icons.
 	# pgbouncer: the pooler measured against direct connections (BACKEND=postgres).
-	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer" ;;
+	# procps: pgrep, which finds the responders (bench/responders.sh); tests/run.sh
+	# stops the background suites with pkill.
+	bench)   echo "wrk lighttpd curl php-cgi php-gd pgbouncer procps" ;;
 	# make profile: instructions and system calls per CGI request.
 	profile) echo "valgrind strace" ;;
 	# iproute2: tests/pg/vanished-host.mjs makes a database host unreachable (ip rule, in a network namespace)
