@@ -536,6 +536,8 @@ bl_fcgi_serve(const struct bl_route *rt)
 	bl_store_persistent(1);
 	while (!stopping) {
 		if ((rc = accept_one(&slots[0])) == 1) {
+			/* Nothing waits: the wiped keys' sync (lib/store_sqlite.c, commit()). */
+			bl_store_settle(keep.store);
 			listener_ready(1);
 			continue;
 		}

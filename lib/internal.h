@@ -843,6 +843,7 @@ int		 bl_fcgi_serve(const struct bl_route *);
  * about to spend long without the database (scrypt) flushes the batch.
  */
 int		 bl_store_idle(struct bl_store *);
+void		 bl_store_settle(struct bl_store *);
 void		 bl_store_batch(struct bl_store *);
 enum bl_err	 bl_store_batch_commit(struct bl_store *);
 void		 bl_store_batch_flush(struct bl_store *);

@@ -82,6 +82,7 @@
 struct bl_keyslots {
 	int		 fd;		/* -1 until first use */
 	int		 dirty;		/* written since the last sync */
+	int64_t		 wiped_at;	/* when the first wipe since the last sync was written (ms), or 0 */
 	int		 boot_read;	/* boot[] read (or found unreadable: no_boot) */
 	int		 no_boot;
 	unsigned char	 boot[16];	/* this boot's id, hashed */
@@ -192,8 +193,13 @@ bl_keyslots_free(struct bl_keyslots *k)
 {
 	if (k == NULL)
 		return;
-	if (k->fd >= 0)
+	if (k->fd >= 0) {
+		/* A wipe left for later (bl_keyslots_sync_due()): on disk before the close. */
+		if (k->wiped_at != 0 && fdatasync(k->fd) != 0)
+			bl_log(NULL, "%s: cannot sync the wiped keys: %s",
+			    k->path, strerror(errno));
 		close(k->fd);
+	}
 	free(k->path);
 	free(k);
 }
@@ -413,6 +419,8 @@ ks_pool_take(struct bl_keyslots *k, uint32_t *n, int64_t expires_ms, int64_t own
 			if (pwrite(k->fd, h + KS_BOOT_AT, sizeof(h) - KS_BOOT_AT, KS_BOOT_AT) !=
 			    (ssize_t)(sizeof(h) - KS_BOOT_AT) || fdatasync(k->fd) != 0)
 				return ks_fail(k, "fill", errno ? errno : ENOSPC);
+			k->dirty = 0;	/* the whole file is on disk, wipes too */
+			k->wiped_at = 0;
 		}
 		at = le32(h + KS_LIST_AT + 4 * (count - 1));
 		count--;
@@ -524,8 +532,8 @@ bl_keyslots_wipe(struct bl_keyslots *k, int64_t slot, int64_t owner)
 	    !slot_valid((uint32_t)(slot - 1), s))) {
 		if (pwrite(k->fd, zero, KS_SLOT, KS_OFF(slot - 1)) != KS_SLOT)
 			e = ks_fail(k, "wipe", errno ? errno : ENOSPC);
-		else
-			k->dirty = 1;
+		else if (k->wiped_at == 0)
+			k->wiped_at = bl_now_ms();
 	}
 	bl_wipe(s, sizeof(s));
 	flock(k->fd, LOCK_UN);
@@ -580,10 +588,35 @@ bl_keyslots_expire(struct bl_keyslots *k, int64_t now, int64_t *wiped)
 enum bl_err
 bl_keyslots_sync(struct bl_keyslots *k)
 {
-	if (!k->dirty || k->fd < 0)
+	if ((!k->dirty && k->wiped_at == 0) || k->fd < 0)
 		return BL_OK;
 	if (fdatasync(k->fd) != 0)
 		return ks_fail(k, "sync", errno);
 	k->dirty = 0;
+	k->wiped_at = 0;
 	return BL_OK;
+}
+
+/*
+ * What must be durable before a commit: every new key and header (a
+ * committed row never points at a key a power cut could take back), and the
+ * wipes only once the oldest unsynced one is window_ms old. A FastCGI
+ * responder leaves a consumption's wipe in the page cache (where every
+ * process, and a crash of this one, sees it) until that age or until it has
+ * nothing to do (lib/store_sqlite.c, sq_settle(); docs/SECURITY.md, "Gone
+ * for good": the window a power cut could find).
+ */
+enum bl_err
+bl_keyslots_sync_due(struct bl_keyslots *k, int64_t window_ms)
+{
+	if (!k->dirty && (k->wiped_at == 0 || bl_now_ms() - k->wiped_at < window_ms))
+		return BL_OK;
+	return bl_keyslots_sync(k);
+}
+
+/* 1 if a wipe waits for its sync (bl_keyslots_sync_due()). */
+int
+bl_keyslots_unsynced(const struct bl_keyslots *k)
+{
+	return k != NULL && k->wiped_at != 0;
 }

@@ -268,6 +268,17 @@ bl_store_close(struct bl_store *s)
 	free(s);
 }
 
+/*
+ * A kept store whose responder has no request waiting (FastCGI): what was
+ * left for such a moment (SQLite: the wiped keys' sync, lib/store_sqlite.c).
+ */
+void
+bl_store_settle(struct bl_store *s)
+{
+	if (s != NULL && s->ops != NULL && s->ops->settle != NULL)
+		s->ops->settle(s->db);
+}
+
 /* Readies a store kept for the next request (FastCGI); -1: close it instead. */
 int
 bl_store_idle(struct bl_store *s)

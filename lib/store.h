@@ -358,16 +358,19 @@ struct bl_store_ops {
 	 * created at owner in a slot (its number, from 1, in *slot; 0: none);
 	 * key_get() reads it back (NOT_FOUND: wiped, torn or another's: the
 	 * content is gone); key_shred() wipes it inside the transaction that
-	 * deletes the content, durably before that transaction commits (slot
-	 * 0: content stored unsealed was deleted, which then leaves the files
-	 * the old way); key_expire() wipes the slots of every secret expired
-	 * at now (cron/cleanup).
+	 * deletes the content, before that transaction commits, and durably
+	 * then, but in a FastCGI responder durably within WIPE_SYNC_MS or once
+	 * it has nothing to do (settle()) (slot 0: content stored unsealed was
+	 * deleted, which then leaves the files the old way); key_expire() wipes
+	 * the slots of every secret expired at now (cron/cleanup).
 	 */
 	enum bl_err	 (*key_new)(void *, int64_t expires_ms, int64_t owner,
 			    unsigned char key[32], int64_t *slot);
 	enum bl_err	 (*key_get)(void *, int64_t slot, int64_t owner, unsigned char key[32]);
 	enum bl_err	 (*key_shred)(void *, int64_t slot, int64_t owner);
 	enum bl_err	 (*key_expire)(void *, int64_t now_ms);
+	/* A FastCGI responder with nothing to do: the wipes' sync left for later (NULL: none). */
+	void		 (*settle)(void *);
 };
 
 /* keyslots.c: the slot file of the SQLite backend (crypto-shredding). */
@@ -382,6 +385,8 @@ enum bl_err	 bl_keyslots_get(struct bl_keyslots *, int64_t slot, int64_t owner,
 enum bl_err	 bl_keyslots_wipe(struct bl_keyslots *, int64_t slot, int64_t owner);
 enum bl_err	 bl_keyslots_expire(struct bl_keyslots *, int64_t now_ms, int64_t *wiped);
 enum bl_err	 bl_keyslots_sync(struct bl_keyslots *);
+enum bl_err	 bl_keyslots_sync_due(struct bl_keyslots *, int64_t window_ms);
+int		 bl_keyslots_unsynced(const struct bl_keyslots *);
 
 /*
  * The rate-limit counters: a count per bucket (an HMAC-SHA-256) and window

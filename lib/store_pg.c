@@ -938,7 +938,7 @@ const struct bl_store_ops bl_pg_ops = {
 	dialect, pg_open, pg_close, pg_idle, pg_error, pg_persistent, pg_begin, pg_commit,
 	pg_rollback, pg_run, pg_run_later, pg_col_int, pg_col_blob, NULL, NULL, NULL, NULL, NULL, NULL,
 	/* content stored as it comes: docs/SECURITY.md, "Gone for good" */
-	NULL, NULL, NULL, NULL
+	NULL, NULL, NULL, NULL, NULL
 };
 
 /* The rate limiter's handle: it connects on its first count (errors then are the limiter's). */

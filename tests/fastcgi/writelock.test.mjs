@@ -140,14 +140,17 @@ test('a responder killed while it holds the write lock does not stop the next on
 	const x = await ctx.createOk({ text: 'first', maxViews: 1 });
 	const y = await ctx.createOk({ text: 'second', maxViews: 1 });
 	const env = { BURNLINK_DB: ctx.db };
-	// A dies at its commit's first sync: the keys file's, inside the write transaction.
+	// A dies inside the write transaction, at its fourth flock: the counters
+	// file's take and release, the write lock's take, then the keys file's
+	// (the wipe). Its syncs all come after the lock now (the WAL's before the
+	// answer, the wiped keys' once idle: lib/store_sqlite.c, commit()).
 	const trace = path.join(ctx.dir, 'a.strace');
 	fs.mkdirSync(path.join(ctx.dir, 'a'));
 	fs.mkdirSync(path.join(ctx.dir, 'b'));
 	const a = await startResponder(t, 'retrieve', path.join(ctx.dir, 'a'), {}, {
 		exe: programPath('retrieve'),
 		wrap: ['strace', '-f', '-qq', '-e', 'trace=openat,flock,fdatasync,fsync',
-			'-e', 'inject=fdatasync,fsync:signal=SIGKILL', '-o', trace],
+			'-e', 'inject=flock:signal=SIGKILL:when=4', '-o', trace],
 	});
 	const ra = await a.send({ key: x.secretKey, body: {}, env });
 	a.go();

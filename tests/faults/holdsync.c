@@ -13,6 +13,8 @@
  *                            waits for the test to open it for writing) and
  *                            reads one byte: 'f' fails the sync with EIO
  *                            without making it, anything else makes it
+ *   HOLDSYNC_FILE=SUFFIX     held is then the next sync of a file whose
+ *                            path ends in SUFFIX (e.g. -keys), not of any
  *
  * Writes "holdsync: failing fdatasync" (or fsync) or "holdsync: synced" to
  * stderr once let go. Only the first marked sync is held.
@@ -76,12 +78,31 @@ hold(void)
 	return c == 'f';
 }
 
+/* 1 if fd is the file HOLDSYNC_FILE names (or if it names none). */
+static int
+chosen(int fd)
+{
+	const char	*suffix = getenv("HOLDSYNC_FILE");
+	char		 link[64], path[4096];
+	ssize_t		 n;
+	size_t		 len;
+
+	if (suffix == NULL)
+		return 1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, path, sizeof(path) - 1)) < 0)
+		return 0;
+	path[n] = '\0';
+	len = strlen(suffix);
+	return (size_t)n >= len && strcmp(path + n - len, suffix) == 0;
+}
+
 static int
 sync_with(int (*real)(int), int fd, const char *what)
 {
 	int	 rc;
 
-	if (armed && hold()) {
+	if (armed && chosen(fd) && hold()) {
 		say("failing ", what);
 		errno = EIO;
 		return -1;
