@@ -1052,7 +1052,9 @@ commit(struct sqlite_store *s)
  *     whose frames follow ours and whose own sync covers ours; or a read,
  *     which may see a commit that a power cut then takes back (no answer of
  *     the committing request was sent; a consumed secret's key was wiped
- *     and synced before the COMMIT, so nothing is served twice);
+ *     before the COMMIT, so nothing is served twice: a power cut that keeps
+ *     the key's old value also takes back the consumption, or finds it
+ *     durable, never serves the row again);
  *   - the checkpoints (wal_hook(), sq_idle(), checkpoint()) keep their syncs.
  * The WAL's own handle (SQLITE_FCNTL_JOURNAL_POINTER), not a descriptor of
  * <db>-wal of our own: it is the file SQLite writes, even should another
@@ -1150,10 +1152,12 @@ sq_purge(void *arg)
 /*
  * Group commit, for a FastCGI responder that answers several waiting requests
  * at once (lib/fcgi.c): from here on, their write transactions join one, and
- * sq_batch_commit() commits it with one sync of the keys file (inside the
- * write lock) and one of the WAL (after it: wal_sync()); their answers are
- * held until then. A commit holds the write lock through the keys file's
- * sync, so one commit per request would cap writes at one per fdatasync.
+ * sq_batch_commit() commits it (a sync of the keys file inside the write
+ * lock only for new keys made outside the pool, or wipes 100 ms old:
+ * commit()) and syncs the WAL after the lock (wal_sync()); their answers are
+ * held until then. Joined, a batch's requests write the pages they share to
+ * the WAL once (per-request commits were measured slower:
+ * docs/PERFORMANCE.md, "Per-request commits in a batch").
  */
 static void
 sq_batch(void *arg)
