@@ -49,6 +49,15 @@ async function held(t) {
 	return { ctx, key, z, w, cap, fifo, rsp, env };
 }
 
+// The responder goes on serving: the next one-time read is answered, the database intact.
+async function servesNext(h) {
+	const b = await h.rsp.send({ key: h.w.secretKey, body: {}, env: h.env });
+	const rb = await b.answer;
+	assert.equal(rb.status, 200, String(rb.body));
+	assert.equal(decryptItem(rb.json.text, h.key).toString(), 'the next one');
+	assert.equal(integrity(h.ctx.db), 'ok');
+}
+
 test('a one-time read is answered before its key\'s wipe is synced, which follows once nothing waits', async (t) => {
 	if (!haveDyn('retrieve'))
 		return t.skip('build/dyn is missing: make dyn');
@@ -56,12 +65,7 @@ test('a one-time read is answered before its key\'s wipe is synced, which follow
 	execFileSync('sh', ['-c', 'printf s > "$1"', 'sh', h.fifo]);
 	await h.rsp.waitStderr(/holdsync: synced/);
 	assert.deepEqual(problems(h.ctx.dir, [h.cap]), []);
-	// The responder goes on serving.
-	const b = await h.rsp.send({ key: h.w.secretKey, body: {}, env: h.env });
-	const rb = await b.answer;
-	assert.equal(rb.status, 200, String(rb.body));
-	assert.equal(decryptItem(rb.json.text, h.key).toString(), 'the next one');
-	assert.equal(integrity(h.ctx.db), 'ok');
+	await servesNext(h);
 });
 
 test('a failed sync of the wiped keys is logged, the wipes stay due, and the responder goes on serving', async (t) => {
@@ -73,12 +77,8 @@ test('a failed sync of the wiped keys is logged, the wipes stay due, and the res
 	await h.rsp.waitStderr(/-keys: sync: Input\/output error/);
 	assert.deepEqual(problems(h.ctx.dir, [h.cap]), []);
 	// The wipes stay due (synced by a later commit or the next idle moment;
-	// the shim holds one sync only), and the next read is answered.
-	const b = await h.rsp.send({ key: h.w.secretKey, body: {}, env: h.env });
-	const rb = await b.answer;
-	assert.equal(rb.status, 200, String(rb.body));
-	assert.equal(decryptItem(rb.json.text, h.key).toString(), 'the next one');
-	assert.equal(integrity(h.ctx.db), 'ok');
+	// the shim holds one sync only).
+	await servesNext(h);
 });
 
 test('a responder killed before its wiped keys are synced leaves no key that opens the content', async (t) => {
