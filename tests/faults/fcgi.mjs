@@ -32,7 +32,9 @@ export function build(name, shared) {
 	const src = path.join(ROOT, 'tests', 'faults', `${name}.c`);
 	const out = path.join(OUT, shared ? `${name}.so` : name);
 	const st = fs.existsSync(out) ? fs.statSync(out).mtimeMs : 0;
-	if (st < fs.statSync(src).mtimeMs) {
+	// rebuilt when older than its source or than the wrappers the marker shims share (looked.h)
+	const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(ROOT, 'tests', 'faults', 'looked.h')).mtimeMs);
+	if (st < newest) {
 		fs.mkdirSync(OUT, { recursive: true });
 		// built beside and renamed: suites that run at once may build it together
 		const tmp = `${out}.${process.pid}`;

@@ -115,39 +115,7 @@ sync_with(int (*real)(int), int fd, const char *what)
 	return rc;
 }
 
-ssize_t
-write(int fd, const void *buf, size_t len)
-{
-	static ssize_t	(*real)(int, const void *, size_t);
-
-	if (real == NULL)
-		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
-	if (fd != STDERR_FILENO)
-		look(buf, len);
-	return real(fd, buf, len);
-}
-
-ssize_t
-pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	static ssize_t	(*real)(int, const void *, size_t, off_t);
-
-	if (real == NULL)
-		real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	look(buf, len);
-	return real(fd, buf, len, off);
-}
-
-ssize_t
-pwrite64(int fd, const void *buf, size_t len, off64_t off)
-{
-	static ssize_t	(*real)(int, const void *, size_t, off64_t);
-
-	if (real == NULL)
-		real = (ssize_t (*)(int, const void *, size_t, off64_t))dlsym(RTLD_NEXT, "pwrite64");
-	look(buf, len);
-	return real(fd, buf, len, off);
-}
+#include "looked.h"
 
 int
 fsync(int fd)
